@@ -1,0 +1,111 @@
+"""``referee bench rules``: random legal hands through the rules core, as a referee plays them.
+
+At every decision the bench asks for the seat to act and the full legal set, picks one action
+at random and applies it through the checked ``apply`` (which validates it again, as the
+service does). With ``--baseline openspiel`` it runs OpenSpiel's C++ Euchre the same way in the
+same process, for a side-by-side ratio.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import time
+from typing import Any
+
+from referee.rules.registry import find_game
+
+
+def bench_rules(game_name: str, seconds: float, seed: int = 1) -> dict[str, Any]:
+    """Play random hands for about ``seconds``; return hands and decisions per second."""
+    game = find_game(game_name)
+    rules = game.rules_class()
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    pack = list(game.pack)
+    n = game.num_seats
+    hands = decisions = 0
+    apply, legal_actions, current_seat = game.apply, game.legal_actions, game.current_seat
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(50):
+            rng.shuffle(pack)
+            dealer = hands % n
+            state = game.new_hand(game.deal(pack, dealer), dealer, rules)
+            seat = current_seat(state)
+            while seat is not None:
+                legal = legal_actions(state)
+                state = apply(state, seat, legal[randrange(len(legal))]).state
+                seat = current_seat(state)
+                decisions += 1
+            game.result(state)
+            hands += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    return {
+        "engine": "trick-referee",
+        "game": game.name,
+        "hands": hands,
+        "decisions": decisions,
+        "seconds": round(elapsed, 3),
+        "hands_per_second": round(hands / elapsed, 1),
+        "decisions_per_second": round(decisions / elapsed, 1),
+    }
+
+
+def bench_openspiel_euchre(seconds: float, seed: int = 1) -> dict[str, Any]:
+    """OpenSpiel's Euchre (C++ via pyspiel), random legal hands calling ``legal_actions()``
+    at every decision and sampling chance outcomes for the deal."""
+    import pyspiel  # type: ignore[import-not-found]  # optional: pip install .[bench]
+
+    game = pyspiel.load_game("euchre")
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    hands = decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(50):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[randrange(len(outcomes))][0])
+                else:
+                    legal = state.legal_actions()
+                    state.apply_action(legal[randrange(len(legal))])
+                    decisions += 1
+            state.returns()
+            hands += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    return {
+        "engine": "openspiel",
+        "game": "euchre",
+        "hands": hands,
+        "decisions": decisions,
+        "seconds": round(elapsed, 3),
+        "hands_per_second": round(hands / elapsed, 1),
+        "decisions_per_second": round(decisions / elapsed, 1),
+    }
+
+
+def run(game_name: str, seconds: float, baseline: bool) -> dict[str, Any]:
+    """The JSON report of ``referee bench rules``."""
+    report: dict[str, Any] = {
+        "machine": f"{platform.machine()}, {platform.python_implementation()} "
+        f"{platform.python_version()}",
+        "result": bench_rules(game_name, seconds),
+    }
+    if baseline:
+        base = bench_openspiel_euchre(seconds)
+        report["baseline"] = base
+        report["ratio_hands"] = round(
+            report["result"]["hands_per_second"] / base["hands_per_second"], 3
+        )
+    return report

@@ -1,0 +1,98 @@
+"""The ``referee`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``referee`` console script."""
+    parser = argparse.ArgumentParser(
+        prog="referee",
+        description="Trick Referee: deals, checks and records trick-taking card games.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "verify", help="replay a hand or match record through the rules",
+        description="Replay a hand or match record (spec: hand-record v1). Exit 0 when legal, "
+        "1 for an illegal action or a result mismatch, 2 for a file that is not a valid record.",
+    )
+    p.add_argument("file", help="a referee.hand/v1 or referee.match/v1 JSON file")
+    p.add_argument("--legal", action="store_true", help="list the legal set before each action")
+
+    p = sub.add_parser("games", help="list the games and their rule parameters")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    p = sub.add_parser("example", help="print the path of a bundled example record")
+    p.add_argument("game", nargs="?", default="euchre")
+
+    p = sub.add_parser("bench", help="benchmarks")
+    bench = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
+    b = bench.add_parser("rules", help="random legal hands per second through the rules core")
+    b.add_argument("--game", default="euchre")
+    b.add_argument("--seconds", type=float, default=5.0)
+    b.add_argument(
+        "--baseline", choices=["openspiel", "none"], default="none",
+        help="also run OpenSpiel's Euchre in the same process (pip install 'trick-referee[bench]')",
+    )
+
+    args = parser.parse_args(argv)
+    if args.command == "verify":
+        from referee.verify import verify_path
+
+        code, report = verify_path(args.file, legal=args.legal)
+        print(json.dumps(report, indent=None if args.legal else 2))
+        return code
+    if args.command == "games":
+        return _games(args.json)
+    if args.command == "example":
+        path = resources.files("referee") / "examples" / f"{args.game}-hand.json"
+        if not path.is_file():
+            print(f"no bundled example for {args.game!r}", file=sys.stderr)
+            return 2
+        print(path)
+        return 0
+    if args.command == "bench":
+        from referee.bench import run
+
+        try:
+            report = run(args.game, args.seconds, args.baseline == "openspiel")
+        except ValueError as exc:
+            print(f"referee bench: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(report, indent=2))
+        return 0
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+def _games(as_json: bool) -> int:
+    from referee.rules.registry import GAMES
+
+    data = [
+        {
+            "name": g.name,
+            "aliases": list(g.aliases),
+            "title": g.title,
+            "seats": g.num_seats,
+            "parameters": [s.to_json() for s in g.rules_class.param_specs()],
+        }
+        for g in GAMES.values()
+    ]
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return 0
+    for g in data:
+        print(f"{g['name']} ({g['title']}, {g['seats']} seats)")
+        for s in g["parameters"]:
+            print(f"  {s['name']} = {json.dumps(s['default'])}  [{s['rule']}] {s['doc']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

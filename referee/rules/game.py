@@ -1,0 +1,205 @@
+"""The ``Game`` protocol every game module implements, and the values it trades in.
+
+Names follow OpenSpiel (``current_seat``, ``legal_actions``, ``apply``, ``is_terminal``), shapes
+follow scalachess: states are values, and ``apply`` returns a new state with the facts the
+action caused; the state passed in is never changed.
+
+Actions are ``int`` codes (fast to compare and to hash); ``parse_action`` and ``format_action``
+convert them from and to the record notation (``play:JH``, ``pass``, ``name:S``). Card plays
+are the card itself (``0..51``); other verbs use codes from :data:`VERB_BASE` up, per game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
+
+from referee.rules.cards import Card, CardSet
+from referee.rules.params import RuleSet
+from referee.rules.seats import Seat
+
+Action: TypeAlias = int
+VERB_BASE = 64
+"""Action codes below this are card plays; the code is the card."""
+
+JSON: TypeAlias = Any
+"""A JSON-ready value (dicts, lists, str, int, bool, None)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Deal:
+    """The cards as dealt: ``hands[s]`` is what seat ``s`` holds at its first decision,
+    ``stock`` the rest of the pack in order (each game says how it is used)."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class HandResult:
+    """The outcome of one deal.
+
+    ``points`` are this deal's points per team (per seat in Ulti), before any match-level
+    adjustment. ``void`` marks a deal that was thrown in (all passed). ``detail`` holds
+    game-specific, JSON-ready facts (tricks, card points, declarations, contract made).
+    """
+
+    points: tuple[int, ...]
+    detail: Mapping[str, JSON] = dataclasses.field(default_factory=dict)
+    void: bool = False
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"points": list(self.points)}
+        if self.void:
+            out["void"] = True
+        out.update(self.detail)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class TrickTaken:
+    """Fact: a trick was completed. ``plays`` are ``(seat, card)`` in play order."""
+
+    number: int
+    plays: tuple[tuple[Seat, Card], ...]
+    winner: Seat
+    points: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Announced:
+    """Fact: something became public other than a card play (trump fixed, contract won,
+    a declaration shown, cards discarded face up). ``what`` is a short key, ``data`` JSON."""
+
+    what: str
+    data: Mapping[str, JSON]
+
+
+@dataclasses.dataclass(frozen=True)
+class HandEnded:
+    """Fact: the deal is over with this result."""
+
+    result: HandResult
+
+
+Fact: TypeAlias = TrickTaken | Announced | HandEnded
+
+
+class Step(NamedTuple):
+    """What ``apply`` returns: the new state and the facts the action caused."""
+
+    state: Any
+    facts: tuple[Fact, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchState:
+    """Match-level score keeping between deals.
+
+    ``scores`` per team (per seat in Ulti); ``dealer`` deals the next hand; ``carry`` holds
+    game-defined points carried into the next deal (Belot's hanging points); ``winner`` is set
+    once the match is over (``None`` while it runs, and for a tie where the game allows one).
+    """
+
+    scores: tuple[int, ...]
+    dealer: Seat
+    hands_played: int = 0
+    carry: tuple[int, ...] = ()
+    over: bool = False
+    winner: int | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "scores": list(self.scores),
+            "dealer": self.dealer,
+            "hands_played": self.hands_played,
+            "carry": list(self.carry),
+            "over": self.over,
+            "winner": self.winner,
+        }
+
+
+S = TypeVar("S")
+
+
+class Game(Protocol[S]):
+    """One trick-taking game. Implementations are stateless; all state is in ``S``."""
+
+    name: ClassVar[str]
+    """Registry key, e.g. ``"euchre"``."""
+    aliases: ClassVar[tuple[str, ...]]
+    title: ClassVar[str]
+    num_seats: ClassVar[int]
+    partnerships: ClassVar[bool]
+    """True when seats ``s`` and ``s + 2`` are partners; ``points`` are then per team."""
+    pack: ClassVar[tuple[Card, ...]]
+    rules_class: ClassVar[type[RuleSet]]
+
+    # -- dealing ---------------------------------------------------------------------------
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+        """Split a shuffled pack into hands and stock, as this game deals."""
+        ...
+
+    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> S:
+        """The state at the first decision. :raises RecordError: if the deal is not this
+        game's pack in the right shape."""
+        ...
+
+    # -- play ------------------------------------------------------------------------------
+    def current_seat(self, state: S) -> Seat | None:
+        """The seat to act, or ``None`` when the deal is over."""
+        ...
+
+    def legal_actions(self, state: S) -> list[Action]:
+        """Every legal action of the seat to act, sorted by code; empty when over."""
+        ...
+
+    def apply(self, state: S, seat: Seat, action: Action) -> Step:
+        """Check and apply one action by ``seat``.
+
+        :raises NotYourTurnError: if ``seat`` is not the seat to act.
+        :raises IllegalActionError: if the rules forbid ``action`` now (message names the rule).
+        """
+        ...
+
+    def is_terminal(self, state: S) -> bool:
+        ...
+
+    def result(self, state: S) -> HandResult:
+        """The deal's outcome. Only meaningful when terminal."""
+        ...
+
+    # -- information -----------------------------------------------------------------------
+    def view(self, state: S, seat: Seat | None) -> dict[str, JSON]:
+        """What ``seat`` may see (``None``: a spectator): its own cards and public facts, never
+        another seat's unplayed cards while the deal runs."""
+        ...
+
+    def audit_view(self, state: S) -> dict[str, JSON]:
+        """Everything, including every hand and hidden stock (auditors, finished deals)."""
+        ...
+
+    # -- notation --------------------------------------------------------------------------
+    def parse_action(self, text: str) -> Action:
+        """:raises InvalidActionError: if ``text`` is not an action of this game."""
+        ...
+
+    def format_action(self, action: Action) -> str:
+        ...
+
+    def all_actions(self) -> Sequence[Action]:
+        """Every action code of the game, legal or not anywhere (for conformance tests)."""
+        ...
+
+    def card_locations(self, state: S) -> dict[str, CardSet]:
+        """Where every card of the pack is now, as disjoint sets whose union is the pack."""
+        ...
+
+    # -- match level -----------------------------------------------------------------------
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
+        ...
+
+    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+        """Scores, next dealer and match end after a deal with ``result``."""
+        ...

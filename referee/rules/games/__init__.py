@@ -1,0 +1,1 @@
+"""One module per game. Nothing is registered by import; see :mod:`referee.rules.registry`."""

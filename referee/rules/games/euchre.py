@@ -1,0 +1,691 @@
+"""Euchre, as ``rules/euchre-pedro-ulti.md`` §1 defines it (seed 002, Polish).
+
+Seats 0..3 are N, E, S, W; play goes 0 → 1 → 2 → 3. Teams are N–S (0) and E–W (1).
+The deal: five cards each; ``stock[0]`` is the upcard, the other three stay hidden (EU-5).
+
+Phases: round-1 bidding, round-2 bidding, the dealer's exchange, the maker's decision to go
+alone, each defender's decision (when ``lone_defender`` is on), play, over.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+from typing import ClassVar, Final
+
+from referee.rules.cards import (
+    CARD_NAMES,
+    JACK,
+    NINE,
+    PACK_24,
+    RANK_OF,
+    SUIT_LETTERS,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    SUITS,
+    Card,
+    CardSet,
+    card,
+    cards_in,
+    parse_card,
+)
+from referee.rules.dealing import check_deal
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.game import (
+    JSON,
+    VERB_BASE,
+    Action,
+    Announced,
+    Deal,
+    Fact,
+    HandEnded,
+    HandResult,
+    MatchState,
+    Step,
+    TrickTaken,
+)
+from referee.rules.params import RuleSet, param
+from referee.rules.seats import Seat
+
+
+@dataclasses.dataclass(frozen=True)
+class EuchreRules(RuleSet):
+    """Euchre's rule parameters (§1 and §4.1); defaults follow the seed."""
+
+    stick_the_dealer: bool = param(
+        True, "EU-8", "in round 2 the dealer may not pass and must name a suit"
+    )
+    lone_defender: bool = param(
+        True, "EU-14", "a defender may also go alone (the seed: 'pozostali gracze')"
+    )
+    dealer_may_discard_upcard: bool = param(
+        True, "EU-11", "the dealer may lay aside the upcard just taken (OpenSpiel: no)"
+    )
+    defend_alone_only_vs_loner: bool = param(
+        False, "EU-14", "a defender may go alone only when the maker went alone (W-EU, EGN)"
+    )
+    canadian: bool = param(
+        False, "EU-15", "the dealer's partner who orders up in round 1 must go alone (EGN)"
+    )
+    loner_lead: str = param(
+        "left_of_dealer",
+        "EU-16",
+        "who leads when someone plays alone: the next active seat after the dealer, or the "
+        "seat after the lone player (W-EU, EGN LEFT_OF_LONER)",
+        choices=("left_of_dealer", "left_of_loner"),
+    )
+    lone_defender_euchre: str = param(
+        "all_five",
+        "EU-23",
+        "a lone defender's euchre scores 4 only with all five tricks (seed), or always "
+        "(OpenSpiel, EGN)",
+        choices=("all_five", "any"),
+    )
+    defenders_march_points: int = param(
+        2, "EU-23", "defenders taking all five with nobody alone (W-EU regional: 4)",
+        minimum=2, maximum=4,
+    )
+    target_score: int = param(10, "EU-24", "points that win the match", minimum=1)
+
+
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
+
+    BID1 = 0
+    BID2 = 1
+    DISCARD = 2
+    ALONE = 3
+    DEFEND = 4
+    PLAY = 5
+    OVER = 6
+
+
+BID1, BID2, DISCARD, ALONE, DEFEND, PLAY, OVER = (int(p) for p in Phase)
+
+# Action codes (cards 0..51 are plays).
+PASS: Final = VERB_BASE
+ORDER_UP: Final = VERB_BASE + 1
+NAME_BASE: Final = VERB_BASE + 2  # + suit
+GO_ALONE: Final = VERB_BASE + 6
+WITH_PARTNER: Final = VERB_BASE + 7
+DEFEND_ALONE: Final = VERB_BASE + 8
+DEFEND_PARTNER: Final = VERB_BASE + 9
+DISCARD_BASE: Final = 2 * VERB_BASE  # + card
+
+_VERBS: Final = {
+    "pass": PASS,
+    "order_up": ORDER_UP,
+    "alone": GO_ALONE,
+    "partner": WITH_PARTNER,
+    "defend_alone": DEFEND_ALONE,
+    "defend_partner": DEFEND_PARTNER,
+}
+_VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
+
+# -- trump tables (EU-3, EU-19, EU-20) ------------------------------------------------------
+
+PACK_MASK: Final = sum(1 << c for c in PACK_24)
+
+
+def _same_colour(t: int) -> int:
+    return 3 - t  # clubs <-> spades, diamonds <-> hearts
+
+
+LEFT_BOWER: Final = tuple(card(JACK, _same_colour(t)) for t in SUITS)
+RIGHT_BOWER: Final = tuple(card(JACK, t) for t in SUITS)
+
+
+def _eff_suit(c: Card, t: int) -> int:
+    return t if c == LEFT_BOWER[t] else SUIT_OF[c]
+
+
+EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
+"""``EFF_SUIT[trump][card]``: the effective suit (the left bower is trump)."""
+EFF_MASK: Final = tuple(
+    tuple(
+        sum(1 << c for c in PACK_24 if EFF_SUIT[t][c] == s) for s in SUITS
+    )
+    for t in SUITS
+)
+"""``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
+
+
+def _power(c: Card, t: int, led: int) -> int:
+    if c == RIGHT_BOWER[t]:
+        return 200
+    if c == LEFT_BOWER[t]:
+        return 199
+    if SUIT_OF[c] == t:
+        return 100 + RANK_OF[c] - NINE
+    if SUIT_OF[c] == led:
+        return RANK_OF[c] - NINE
+    return -1
+
+
+POWER: Final = tuple(
+    tuple(tuple(_power(c, t, led) for c in range(52)) for led in SUITS) for t in SUITS
+)
+"""``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
+
+
+class EuchreState:
+    """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one."""
+
+    __slots__ = (
+        "alone",
+        "asked",
+        "dealer",
+        "defender",
+        "discard",
+        "hands",
+        "leader",
+        "maker",
+        "out",
+        "passes",
+        "phase",
+        "rules",
+        "stock",
+        "to_act",
+        "trick",
+        "tricks",
+        "trump",
+        "won",
+    )
+
+    rules: EuchreRules
+    dealer: Seat
+    stock: tuple[Card, ...]
+    phase: int
+    to_act: Seat
+    hands: tuple[CardSet, ...]
+    passes: int
+    trump: int
+    maker: Seat
+    alone: bool
+    defender: Seat
+    asked: int
+    out: int
+    discard: Card
+    leader: Seat
+    trick: tuple[tuple[Seat, Card], ...]
+    tricks: tuple[TrickTaken, ...]
+    won: tuple[int, int]
+
+    def copy(self) -> EuchreState:
+        """A shallow copy (every field is immutable)."""
+        s = _new_state(EuchreState)
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.stock = self.stock
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.passes = self.passes
+        s.trump = self.trump
+        s.maker = self.maker
+        s.alone = self.alone
+        s.defender = self.defender
+        s.asked = self.asked
+        s.out = self.out
+        s.discard = self.discard
+        s.leader = self.leader
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.won = self.won
+        return s
+
+    @property
+    def upcard(self) -> Card:
+        return self.stock[0]
+
+    def __repr__(self) -> str:
+        return f"<EuchreState phase={Phase(self.phase).name} to_act={self.to_act}>"
+
+
+_new_state = object.__new__
+
+# next active seat after s, for each mask of seats sitting out
+_NEXT: Final = tuple(
+    tuple(
+        next(((s + k) % 4 for k in range(1, 5) if not (out >> ((s + k) % 4)) & 1), s)
+        for s in range(4)
+    )
+    for out in range(16)
+)
+
+_BID1_LEGAL: Final = [PASS, ORDER_UP]
+
+
+class Euchre:
+    """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
+
+    name: ClassVar[str] = "euchre"
+    aliases: ClassVar[tuple[str, ...]] = ("eucher",)
+    title: ClassVar[str] = "Euchre"
+    num_seats: ClassVar[int] = 4
+    partnerships: ClassVar[bool] = True
+    pack: ClassVar[tuple[Card, ...]] = PACK_24
+    rules_class: ClassVar[type[RuleSet]] = EuchreRules
+
+    # -- dealing ---------------------------------------------------------------------------
+
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+        """Five cards to each seat from dealer+1 (EU-5); the rest is the stock, upcard first."""
+        hands = [tuple(pack[5 * i : 5 * i + 5]) for i in range(4)]
+        ordered = tuple(hands[(s - dealer - 1) % 4] for s in range(4))
+        return Deal(hands=ordered, stock=tuple(pack[20:24]))
+
+    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> EuchreState:
+        assert isinstance(rules, EuchreRules)
+        hands = check_deal(deal, PACK_24, (5, 5, 5, 5), 4, "euchre")
+        s = _new_state(EuchreState)
+        s.rules = rules
+        s.dealer = dealer
+        s.stock = deal.stock
+        s.phase = BID1
+        s.to_act = (dealer + 1) % 4
+        s.hands = tuple(hands)
+        s.passes = 0
+        s.trump = -1
+        s.maker = -1
+        s.alone = False
+        s.defender = -1
+        s.asked = 0
+        s.out = 0
+        s.discard = -1
+        s.leader = -1
+        s.trick = ()
+        s.tricks = ()
+        s.won = (0, 0)
+        return s
+
+    # -- play ------------------------------------------------------------------------------
+
+    def current_seat(self, state: EuchreState) -> Seat | None:
+        return None if state.phase == OVER else state.to_act
+
+    def is_terminal(self, state: EuchreState) -> bool:
+        return state.phase == OVER
+
+    def legal_actions(self, state: EuchreState) -> list[Action]:
+        phase = state.phase
+        if phase == PLAY:
+            return cards_in(self._playable(state))
+        if phase == BID1:
+            return list(_BID1_LEGAL)
+        if phase == BID2:
+            up = SUIT_OF[state.stock[0]]
+            names = [NAME_BASE + s for s in SUITS if s != up]
+            if state.passes == 7 and state.rules.stick_the_dealer:
+                return names
+            return [PASS, *names]
+        if phase == DISCARD:
+            hand = state.hands[state.dealer]
+            if not state.rules.dealer_may_discard_upcard:
+                hand &= ~(1 << state.stock[0])
+            return [DISCARD_BASE + c for c in cards_in(hand)]
+        if phase == ALONE:
+            if self._must_go_alone(state):
+                return [GO_ALONE]
+            return [GO_ALONE, WITH_PARTNER]
+        if phase == DEFEND:
+            return [DEFEND_ALONE, DEFEND_PARTNER]
+        return []
+
+    def _playable(self, state: EuchreState) -> CardSet:
+        hand = state.hands[state.to_act]
+        if state.trick:
+            t = state.trump
+            follow = hand & EFF_MASK[t][EFF_SUIT[t][state.trick[0][1]]]
+            if follow:
+                return follow
+        return hand
+
+    def _must_go_alone(self, state: EuchreState) -> bool:
+        return (
+            state.rules.canadian
+            and state.passes < 4
+            and state.maker == (state.dealer + 2) % 4
+        )
+
+    def apply(self, state: EuchreState, seat: Seat, action: Action) -> Step:
+        if state.phase == OVER or seat != state.to_act:
+            raise self._not_your_turn(state, seat, action)
+        if state.phase == PLAY and 0 <= action < VERB_BASE:
+            if not (self._playable(state) >> action) & 1:
+                raise self._illegal(state, action)
+            return self._play(state, seat, action)
+        if action not in self.legal_actions(state):
+            raise self._illegal(state, action)
+        s = state.copy()
+        phase = state.phase
+        facts: tuple[Fact, ...] = ()
+        if phase == BID1:
+            if action == PASS:
+                s.passes += 1
+                s.to_act = (seat + 1) % 4
+                if s.passes == 4:
+                    s.phase = BID2
+            else:  # ORDER_UP: the dealer takes the upcard (EU-6, EU-10)
+                s.trump = SUIT_OF[state.stock[0]]
+                s.maker = seat
+                hands = list(s.hands)
+                hands[s.dealer] |= 1 << state.stock[0]
+                s.hands = tuple(hands)
+                s.phase = DISCARD
+                s.to_act = s.dealer
+                facts = (self._trump_fact(s),)
+        elif phase == BID2:
+            if action == PASS:
+                s.passes += 1
+                s.to_act = (seat + 1) % 4
+                if s.passes == 8:  # redeal variant (EU-8): the deal is void
+                    s.phase = OVER
+                    facts = (HandEnded(self.result(s)),)
+            else:
+                s.trump = action - NAME_BASE
+                s.maker = seat
+                s.phase = ALONE
+                s.to_act = seat
+                facts = (self._trump_fact(s),)
+        elif phase == DISCARD:
+            c = action - DISCARD_BASE
+            hands = list(s.hands)
+            hands[seat] &= ~(1 << c)
+            s.hands = tuple(hands)
+            s.discard = c
+            s.phase = ALONE
+            s.to_act = s.maker
+        elif phase == ALONE:
+            if action == GO_ALONE:
+                s.alone = True
+                s.out = 1 << ((seat + 2) % 4)
+            facts = (Announced("alone", {"seat": seat, "alone": s.alone}),)
+            self._next_defender(s)
+        else:  # DEFEND
+            s.asked += 1
+            if action == DEFEND_ALONE:
+                s.defender = seat
+                s.out |= 1 << ((seat + 2) % 4)
+                facts = (Announced("defend_alone", {"seat": seat}),)
+                self._start_play(s)
+            else:
+                self._next_defender(s)
+        return Step(s, facts)
+
+    def _trump_fact(self, s: EuchreState) -> Announced:
+        return Announced(
+            "trump", {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)}
+        )
+
+    def _next_defender(self, s: EuchreState) -> None:
+        """Ask the next defender in seat order from dealer+1, or start play (EU-14)."""
+        r = s.rules
+        if r.lone_defender and not (r.defend_alone_only_vs_loner and not s.alone):
+            defenders = [
+                (s.dealer + k) % 4 for k in range(1, 5) if ((s.dealer + k) % 4 - s.maker) % 2
+            ]
+            if s.asked < 2:
+                s.phase = DEFEND
+                s.to_act = defenders[s.asked]
+                return
+        self._start_play(s)
+
+    def _start_play(self, s: EuchreState) -> None:
+        """EU-16: dealer+1 leads, or the next active seat; variant: left of the loner."""
+        s.phase = PLAY
+        first = s.dealer
+        if s.rules.loner_lead == "left_of_loner":
+            if s.alone:
+                first = s.maker
+            elif s.defender >= 0:
+                first = s.defender
+        lead = _NEXT[s.out][first]
+        s.leader = lead
+        s.to_act = lead
+
+    def _play(self, state: EuchreState, seat: Seat, c: Card) -> Step:
+        s = state.copy()
+        hands = list(state.hands)
+        hands[seat] &= ~(1 << c)
+        s.hands = tuple(hands)
+        trick = (*state.trick, (seat, c))
+        if len(trick) < 4 - state.out.bit_count():
+            s.trick = trick
+            s.to_act = _NEXT[state.out][seat]
+            return Step(s, ())
+        # the trick is complete (EU-20)
+        power = POWER[state.trump][EFF_SUIT[state.trump][trick[0][1]]]
+        winner = max(trick, key=lambda p: power[p[1]])[0]
+        taken = TrickTaken(len(state.tricks) + 1, trick, winner)
+        s.tricks = (*state.tricks, taken)
+        s.trick = ()
+        won = list(state.won)
+        won[winner & 1] += 1
+        s.won = (won[0], won[1])
+        if len(s.tricks) == 5:
+            s.phase = OVER
+            return Step(s, (taken, HandEnded(self.result(s))))
+        s.leader = winner
+        s.to_act = winner
+        return Step(s, (taken,))
+
+    # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
+
+    def result(self, state: EuchreState) -> HandResult:
+        if state.maker < 0:
+            return HandResult((0, 0), {"redeal": True}, void=True)
+        makers = state.maker & 1
+        m = state.won[makers]
+        r = state.rules
+        points = [0, 0]
+        if m >= 3:
+            points[makers] = (4 if state.alone else 2) if m == 5 else 1
+        elif state.defender >= 0:
+            all_five = m == 0
+            points[1 - makers] = 4 if (all_five or r.lone_defender_euchre == "any") else 2
+        else:
+            points[1 - makers] = r.defenders_march_points if m == 0 else 2
+        detail = {
+            "trump": SUIT_LETTERS[state.trump],
+            "maker": state.maker,
+            "alone": state.alone,
+            "lone_defender": state.defender if state.defender >= 0 else None,
+            "tricks": list(state.won),
+            "euchred": m < 3,
+        }
+        return HandResult((points[0], points[1]), detail)
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, state: EuchreState, seat: Seat | None) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "game": self.name,
+            "phase": Phase(state.phase).name.lower(),
+            "dealer": state.dealer,
+            "to_act": self.current_seat(state),
+            "upcard": CARD_NAMES[state.stock[0]],
+            "upcard_taken": state.trump >= 0 and state.passes < 4,
+            "passes": state.passes,
+            "trump": SUIT_LETTERS[state.trump] if state.trump >= 0 else None,
+            "maker": state.maker if state.maker >= 0 else None,
+            "alone": state.alone,
+            "lone_defender": state.defender if state.defender >= 0 else None,
+            "sitting_out": [s for s in range(4) if state.out >> s & 1],
+            "hand_sizes": [h.bit_count() for h in state.hands],
+            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.trick],
+            "tricks": [_trick_json(t) for t in state.tricks],
+            "tricks_won": list(state.won),
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
+            if seat == state.dealer and state.discard >= 0:
+                out["discard"] = CARD_NAMES[state.discard]
+        if state.phase == OVER:
+            out["result"] = self.result(state).to_json()
+        return out
+
+    def audit_view(self, state: EuchreState) -> dict[str, JSON]:
+        out = self.view(state, None)
+        out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
+        out["stock"] = [CARD_NAMES[c] for c in state.stock]
+        out["discard"] = CARD_NAMES[state.discard] if state.discard >= 0 else None
+        return out
+
+    # -- notation --------------------------------------------------------------------------
+
+    def parse_action(self, text: str) -> Action:
+        verb, sep, arg = text.partition(":")
+        if not sep:
+            code = _VERBS.get(text)
+            if code is None:
+                raise InvalidActionError(
+                    f"{text!r} is not a Euchre action (pass, order_up, name:<suit>, "
+                    "discard:<card>, alone, partner, defend_alone, defend_partner, play:<card>)"
+                )
+            return code
+        if verb == "play":
+            return parse_card(arg)
+        if verb == "discard":
+            return DISCARD_BASE + parse_card(arg)
+        if verb == "name":
+            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
+            if suit < 0:
+                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
+            return NAME_BASE + suit
+        raise InvalidActionError(f"{text!r} is not a Euchre action: unknown verb {verb!r}")
+
+    def format_action(self, action: Action) -> str:
+        if 0 <= action < VERB_BASE:
+            return "play:" + CARD_NAMES[action]
+        if action >= DISCARD_BASE:
+            return "discard:" + CARD_NAMES[action - DISCARD_BASE]
+        if NAME_BASE <= action < NAME_BASE + 4:
+            return "name:" + SUIT_LETTERS[action - NAME_BASE]
+        return _VERB_NAMES[action]
+
+    def all_actions(self) -> list[Action]:
+        return sorted(
+            [*PACK_24, *_VERBS.values(), *(NAME_BASE + s for s in SUITS),
+             *(DISCARD_BASE + c for c in PACK_24)]
+        )
+
+    def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
+        where = {f"hand{s}": h for s, h in enumerate(state.hands)}
+        played = 0
+        for t in state.tricks:
+            for _, c in t.plays:
+                played |= 1 << c
+        for _, c in state.trick:
+            played |= 1 << c
+        held = 0
+        for h in state.hands:
+            held |= h
+        where["played"] = played
+        where["discard"] = 1 << state.discard if state.discard >= 0 else 0
+        taken = state.trump >= 0 and state.passes < 4
+        where["upcard"] = 0 if taken else 1 << state.stock[0]
+        where["hidden_stock"] = sum(1 << c for c in state.stock[1:])
+        return where
+
+    # -- match level (EU-4, EU-24) ---------------------------------------------------------
+
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
+        return MatchState(scores=(0, 0), dealer=first_dealer)
+
+    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+        assert isinstance(rules, EuchreRules)
+        scores = tuple(a + b for a, b in zip(match.scores, result.points, strict=True))
+        leaders = [t for t in (0, 1) if scores[t] >= rules.target_score]
+        return MatchState(
+            scores=scores,
+            dealer=(match.dealer + 1) % 4,
+            hands_played=match.hands_played + 1,
+            over=bool(leaders),
+            winner=leaders[0] if leaders else None,
+        )
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def _not_your_turn(self, state: EuchreState, seat: Seat, action: Action) -> NotYourTurnError:
+        what = self.format_action(action) if self._known(action) else str(action)
+        if state.phase == OVER:
+            return NotYourTurnError(f"{what!r}: the deal is over", "EU-17")
+        rule = "EU-17" if state.phase == PLAY else "EU-9"
+        return NotYourTurnError(
+            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
+        )
+
+    def _known(self, action: Action) -> bool:
+        try:
+            self.format_action(action)
+        except (KeyError, IndexError):
+            return False
+        return True
+
+    def _illegal(self, state: EuchreState, action: Action) -> IllegalActionError:
+        """Explain why ``action`` is refused, naming the rule."""
+        if not self._known(action):
+            return IllegalActionError(f"action code {action} is not a Euchre action", "EU-9")
+        text = self.format_action(action)
+        phase = state.phase
+        seat = state.to_act
+        expected = {
+            BID1: ("pass or order_up (round 1 of the bidding)", "EU-6"),
+            BID2: ("pass or name:<suit> (round 2 of the bidding)", "EU-7"),
+            DISCARD: ("discard:<card> (the dealer's exchange)", "EU-10"),
+            ALONE: ("alone or partner (the maker's decision)", "EU-13"),
+            DEFEND: ("defend_alone or defend_partner (a defender's decision)", "EU-14"),
+            PLAY: ("play:<card>", "EU-17"),
+        }[phase]
+        if phase == PLAY and 0 <= action < VERB_BASE:
+            hand = state.hands[seat]
+            if not (hand >> action) & 1:
+                return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[action]}", "EU-18")
+            t = state.trump
+            led = EFF_SUIT[t][state.trick[0][1]]
+            follow = [CARD_NAMES[c] for c in cards_in(hand & EFF_MASK[t][led])]
+            bower = " (the left bower counts as trump)" if t in (led, EFF_SUIT[t][action]) else ""
+            return IllegalActionError(
+                f"{text!r}: must follow suit: {SUIT_NAMES[led]} was led{bower} and you hold "
+                f"{' '.join(follow)}",
+                "EU-18",
+            )
+        if phase == BID2 and NAME_BASE <= action < NAME_BASE + 4:
+            return IllegalActionError(
+                f"{text!r}: the upcard's suit was turned down in round 1; name another suit",
+                "EU-7",
+            )
+        if phase == BID2 and action == PASS:
+            return IllegalActionError(
+                "'pass': the dealer is stuck and must name a suit (stick the dealer)", "EU-8"
+            )
+        if phase == DISCARD and action >= DISCARD_BASE:
+            c = action - DISCARD_BASE
+            if c == state.stock[0] and (state.hands[seat] >> c) & 1:
+                return IllegalActionError(
+                    f"{text!r}: the upcard may not be laid aside under these rules "
+                    "(dealer_may_discard_upcard is off)",
+                    "EU-11",
+                )
+            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "EU-10")
+        if phase == ALONE and action == WITH_PARTNER:
+            return IllegalActionError(
+                "'partner': the dealer's partner who ordered up must go alone (canadian)",
+                "EU-15",
+            )
+        return IllegalActionError(f"{text!r} is not allowed now: expected {expected[0]}", expected[1])
+
+
+def _trick_json(t: TrickTaken) -> dict[str, JSON]:
+    return {
+        "number": t.number,
+        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
+        "winner": t.winner,
+    }
+
+
+GAME: Final = Euchre()

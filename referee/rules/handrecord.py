@@ -1,0 +1,246 @@
+"""Hand and match records (``spec/hand-record.md``, format v1): reading, writing, replaying.
+
+Like ``chess.pgn``, this sits beside the rules and uses them; it does no I/O itself (callers
+pass parsed JSON and get JSON-ready dicts back).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.rules.cards import CARD_NAMES, Card, parse_card
+from referee.rules.errors import InvalidActionError, RecordError, RuleParameterError, RulesError
+from referee.rules.game import JSON, Action, Deal, Game, HandResult, MatchState
+from referee.rules.params import RuleSet
+from referee.rules.registry import find_game
+from referee.rules.seats import Seat
+
+HAND_FORMAT = "referee.hand/v1"
+MATCH_FORMAT = "referee.match/v1"
+
+
+@dataclasses.dataclass(frozen=True)
+class HandRecord:
+    """One deal: who dealt, the cards, every decision in order, and optionally the result."""
+
+    game: str
+    rules: RuleSet
+    dealer: Seat
+    deal: Deal
+    actions: tuple[tuple[Seat, str], ...]
+    result: Mapping[str, JSON] | None = None
+
+    def to_json(self, *, in_match: bool = False) -> dict[str, JSON]:
+        """The record as JSON, cards in canonical notation."""
+        out: dict[str, JSON] = {}
+        if not in_match:
+            out = {"format": HAND_FORMAT, "game": self.game, "rules": self.rules.to_dict()}
+        out["dealer"] = self.dealer
+        out["deal"] = {
+            "hands": [[CARD_NAMES[c] for c in h] for h in self.deal.hands],
+            "stock": [CARD_NAMES[c] for c in self.deal.stock],
+        }
+        out["actions"] = [{"seat": s, "action": a} for s, a in self.actions]
+        if self.result is not None:
+            out["result"] = dict(self.result)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRecord:
+    """A whole match: its players and every hand in order."""
+
+    game: str
+    rules: RuleSet
+    players: tuple[str, ...]
+    hands: tuple[HandRecord, ...]
+    result: Mapping[str, JSON] | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "format": MATCH_FORMAT,
+            "game": self.game,
+            "rules": self.rules.to_dict(),
+            "players": list(self.players),
+            "hands": [h.to_json(in_match=True) for h in self.hands],
+        }
+        if self.result is not None:
+            out["result"] = dict(self.result)
+        return out
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+def read_record(data: object) -> HandRecord | MatchRecord:
+    """Validate parsed JSON as a hand or match record.
+
+    :raises RecordError: saying where and why the data is not a valid record (unknown game,
+        a card twice or missing, an unknown rule parameter, an action in bad syntax, ...).
+    """
+    obj = _object(data, "record")
+    fmt = obj.get("format")
+    if fmt not in (HAND_FORMAT, MATCH_FORMAT):
+        raise RecordError(
+            f"format must be {HAND_FORMAT!r} or {MATCH_FORMAT!r}, not {fmt!r}", "format"
+        )
+    name = obj.get("game")
+    if not isinstance(name, str):
+        raise RecordError("game must be a string naming a registered game", "game")
+    try:
+        game = find_game(name)
+    except ValueError as exc:
+        raise RecordError(str(exc), "game") from None
+    rules = _rules(game, obj.get("rules", {}))
+    if fmt == HAND_FORMAT:
+        return _hand(game, rules, obj, "")
+    players = obj.get("players", [])
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError("players must be a list of names", "players")
+    if players and len(players) != game.num_seats:
+        raise RecordError(
+            f"{game.name} has {game.num_seats} seats, players lists {len(players)}", "players"
+        )
+    hands = obj.get("hands")
+    if not isinstance(hands, list):
+        raise RecordError("hands must be a list of hand records", "hands")
+    return MatchRecord(
+        game=game.name,
+        rules=rules,
+        players=tuple(players),
+        hands=tuple(
+            _hand(game, rules, _object(h, f"hands[{i}]"), f"hands[{i}].")
+            for i, h in enumerate(hands)
+        ),
+        result=_optional_object(obj.get("result"), "result"),
+    )
+
+
+def _object(data: object, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise RecordError("must be a JSON object", where)
+    return data
+
+
+def _optional_object(data: object, where: str) -> dict[str, Any] | None:
+    return None if data is None else _object(data, where)
+
+
+def _rules(game: Game[Any], data: object) -> RuleSet:
+    try:
+        return game.rules_class.from_dict(_object(data, "rules"))
+    except RuleParameterError as exc:
+        raise RecordError(str(exc), "rules") from None
+
+
+def _cards(data: object, where: str) -> tuple[Card, ...]:
+    if not isinstance(data, list):
+        raise RecordError("must be a list of cards", where)
+    out = []
+    for i, text in enumerate(data):
+        if not isinstance(text, str):
+            raise RecordError(f"{text!r} is not a card", f"{where}[{i}]")
+        try:
+            out.append(parse_card(text))
+        except InvalidActionError as exc:
+            raise RecordError(str(exc), f"{where}[{i}]") from None
+    return tuple(out)
+
+
+def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> HandRecord:
+    dealer = obj.get("dealer")
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < game.num_seats:
+        raise RecordError(f"dealer must be a seat 0..{game.num_seats - 1}", prefix + "dealer")
+    deal_obj = _object(obj.get("deal"), prefix + "deal")
+    hands_data = deal_obj.get("hands")
+    if not isinstance(hands_data, list):
+        raise RecordError("must be a list with one list of cards per seat", prefix + "deal.hands")
+    deal = Deal(
+        hands=tuple(_cards(h, f"{prefix}deal.hands[{i}]") for i, h in enumerate(hands_data)),
+        stock=_cards(deal_obj.get("stock", []), prefix + "deal.stock"),
+    )
+    try:
+        game.new_hand(deal, dealer, rules)
+    except RecordError as exc:
+        raise RecordError(exc.detail, prefix + exc.where) from None
+    actions_data = obj.get("actions", [])
+    if not isinstance(actions_data, list):
+        raise RecordError("must be a list of {seat, action} objects", prefix + "actions")
+    actions = []
+    for i, a in enumerate(actions_data):
+        where = f"{prefix}actions[{i}]"
+        a = _object(a, where)
+        seat, text = a.get("seat"), a.get("action")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
+            raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {seat!r}", where)
+        if not isinstance(text, str):
+            raise RecordError(f"action must be a string, not {text!r}", where)
+        try:
+            game.parse_action(text)
+        except InvalidActionError as exc:
+            raise RecordError(str(exc), where) from None
+        actions.append((seat, text))
+    return HandRecord(
+        game=game.name,
+        rules=rules,
+        dealer=dealer,
+        deal=deal,
+        actions=tuple(actions),
+        result=_optional_object(obj.get("result"), prefix + "result"),
+    )
+
+
+# -- replaying ----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Replay:
+    """The outcome of replaying one hand record through the rules."""
+
+    steps: list[dict[str, JSON]]
+    state: Any
+    result: HandResult | None = None
+    error: dict[str, JSON] | None = None
+
+
+def replay_hand(game: Game[Any], record: HandRecord, *, legal: bool = False) -> Replay:
+    """Replay ``record``'s actions; stop at the first one the rules refuse.
+
+    With ``legal``, each step lists the sorted legal set before the action (for differential
+    testing against another engine).
+    """
+    state = game.new_hand(record.deal, record.dealer, record.rules)
+    steps: list[dict[str, JSON]] = []
+    for i, (seat, text) in enumerate(record.actions):
+        step: dict[str, JSON] = {"index": i, "seat": seat, "action": text}
+        if legal:
+            step["legal"] = sorted(game.format_action(a) for a in game.legal_actions(state))
+        steps.append(step)
+        action: Action = game.parse_action(text)
+        try:
+            state = game.apply(state, seat, action).state
+        except RulesError as exc:
+            error = {"index": i, "seat": seat, "action": text, "reason": exc.reason}
+            error["message"] = exc.message + (f" ({exc.rule})" if exc.rule else "")
+            if exc.rule:
+                error["rule"] = exc.rule
+            return Replay(steps, state, error=error)
+    result = game.result(state) if game.is_terminal(state) else None
+    return Replay(steps, state, result=result)
+
+
+def result_mismatch(expected: Mapping[str, JSON], computed: Mapping[str, JSON]) -> str | None:
+    """Describe the first field of ``expected`` that differs from ``computed``, if any."""
+    for key, value in expected.items():
+        if key not in computed:
+            return f"result.{key} is not something this game computes"
+        if computed[key] != value:
+            return f"result.{key} is {value!r} in the record but {computed[key]!r} by the rules"
+    return None
+
+
+def match_state_json(match: MatchState) -> dict[str, JSON]:
+    """The match-level result in the record's shape."""
+    return {"scores": list(match.scores), "winner": match.winner, "over": match.over}

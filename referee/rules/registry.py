@@ -1,0 +1,26 @@
+"""The explicit registry of games: names and aliases to game objects (python-chess style)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.rules.game import Game
+from referee.rules.games.euchre import Euchre
+
+GAMES: dict[str, Game[Any]] = {g.name: g for g in (Euchre(),)}
+"""Every registered game by its canonical name, in a stable order."""
+
+_ALIASES: dict[str, str] = {
+    alias: game.name for game in GAMES.values() for alias in (game.name, *game.aliases)
+}
+
+
+def find_game(name: str) -> Game[Any]:
+    """The game registered as ``name`` or one of its aliases (case-insensitive).
+
+    :raises ValueError: for an unknown name, listing the known ones.
+    """
+    key = _ALIASES.get(name.strip().lower())
+    if key is None:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
+    return GAMES[key]

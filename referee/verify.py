@@ -1,0 +1,125 @@
+"""``referee verify FILE [--legal]``: replay a hand or match record through the rules.
+
+Prints one JSON object; exit status 0 when every action is legal (and a given result matches),
+1 for an illegal action or a result mismatch, 2 when the file is not a valid record.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from referee.rules.errors import RecordError
+from referee.rules.handrecord import (
+    HandRecord,
+    MatchRecord,
+    Replay,
+    match_state_json,
+    read_record,
+    replay_hand,
+    result_mismatch,
+)
+from referee.rules.registry import find_game
+
+OK, ILLEGAL, INVALID = 0, 1, 2
+
+
+def verify_path(path: str, *, legal: bool = False) -> tuple[int, dict[str, Any]]:
+    """Read and verify the record at ``path``; return the exit status and the JSON report."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return INVALID, _invalid(f"cannot read {path}: {exc}")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return INVALID, _invalid(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    return verify_data(data, legal=legal)
+
+
+def verify_data(data: object, *, legal: bool = False) -> tuple[int, dict[str, Any]]:
+    """Verify an already parsed record."""
+    try:
+        record = read_record(data)
+    except RecordError as exc:
+        return INVALID, _invalid(str(exc), exc.where)
+    if isinstance(record, HandRecord):
+        code, out, _ = _verify_hand(record, legal)
+        return code, out
+    return _verify_match(record, legal)
+
+
+def _invalid(message: str, where: str = "") -> dict[str, Any]:
+    error: dict[str, Any] = {"reason": "INVALID_RECORD", "message": message}
+    if where:
+        error["where"] = where
+    return {"ok": False, "error": error}
+
+
+def _verify_hand(record: HandRecord, legal: bool) -> tuple[int, dict[str, Any], Replay]:
+    game = find_game(record.game)
+    replay = replay_hand(game, record, legal=legal)
+    out: dict[str, Any] = {"ok": replay.error is None}
+    out["complete"] = replay.result is not None
+    out["result"] = replay.result.to_json() if replay.result else None
+    if legal:
+        out["steps"] = replay.steps
+    if replay.error:
+        out["error"] = replay.error
+        return ILLEGAL, out, replay
+    if record.result is not None:
+        problem = (
+            result_mismatch(record.result, out["result"])
+            if out["result"]
+            else "the record has a result but its hand is not finished"
+        )
+        if problem:
+            out["ok"] = False
+            out["error"] = {"reason": "RESULT_MISMATCH", "message": problem}
+            return ILLEGAL, out, replay
+    return OK, out, replay
+
+
+def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]]:
+    game = find_game(record.game)
+    hands_out: list[dict[str, Any]] = []
+    out: dict[str, Any] = {"ok": True, "hands": hands_out}
+    match = None
+    for h, hand in enumerate(record.hands):
+        if match is None:
+            match = game.new_match(record.rules, hand.dealer)
+        elif match.over:
+            return ILLEGAL, _fail(out, h, "MATCH_OVER", f"hand {h} is played after the match ended")
+        if hand.dealer != match.dealer:
+            return ILLEGAL, _fail(
+                out, h, "WRONG_DEALER",
+                f"hand {h} is dealt by seat {hand.dealer}, but the deal passes to seat "
+                f"{match.dealer}",
+            )
+        code, report, replay = _verify_hand(hand, legal)
+        report["hand"] = h
+        hands_out.append(report)
+        if code != OK:
+            out["ok"] = False
+            out["error"] = dict(report["error"], hand=h)
+            return code, out
+        if replay.result is None:
+            if h != len(record.hands) - 1:
+                return ILLEGAL, _fail(out, h, "HAND_UNFINISHED", f"hand {h} is not finished")
+            break
+        match = game.after_hand(match, replay.result, record.rules)
+    out["result"] = match_state_json(match) if match else None
+    if record.result is not None:
+        problem = (
+            result_mismatch(record.result, out["result"]) if out["result"] else "no hands"
+        )
+        if problem:
+            return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
+    return OK, out
+
+
+def _fail(out: dict[str, Any], hand: int, reason: str, message: str) -> dict[str, Any]:
+    out["ok"] = False
+    out["error"] = {"hand": hand, "reason": reason, "message": message}
+    return out

@@ -1,0 +1,73 @@
+"""Conformance: every registered game keeps the referee's invariants over seeded random deals.
+
+For thousands of deals per game: the pack is conserved at every decision, exactly one seat is
+to act until the deal ends, every legal action applies cleanly, every other action code is
+refused with IllegalActionError and every other seat with NotYourTurnError, refused actions
+change nothing, views never show another seat's cards, and the points add up (RESULT_CHECKS).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+
+import pytest
+
+from referee.rules.conformance import check_playout
+from referee.rules.game import HandResult
+from referee.rules.params import RuleSet
+from referee.rules.registry import GAMES
+
+DEALS = int(os.environ.get("REFEREE_CONFORMANCE_DEALS", "2000"))
+THOROUGH = 200
+"""Deals on which every legal and every illegal action is tried at every decision."""
+
+
+def _euchre_points(result: HandResult, rules: RuleSet) -> None:
+    # EU-24: only one side scores in a hand; EU-25: the values are 1, 2 or 4 (or the
+    # defenders_march_points variant of EU-23).
+    if result.void:
+        assert result.points == (0, 0)
+        return
+    values = {1, 2, 4, getattr(rules, "defenders_march_points")}
+    assert min(result.points) == 0 and max(result.points) in values
+    assert sum(result.detail["tricks"]) == 5
+    makers = result.detail["maker"] % 2
+    assert (result.points[makers] > 0) == (result.detail["tricks"][makers] >= 3)
+
+
+RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {"euchre": _euchre_points}
+
+
+def test_every_game_has_a_result_check() -> None:
+    assert set(RESULT_CHECKS) == set(GAMES)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_random_playouts_keep_the_invariants(name: str) -> None:
+    game = GAMES[name]
+    rng = random.Random(f"conformance-{name}")
+    pack = list(game.pack)
+    specs = game.rules_class.param_specs()
+    for i in range(DEALS):
+        rng.shuffle(pack)
+        # Every fourth deal runs with one rule parameter flipped to a non-default value.
+        rules = game.rules_class()
+        if i % 4 == 3:
+            rules = game.rules_class.from_dict(_variant(specs[(i // 4) % len(specs)], rng))
+        result, decisions = check_playout(
+            game, rules, pack, i % game.num_seats, rng.randrange, thorough=i < THOROUGH
+        )
+        assert decisions > 0
+        RESULT_CHECKS[name](result, rules)
+
+
+def _variant(spec, rng: random.Random) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    if spec.type is bool:
+        return {spec.name: not spec.default}
+    if spec.choices:
+        return {spec.name: rng.choice([c for c in spec.choices if c != spec.default])}
+    low = spec.minimum if spec.minimum is not None else 1
+    high = spec.maximum if spec.maximum is not None else low + 20
+    return {spec.name: rng.randint(low, high)}
