@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from importlib import resources
+from typing import Any
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,7 +19,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
-        "verify", help="replay a hand or match record through the rules",
+        "verify",
+        help="replay a hand or match record through the rules",
         description="Replay a hand or match record (spec: hand-record v1). Exit 0 when legal, "
         "1 for an illegal action or a result mismatch, 2 for a file that is not a valid record.",
     )
@@ -37,7 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     b.add_argument("--game", default="euchre")
     b.add_argument("--seconds", type=float, default=5.0)
     b.add_argument(
-        "--baseline", choices=["openspiel", "none"], default="none",
+        "--baseline",
+        choices=["openspiel", "none"],
+        default="none",
         help="also run OpenSpiel's Euchre in the same process (pip install 'trick-referee[bench]')",
     )
 
@@ -74,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _games(as_json: bool) -> int:
     from referee.rules.registry import GAMES
 
-    data = [
+    data: list[dict[str, Any]] = [
         {
             "name": g.name,
             "aliases": list(g.aliases),

@@ -93,7 +93,9 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
             return ILLEGAL, _fail(out, h, "MATCH_OVER", f"hand {h} is played after the match ended")
         if hand.dealer != match.dealer:
             return ILLEGAL, _fail(
-                out, h, "WRONG_DEALER",
+                out,
+                h,
+                "WRONG_DEALER",
                 f"hand {h} is dealt by seat {hand.dealer}, but the deal passes to seat "
                 f"{match.dealer}",
             )
@@ -111,9 +113,7 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
         match = game.after_hand(match, replay.result, record.rules)
     out["result"] = match_state_json(match) if match else None
     if record.result is not None:
-        problem = (
-            result_mismatch(record.result, out["result"]) if out["result"] else "no hands"
-        )
+        problem = result_mismatch(record.result, out["result"]) if out["result"] else "no hands"
         if problem:
             return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
     return OK, out

@@ -36,15 +36,32 @@ SUIT_SYMBOLS: Final = ("♣", "♦", "♥", "♠")
 TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(13)
 RANK_LETTERS: Final = "23456789TJQKA"
 RANK_NAMES: Final = (
-    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "jack", "queen", "king", "ace",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
 )
 
 # Hungarian display names (Ulti). Records use the letters above (spec/hand-record.md).
 HUNGARIAN_SUIT_NAMES: Final = {HEARTS: "piros", DIAMONDS: "tök", SPADES: "zöld", CLUBS: "makk"}
 HUNGARIAN_RANK_NAMES: Final = {
-    SEVEN: "7", EIGHT: "8", NINE: "9", TEN: "10",
-    JACK: "alsó", QUEEN: "felső", KING: "király", ACE: "ász",
+    SEVEN: "7",
+    EIGHT: "8",
+    NINE: "9",
+    TEN: "10",
+    JACK: "alsó",
+    QUEEN: "felső",
+    KING: "király",
+    ACE: "ász",
 }
 
 

@@ -109,7 +109,9 @@ def _check_locations(game: Game[Any], state: Any, full_pack: int, decision: int)
     if union != full_pack:
         lost = [CARD_NAMES[c] for c in cards_in(full_pack & ~union)]
         extra = [CARD_NAMES[c] for c in cards_in(union & ~full_pack)]
-        raise ConformanceError(f"decision {decision}: pack not conserved: lost {lost}, extra {extra}")
+        raise ConformanceError(
+            f"decision {decision}: pack not conserved: lost {lost}, extra {extra}"
+        )
 
 
 def _cards_named(view: object) -> set[str]:

@@ -163,8 +163,7 @@ class Game(Protocol[S]):
         """
         ...
 
-    def is_terminal(self, state: S) -> bool:
-        ...
+    def is_terminal(self, state: S) -> bool: ...
 
     def result(self, state: S) -> HandResult:
         """The deal's outcome. Only meaningful when terminal."""
@@ -185,8 +184,7 @@ class Game(Protocol[S]):
         """:raises InvalidActionError: if ``text`` is not an action of this game."""
         ...
 
-    def format_action(self, action: Action) -> str:
-        ...
+    def format_action(self, action: Action) -> str: ...
 
     def all_actions(self) -> Sequence[Action]:
         """Every action code of the game, legal or not anywhere (for conformance tests)."""
@@ -197,8 +195,7 @@ class Game(Protocol[S]):
         ...
 
     # -- match level -----------------------------------------------------------------------
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        ...
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState: ...
 
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         """Scores, next dealer and match end after a deal with ``result``."""

@@ -7,7 +7,7 @@ pass parsed JSON and get JSON-ready dicts back).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from referee.rules.cards import CARD_NAMES, Card, parse_card

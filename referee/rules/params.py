@@ -87,7 +87,7 @@ class RuleSet:
         """The parameters of this rule set, in declaration order."""
         if not cls.specs:
             specs = []
-            for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            for f in dataclasses.fields(cls):
                 ftype = _TYPES[f.type] if isinstance(f.type, str) else f.type
                 specs.append(
                     ParamSpec(
@@ -156,7 +156,6 @@ def _check(spec: ParamSpec, value: object) -> ParamValue:
         return value
     if not isinstance(value, str) or (spec.choices and value not in spec.choices):
         raise RuleParameterError(
-            f"rule parameter {spec.name!r} must be one of {', '.join(spec.choices)}; "
-            f"got {value!r}"
+            f"rule parameter {spec.name!r} must be one of {', '.join(spec.choices)}; got {value!r}"
         )
     return value

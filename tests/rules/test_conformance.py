@@ -30,7 +30,7 @@ def _euchre_points(result: HandResult, rules: RuleSet) -> None:
     if result.void:
         assert result.points == (0, 0)
         return
-    values = {1, 2, 4, getattr(rules, "defenders_march_points")}
+    values = {1, 2, 4, rules.defenders_march_points}
     assert min(result.points) == 0 and max(result.points) in values
     assert sum(result.detail["tricks"]) == 5
     makers = result.detail["maker"] % 2

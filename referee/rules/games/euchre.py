@@ -21,7 +21,6 @@ from referee.rules.cards import (
     PACK_24,
     RANK_OF,
     SUIT_LETTERS,
-    SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
     SUITS,
@@ -84,8 +83,11 @@ class EuchreRules(RuleSet):
         choices=("all_five", "any"),
     )
     defenders_march_points: int = param(
-        2, "EU-23", "defenders taking all five with nobody alone (W-EU regional: 4)",
-        minimum=2, maximum=4,
+        2,
+        "EU-23",
+        "defenders taking all five with nobody alone (W-EU regional: 4)",
+        minimum=2,
+        maximum=4,
     )
     target_score: int = param(10, "EU-24", "points that win the match", minimum=1)
 
@@ -144,10 +146,7 @@ def _eff_suit(c: Card, t: int) -> int:
 EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
 """``EFF_SUIT[trump][card]``: the effective suit (the left bower is trump)."""
 EFF_MASK: Final = tuple(
-    tuple(
-        sum(1 << c for c in PACK_24 if EFF_SUIT[t][c] == s) for s in SUITS
-    )
-    for t in SUITS
+    tuple(sum(1 << c for c in PACK_24 if EFF_SUIT[t][c] == s) for s in SUITS) for t in SUITS
 )
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
 
@@ -344,11 +343,7 @@ class Euchre:
         return hand
 
     def _must_go_alone(self, state: EuchreState) -> bool:
-        return (
-            state.rules.canadian
-            and state.passes < 4
-            and state.maker == (state.dealer + 2) % 4
-        )
+        return state.rules.canadian and state.passes < 4 and state.maker == (state.dealer + 2) % 4
 
     def apply(self, state: EuchreState, seat: Seat, action: Action) -> Step:
         if state.phase == OVER or seat != state.to_act:
@@ -417,7 +412,8 @@ class Euchre:
 
     def _trump_fact(self, s: EuchreState) -> Announced:
         return Announced(
-            "trump", {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)}
+            "trump",
+            {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)},
         )
 
     def _next_defender(self, s: EuchreState) -> None:
@@ -538,6 +534,14 @@ class Euchre:
     # -- notation --------------------------------------------------------------------------
 
     def parse_action(self, text: str) -> Action:
+        try:
+            return self._parse(text)
+        except InvalidActionError as exc:
+            if repr(text) in exc.message:
+                raise
+            raise InvalidActionError(f"{text!r}: {exc.message}") from None
+
+    def _parse(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
             code = _VERBS.get(text)
@@ -569,8 +573,12 @@ class Euchre:
 
     def all_actions(self) -> list[Action]:
         return sorted(
-            [*PACK_24, *_VERBS.values(), *(NAME_BASE + s for s in SUITS),
-             *(DISCARD_BASE + c for c in PACK_24)]
+            [
+                *PACK_24,
+                *_VERBS.values(),
+                *(NAME_BASE + s for s in SUITS),
+                *(DISCARD_BASE + c for c in PACK_24),
+            ]
         )
 
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
@@ -644,7 +652,9 @@ class Euchre:
         if phase == PLAY and 0 <= action < VERB_BASE:
             hand = state.hands[seat]
             if not (hand >> action) & 1:
-                return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[action]}", "EU-18")
+                return IllegalActionError(
+                    f"{text!r}: you do not hold {CARD_NAMES[action]}", "EU-18"
+                )
             t = state.trump
             led = EFF_SUIT[t][state.trick[0][1]]
             follow = [CARD_NAMES[c] for c in cards_in(hand & EFF_MASK[t][led])]
@@ -677,7 +687,9 @@ class Euchre:
                 "'partner': the dealer's partner who ordered up must go alone (canadian)",
                 "EU-15",
             )
-        return IllegalActionError(f"{text!r} is not allowed now: expected {expected[0]}", expected[1])
+        return IllegalActionError(
+            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
+        )
 
 
 def _trick_json(t: TrickTaken) -> dict[str, JSON]:
