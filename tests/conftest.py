@@ -18,8 +18,13 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 
 def postgres_settings() -> dict[str, str]:
     """The POSTGRES_* settings from the environment (empty when not configured)."""
-    keys = ("POSTGRES_HOST", "POSTGRES_PORT", "POSTGRES_USER", "POSTGRES_PASSWORD",
-            "POSTGRES_DBNAME")
+    keys = (
+        "POSTGRES_HOST",
+        "POSTGRES_PORT",
+        "POSTGRES_USER",
+        "POSTGRES_PASSWORD",
+        "POSTGRES_DBNAME",
+    )
     return {k: os.environ[k] for k in keys if os.environ.get(k)}
 
 
