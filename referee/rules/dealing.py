@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from referee.rules.cards import CARD_NAMES, Card, CardSet, bit
@@ -36,9 +37,21 @@ def check_deal(
         raise RecordError(
             f"{game} leaves {stock_size} cards in the stock, not {len(deal.stock)}", "deal.stock"
         )
-    in_pack = 0
-    for c in pack:
-        in_pack |= bit(c)
+    hands = []
+    union = 0
+    total = len(deal.stock)
+    for hand in deal.hands:
+        m = 0
+        for c in hand:
+            m |= 1 << c
+        hands.append(m)
+        union |= m
+        total += len(hand)
+    for c in deal.stock:
+        union |= 1 << c
+    in_pack = _pack_mask(tuple(pack))
+    if union == in_pack and total == len(pack):
+        return hands  # the usual case: every card once
     seen = 0
     places = [(f"deal.hands[{s}]", h) for s, h in enumerate(deal.hands)]
     places.append(("deal.stock", deal.stock))
@@ -51,12 +64,12 @@ def check_deal(
                 raise RecordError(f"{CARD_NAMES[c]} is dealt twice", where)
             seen |= b
     missing = [CARD_NAMES[c] for c in pack if not seen & bit(c)]
-    if missing:
-        raise RecordError(f"the deal lacks {', '.join(missing)}", "deal")
-    hands = []
-    for hand in deal.hands:
-        m = 0
-        for c in hand:
-            m |= bit(c)
-        hands.append(m)
-    return hands
+    raise RecordError(f"the deal lacks {', '.join(missing)}", "deal")
+
+
+@functools.cache
+def _pack_mask(pack: tuple[Card, ...]) -> CardSet:
+    m = 0
+    for c in pack:
+        m |= 1 << c
+    return m

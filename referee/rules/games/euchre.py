@@ -346,10 +346,16 @@ class Euchre:
         return state.rules.canadian and state.passes < 4 and state.maker == (state.dealer + 2) % 4
 
     def apply(self, state: EuchreState, seat: Seat, action: Action) -> Step:
-        if state.phase == OVER or seat != state.to_act:
+        if seat != state.to_act or state.phase == OVER:
             raise self._not_your_turn(state, seat, action)
         if state.phase == PLAY and 0 <= action < VERB_BASE:
-            if not (self._playable(state) >> action) & 1:
+            hand = state.hands[seat]
+            if state.trick:
+                t = state.trump
+                follow = hand & EFF_MASK[t][EFF_SUIT[t][state.trick[0][1]]]
+                if follow:
+                    hand = follow
+            if not (hand >> action) & 1:
                 raise self._illegal(state, action)
             return self._play(state, seat, action)
         if action not in self.legal_actions(state):
@@ -454,7 +460,11 @@ class Euchre:
             return Step(s, ())
         # the trick is complete (EU-20)
         power = POWER[state.trump][EFF_SUIT[state.trump][trick[0][1]]]
-        winner = max(trick, key=lambda p: power[p[1]])[0]
+        winner, best = trick[0]
+        top = power[best]
+        for p, c in trick:
+            if power[c] > top:
+                winner, top = p, power[c]
         taken = TrickTaken(len(state.tricks) + 1, trick, winner)
         s.tricks = (*state.tricks, taken)
         s.trick = ()
