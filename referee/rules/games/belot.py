@@ -1,0 +1,1139 @@
+"""Bulgarian Belot (Бридж-белот), as ``rules/belot-coinche.md`` §1 defines it (seed 000).
+
+Seats 0..3 in turn order (the real game goes counter-clockwise); teams are 0–2 (team 0) and
+1–3 (team 1). The first hand is ``dealer + 1``: it speaks first and leads to trick 1 (BG-D3).
+
+The deal (BG-D2): 3 then 2 cards to each seat from the first hand, so ``deal.hands[s]`` are the
+5 cards seat ``s`` holds in the auction. ``deal.stock`` is the 12 cards dealt after a contract:
+``stock[3*i : 3*i + 3]`` go to seat ``(dealer + 1 + i) % 4``. After an all-pass auction they
+stay undealt (BG-B6).
+
+Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
+over. Scoring (BG-S*, BG-R*) is :func:`score_deal`; the match (hanging points, 151, "с капо не
+се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot, valat_pending)``.
+Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+from typing import ClassVar, Final, NamedTuple
+
+from referee.rules.cards import (
+    CARD_NAMES,
+    JACK,
+    KING,
+    NINE,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SUIT_LETTERS,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    SUITS,
+    Card,
+    CardSet,
+    card,
+    cards_in,
+    parse_card,
+)
+from referee.rules.dealing import check_deal
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.game import (
+    JSON,
+    VERB_BASE,
+    Action,
+    Announced,
+    Deal,
+    Fact,
+    HandEnded,
+    HandResult,
+    MatchState,
+    Step,
+    TrickTaken,
+)
+from referee.rules.games.belote_family import (
+    ABOVE,
+    ALL_TRUMPS,
+    CARD_POINTS,
+    CARRE_RANKS,
+    KING_QUEEN,
+    LAST_TRICK_BONUS,
+    NO_TRUMPS,
+    POWER,
+    RANK_MASKS,
+    RANKS,
+    SEQUENCE_MASKS,
+    SEQUENCES,
+    Mode,
+    sequence_key,
+    sequence_points,
+)
+from referee.rules.params import RuleSet, param
+from referee.rules.seats import Seat
+
+
+@dataclasses.dataclass(frozen=True)
+class BelotRules(RuleSet):
+    """Bulgarian Belot's rule parameters (§1 and the BG rows of §3); defaults follow the seed."""
+
+    target_score: int = param(151, "BG-G1", "match points that end the game", minimum=1)
+    bg_double_freezes_auction: bool = param(
+        False, "BG-B5", "after a contra no higher contract may be bid (V2; default: bidding "
+        "goes on)"
+    )
+    bg_surcontra: bool = param(
+        False, "BG-B1", "a third doubling level, surcontra (x8), by the defenders after a recontra "
+        "(V12, regional)"
+    )
+    bg_valat_contra: str = param(
+        "winner_takes_all",
+        "BG-S8",
+        "a valat cancels contra: the side with more points takes the undoubled total "
+        "(NikolayIT), or the deal is scored as undoubled (V3)",
+        choices=("winner_takes_all", "undoubled"),
+    )
+    bg_valat_exit: str = param(
+        "one_more_deal",
+        "BG-G2",
+        "'с капо не се излиза': one more (non-valat, non-void) deal after a deciding valat; or the "
+        "game ends only on a non-valat deal the winner scored in (NikolayIT); or off (V5)",
+        choices=("one_more_deal", "winner_scores_last", "off"),
+    )
+    bg_seq8: str = param(
+        "kvinta",
+        "BG-A5",
+        "an 8-card run is one kvinta (100), or kvinta plus terca (120, NikolayIT, V6)",
+        choices=("kvinta", "kvinta_terca"),
+    )
+    bg_kare_order: str = param(
+        "value",
+        "BG-A6",
+        "100-point kares rank by trump value A>10>K>Q (seed), or by rank A>K>Q>10 (NikolayIT, V7)",
+        choices=("value", "rank"),
+    )
+    bg_declaration_contest: str = param(
+        "separate",
+        "BG-A6",
+        "sequences and kares are two separate contests (seed), or one combined contest (the 2001 "
+        "program, V8)",
+        choices=("separate", "combined"),
+    )
+    bg_nt_declarations: bool = param(
+        False, "BG-A2", "declarations allowed in No Trumps at face value, not doubled (2001 "
+        "program, V9)"
+    )
+    bg_suit_rounding: str = param(
+        "seed",
+        "BG-R2",
+        "suit contracts round ...5 down and a ...6 towards the smaller side (seed), or half "
+        "up (V10)",
+        choices=("seed", "half_up"),
+    )
+    bg_small_side_min_one: bool = param(
+        False, "BG-R1", "a side with any points never rounds to 0 (the 2001 program, V11)"
+    )
+
+
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
+
+    AUCTION = 0
+    PLAY = 1
+    OVER = 2
+
+
+AUCTION, PLAY, OVER = (int(p) for p in Phase)
+
+# -- action codes (cards 0..51 are plays) ---------------------------------------------------
+
+PASS: Final = VERB_BASE
+BID_BASE: Final = VERB_BASE + 1  # + mode: C D H S NT AT (BG-C2 order)
+CONTRA: Final = VERB_BASE + 7
+RECONTRA: Final = VERB_BASE + 8
+SURCONTRA: Final = VERB_BASE + 9
+BELOT_BASE: Final = 2 * VERB_BASE  # + card: play the card announcing belot (BG-A7)
+DECLARE_BASE: Final = 3 * VERB_BASE  # + index in SEQUENCES (84 runs)
+CARRE_BASE: Final = DECLARE_BASE + len(SEQUENCES)  # + index in CARRE_RANKS
+
+MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
+MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
+_VERBS: Final = {"pass": PASS, "contra": CONTRA, "recontra": RECONTRA, "surcontra": SURCONTRA}
+_VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
+_LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
+_LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
+
+PACK_MASK: Final = sum(1 << c for c in PACK_32)
+HAND_BITS: Final = 64
+LOW: Final = (1 << HAND_BITS) - 1
+
+SEQ_CODE: Final = {q: DECLARE_BASE + i for i, q in enumerate(SEQUENCES)}
+DECL_MASK: Final = {
+    **{DECLARE_BASE + i: m for i, m in enumerate(SEQUENCE_MASKS)},
+    **{CARRE_BASE + i: RANK_MASKS[r] for i, r in enumerate(CARRE_RANKS)},
+}
+"""The cards each declaration code names."""
+_DECL_BY_MASK: Final = {m: code for code, m in DECL_MASK.items()}
+ALL_DECLARATIONS: Final = tuple(sorted(DECL_MASK))
+
+
+def decl_kind(code: Action) -> str:
+    """``terca``, ``kvarta``, ``kvinta`` or ``kare``: what the others hear (BG-A3)."""
+    if code >= CARRE_BASE:
+        return "kare"
+    length = SEQUENCES[code - DECLARE_BASE][2]
+    return "terca" if length == 3 else "kvarta" if length == 4 else "kvinta"
+
+
+def decl_points(code: Action, rules: BelotRules) -> int:
+    """Value of a declaration (BG-A1; ``bg_seq8``)."""
+    if code >= CARRE_BASE:
+        r = CARRE_RANKS[code - CARRE_BASE]
+        return 200 if r == JACK else 150 if r == NINE else 100
+    length = SEQUENCES[code - DECLARE_BASE][2]
+    if length == 8 and rules.bg_seq8 == "kvinta_terca":
+        return 120
+    return sequence_points(length)
+
+
+_KARE_STRENGTH: Final = {
+    "value": {JACK: 6, NINE: 5, 12: 4, 8: 3, KING: 2, QUEEN: 1},  # A=12, 10=8 (BG-A6)
+    "rank": {JACK: 6, NINE: 5, 12: 4, KING: 3, QUEEN: 2, 8: 1},  # NikolayIT (V7)
+}
+
+
+def _decl_key(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
+    if code >= CARRE_BASE:
+        r = CARRE_RANKS[code - CARRE_BASE]
+        return (decl_points(code, rules), 1, _KARE_STRENGTH[rules.bg_kare_order][r], 0)
+    _, low, length = SEQUENCES[code - DECLARE_BASE]
+    return (decl_points(code, rules), 0, *sequence_key(low, length))
+
+
+def resolve_declarations(
+    declared: Sequence[tuple[Seat, Action]], rules: BelotRules
+) -> list[int]:
+    """Points each declaration scores after the teams' declarations are compared.
+
+    Default (BG-A5, BG-A6): sequences and kares are separate contests; in each, only the team
+    with the best one scores all of its own, and equal best sequences void all sequences.
+    ``bg_declaration_contest=combined`` (V8): one contest over all declarations, by points, a
+    kare before a sequence of equal points, then as above; a complete tie voids everything.
+    """
+    out = [0] * len(declared)
+    groups: list[list[int]]
+    if rules.bg_declaration_contest == "combined":
+        groups = [list(range(len(declared)))]
+    else:
+        groups = [
+            [i for i, (_, c) in enumerate(declared) if c < CARRE_BASE],
+            [i for i, (_, c) in enumerate(declared) if c >= CARRE_BASE],
+        ]
+    for group in groups:
+        best: list[tuple[int, ...] | None] = [None, None]
+        for i in group:
+            seat, code = declared[i]
+            key = (
+                _decl_key(code, rules)
+                if rules.bg_declaration_contest == "combined"
+                else _decl_key(code, rules)[1:]
+            )
+            t = seat & 1
+            cur = best[t]
+            if cur is None or key > cur:
+                best[t] = key
+        b0, b1 = best
+        if b0 is None and b1 is None:
+            continue
+        if b0 is not None and b1 is not None and b0 == b1:
+            continue  # equal best: all void (BG-A5)
+        winner = 0 if b1 is None or (b0 is not None and b0 > b1) else 1
+        for i in group:
+            seat, code = declared[i]
+            if seat & 1 == winner:
+                out[i] = decl_points(code, rules)
+    return out
+
+
+# -- scoring (BG-S*, BG-R*) -----------------------------------------------------------------
+
+
+class DealScore(NamedTuple):
+    """What one deal writes down: ``points`` per team, points ``hanging`` into the pot, the team
+    that takes the pot carried in (``None`` when the deal hangs), and the outcome word."""
+
+    points: tuple[int, int]
+    hanging: int
+    pot_winner: int | None
+    outcome: str
+
+
+def round_all(x: int) -> int:
+    """BG-R1: tenths, half up."""
+    return (x + 5) // 10
+
+
+def round_team(mode: Mode, x: int, higher: bool, rules: BelotRules) -> int:
+    """BG-R2 / BG-R3: one team's match points; ``higher`` says it has more raw points."""
+    if mode == NO_TRUMPS or (mode < NO_TRUMPS and rules.bg_suit_rounding == "half_up"):
+        v = round_all(x)
+    else:
+        q, m = divmod(x, 10)
+        problem = 4 if mode == ALL_TRUMPS else 6
+        v = q + 1 if m > problem or (m == problem and not higher) else q
+    if rules.bg_small_side_min_one and x > 0 and v == 0:
+        v = 1
+    return v
+
+
+def score_deal(
+    mode: Mode,
+    level: int,
+    declarer_team: int,
+    raw: tuple[int, int],
+    valat: bool,
+    rules: BelotRules,
+) -> DealScore:
+    """Score one deal from the teams' raw points (BG-S2 .. BG-S8).
+
+    ``raw`` already holds card points, last ten, declarations and belot, NT doubling and the
+    valat 90. ``level`` is 1, 2 (contra), 4 (recontra) or 8 (surcontra).
+    """
+    b = declarer_team
+    o = 1 - b
+    total = raw[0] + raw[1]
+    coef = level
+    doubled = level > 1
+    if valat and doubled:  # BG-S8: contra falls away
+        if rules.bg_valat_contra == "winner_takes_all":
+            coef = 1
+        else:
+            doubled = False
+    pts = [0, 0]
+    if doubled:  # BG-S7
+        v = coef * round_all(total)
+        if raw[b] == raw[o]:
+            return DealScore((0, 0), v, None, "hanging")
+        w = 0 if raw[0] > raw[1] else 1
+        pts[w] = v
+        return DealScore((pts[0], pts[1]), 0, w, "made" if w == b else "inside")
+    if raw[b] < raw[o]:  # BG-S4
+        pts[o] = round_all(total)
+        return DealScore((pts[0], pts[1]), 0, o, "inside")
+    if raw[b] == raw[o]:  # BG-S5
+        pts[o] = round_team(mode, raw[o], True, rules)
+        return DealScore((pts[0], pts[1]), round_team(mode, raw[b], False, rules), None, "hanging")
+    pts[b] = round_team(mode, raw[b], True, rules)  # BG-S3
+    pts[o] = round_team(mode, raw[o], False, rules)
+    return DealScore((pts[0], pts[1]), 0, b, "made")
+
+
+# -- state ----------------------------------------------------------------------------------
+
+
+class BelotState:
+    """One Belot deal. Treat as immutable: :meth:`Belot.apply` returns a new one.
+
+    ``hands`` packs the four hands into one int, 64 bits per seat; ``rest`` is the stock in the
+    same packing, OR-ed in when the auction ends.
+    """
+
+    __slots__ = (
+        "belots",
+        "best",
+        "bidder",
+        "calls",
+        "contract",
+        "dealer",
+        "decls",
+        "hands",
+        "leader",
+        "level",
+        "passes",
+        "phase",
+        "rest",
+        "rules",
+        "stock",
+        "to_act",
+        "trick",
+        "tricks",
+        "winner",
+    )
+
+    rules: BelotRules
+    dealer: Seat
+    stock: tuple[Card, ...]
+    rest: int
+    phase: int
+    to_act: Seat
+    hands: int
+    calls: tuple[Action, ...]
+    contract: int
+    bidder: Seat
+    level: int
+    passes: int
+    leader: Seat
+    trick: tuple[Card, ...]
+    best: Card
+    winner: Seat
+    tricks: tuple[TrickTaken, ...]
+    decls: tuple[tuple[Seat, Action], ...]
+    belots: tuple[tuple[Seat, Card], ...]
+
+    def copy(self) -> BelotState:
+        """A shallow copy (every field is immutable)."""
+        s = _new_state(BelotState)
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.stock = self.stock
+        s.rest = self.rest
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.calls = self.calls
+        s.contract = self.contract
+        s.bidder = self.bidder
+        s.level = self.level
+        s.passes = self.passes
+        s.leader = self.leader
+        s.trick = self.trick
+        s.best = self.best
+        s.winner = self.winner
+        s.tricks = self.tricks
+        s.decls = self.decls
+        s.belots = self.belots
+        return s
+
+    def hand(self, seat: Seat) -> CardSet:
+        """The cards ``seat`` holds now."""
+        return (self.hands >> (seat << 6)) & LOW
+
+    def __repr__(self) -> str:
+        return f"<BelotState phase={Phase(self.phase).name} to_act={self.to_act}>"
+
+
+_new_state = object.__new__
+
+_BELOT_CARDS: Final = tuple(
+    KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
+    for m in range(6)
+)
+"""Per mode, the cards that can carry a belot (BG-A7)."""
+
+
+def _seq_byte(hand: CardSet, suit: int) -> int:
+    """The 8 cards of ``suit`` in SEQUENCE order as bits 0..7 (7 = bit 0)."""
+    return (hand >> (13 * suit + RANKS[0])) & 0xFF
+
+
+class Belot:
+    """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
+
+    name: ClassVar[str] = "belot"
+    aliases: ClassVar[tuple[str, ...]] = ("bulgarian_belot", "belote_bg", "бридж-белот")
+    title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
+    num_seats: ClassVar[int] = 4
+    partnerships: ClassVar[bool] = True
+    pack: ClassVar[tuple[Card, ...]] = PACK_32
+    rules_class: ClassVar[type[RuleSet]] = BelotRules
+
+    # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
+
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+        """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
+        in the same order, after the auction (BG-D2)."""
+        by_turn = [tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i])
+                   for i in range(4)]
+        hands = tuple(by_turn[(s - dealer - 1) % 4] for s in range(4))
+        return Deal(hands=hands, stock=tuple(pack[20:32]))
+
+    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> BelotState:
+        assert isinstance(rules, BelotRules)
+        hands = check_deal(deal, PACK_32, (5, 5, 5, 5), 12, "belot")
+        s = _new_state(BelotState)
+        s.rules = rules
+        s.dealer = dealer
+        s.stock = deal.stock
+        packed = rest = 0
+        for seat in range(4):
+            packed |= hands[seat] << (seat << 6)
+        for i, c in enumerate(deal.stock):
+            rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
+        s.rest = rest
+        s.hands = packed
+        s.phase = AUCTION
+        s.to_act = (dealer + 1) & 3
+        s.calls = ()
+        s.contract = -1
+        s.bidder = -1
+        s.level = 1
+        s.passes = 0
+        s.leader = -1
+        s.trick = ()
+        s.best = -1
+        s.winner = -1
+        s.tricks = ()
+        s.decls = ()
+        s.belots = ()
+        return s
+
+    # -- play ------------------------------------------------------------------------------
+
+    def current_seat(self, state: BelotState) -> Seat | None:
+        return None if state.phase == OVER else state.to_act
+
+    def is_terminal(self, state: BelotState) -> bool:
+        return state.phase == OVER
+
+    def legal_actions(self, state: BelotState) -> list[Action]:
+        if state.phase == PLAY:
+            seat = state.to_act
+            hand = (state.hands >> (seat << 6)) & LOW
+            playable = self._playable(state, seat, hand)
+            out = cards_in(playable)
+            mode = state.contract
+            if hand & _BELOT_CARDS[mode]:
+                for c in cards_in(self._belot_cards(state, hand, playable)):
+                    out.append(BELOT_BASE + c)
+            if not state.tricks and (mode != NO_TRUMPS or state.rules.bg_nt_declarations):
+                out.extend(self._declarable(state, seat, hand))
+            return out
+        if state.phase == AUCTION:
+            return self._calls(state)
+        return []
+
+    def _calls(self, state: BelotState) -> list[Action]:
+        """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
+        out = [PASS]
+        top = state.contract
+        level = state.level
+        if not (state.rules.bg_double_freezes_auction and level > 1):
+            out.extend(range(BID_BASE + top + 1, BID_BASE + 6))
+        if top >= 0:
+            ours = not (state.to_act ^ state.bidder) & 1
+            if level == 1 and not ours:
+                out.append(CONTRA)
+            elif level == 2 and ours:
+                out.append(RECONTRA)
+            elif level == 4 and not ours and state.rules.bg_surcontra:
+                out.append(SURCONTRA)
+        return out
+
+    def _playable(self, state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
+        """BG-P1 .. BG-P7: the cards ``seat`` may play."""
+        trick = state.trick
+        if not trick:
+            return hand
+        led = SUIT_OF[trick[0]]
+        follow = hand & SUIT_MASKS[led]
+        mode = state.contract
+        if mode == NO_TRUMPS:
+            return follow or hand
+        if mode == ALL_TRUMPS:
+            if follow:
+                return (follow & ABOVE[mode][state.best]) or follow
+            return hand
+        if follow:
+            if led == mode:
+                return (follow & ABOVE[mode][state.best]) or follow
+            return follow
+        if not (state.winner ^ seat) & 1:
+            return hand
+        trumps = hand & SUIT_MASKS[mode]
+        if not trumps:
+            return hand
+        if SUIT_OF[state.best] != mode:
+            return trumps
+        return (trumps & ABOVE[mode][state.best]) or hand
+
+    def _belot_cards(self, state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
+        """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following
+        suit, or (suit contract) as a trump."""
+        mode = state.contract
+        if mode == NO_TRUMPS:
+            return 0
+        out = 0
+        for s in SUITS if mode == ALL_TRUMPS else (mode,):
+            kq = KING_QUEEN[s]
+            if hand & kq == kq:
+                out |= kq
+        out &= playable
+        if out and mode == ALL_TRUMPS and state.trick:
+            out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
+        return out
+
+    def _declarable(self, state: BelotState, seat: Seat, hand: CardSet) -> list[Action]:
+        """BG-A1, BG-A3, BG-A4: the declarations ``seat`` may still make with its first card."""
+        used = 0
+        for who, code in state.decls:
+            if who == seat:
+                used |= DECL_MASK[code]
+        avail = hand & ~used
+        lock = 0
+        out = []
+        for i, r in enumerate(CARRE_RANKS):
+            m = RANK_MASKS[r]
+            if hand & m == m:
+                lock |= m
+                if not used & m:
+                    out.append(CARRE_BASE + i)
+        seqs = []
+        for s in SUITS:
+            a8 = _seq_byte(avail, s)
+            if not _HAS_RUN[a8]:
+                continue
+            h8 = _seq_byte(hand, s)
+            l8 = _seq_byte(lock, s)
+            free = ~h8 | l8  # neighbour positions that do not extend a run
+            for low, length in _SUBRUNS[a8]:
+                below, above = low - 1, low + length
+                if (below < 0 or (free >> below) & 1) and (above > 7 or (free >> above) & 1):
+                    seqs.append(SEQ_CODE[(s, low, length)])
+        seqs.sort()
+        return seqs + out
+
+    def apply(self, state: BelotState, seat: Seat, action: Action) -> Step:
+        if state.phase == OVER or seat != state.to_act:
+            raise self._not_your_turn(state, seat, action)
+        if state.phase == PLAY:
+            if 0 <= action < VERB_BASE:
+                hand = (state.hands >> (seat << 6)) & LOW
+                if not (self._playable(state, seat, hand) >> action) & 1:
+                    raise self._illegal(state, action)
+                return self._play(state, seat, action, False)
+            if BELOT_BASE <= action < BELOT_BASE + 52:
+                c = action - BELOT_BASE
+                hand = (state.hands >> (seat << 6)) & LOW
+                playable = self._playable(state, seat, hand)
+                if not (self._belot_cards(state, hand, playable) >> c) & 1:
+                    raise self._illegal(state, action)
+                return self._play(state, seat, c, True)
+        if action not in self.legal_actions(state):
+            raise self._illegal(state, action)
+        s = state.copy()
+        facts: tuple[Fact, ...] = ()
+        if state.phase == PLAY:  # a declaration (BG-A3)
+            s.decls = (*state.decls, (seat, action))
+            facts = (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),)
+            return Step(s, facts)
+        s.calls = (*state.calls, action)
+        s.to_act = (seat + 1) & 3
+        if action == PASS:
+            s.passes += 1
+            if s.contract < 0 and s.passes == 4:  # BG-B6 (b)
+                s.phase = OVER
+                return Step(s, (HandEnded(self.result(s)),))
+            if s.contract >= 0 and s.passes == 3:  # BG-B6 (a)
+                return Step(s, self._start_play(s))
+        elif action in _LEVEL_AFTER:
+            s.level = _LEVEL_AFTER[action]
+            s.passes = 0
+        else:
+            s.contract = action - BID_BASE
+            s.bidder = seat
+            s.level = 1
+            s.passes = 0
+        return Step(s, facts)
+
+    def _start_play(self, s: BelotState) -> tuple[Fact, ...]:
+        """The last three cards each (BG-D2); the first hand leads (BG-D3)."""
+        s.hands |= s.rest
+        s.phase = PLAY
+        first = (s.dealer + 1) & 3
+        s.to_act = first
+        s.leader = first
+        return (
+            Announced(
+                "contract",
+                {
+                    "contract": MODE_NAMES[s.contract],
+                    "declarer": s.bidder,
+                    "level": s.level,
+                },
+            ),
+        )
+
+    def _play(self, state: BelotState, seat: Seat, c: Card, belot: bool) -> Step:
+        s = state.copy()
+        s.hands = state.hands ^ (1 << (c + (seat << 6)))
+        facts: tuple[Fact, ...] = ()
+        if belot:
+            s.belots = (*state.belots, (seat, c))
+            facts = (Announced("belot", {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[c]]}),)
+        trick = state.trick
+        if not trick:
+            s.trick = (c,)
+            s.leader = seat
+            s.best = c
+            s.winner = seat
+            s.to_act = (seat + 1) & 3
+            return Step(s, facts)
+        power = POWER[state.contract][SUIT_OF[trick[0]]]
+        if power[c] > power[state.best]:
+            s.best = c
+            s.winner = seat
+        trick = (*trick, c)
+        if len(trick) < 4:
+            s.trick = trick
+            s.to_act = (seat + 1) & 3
+            return Step(s, facts)
+        lead = state.leader
+        pts = CARD_POINTS[state.contract]
+        taken = TrickTaken(
+            len(state.tricks) + 1,
+            ((lead, trick[0]), ((lead + 1) & 3, trick[1]), ((lead + 2) & 3, trick[2]),
+             ((lead + 3) & 3, trick[3])),
+            s.winner,
+            pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[trick[3]],
+        )
+        s.tricks = (*state.tricks, taken)
+        s.trick = ()
+        s.best = -1
+        s.leader = s.to_act = s.winner
+        if len(s.tricks) == 8:
+            s.phase = OVER
+            return Step(s, (*facts, taken, HandEnded(self.result(s))))
+        return Step(s, (*facts, taken))
+
+    # -- scoring ---------------------------------------------------------------------------
+
+    def result(self, state: BelotState) -> HandResult:
+        if state.contract < 0 or len(state.tricks) < 8:
+            return HandResult((0, 0), {"redeal": True}, void=True)
+        rules = state.rules
+        mode = state.contract
+        b = state.bidder & 1
+        cards = [0, 0]
+        won = [0, 0]
+        for taken in state.tricks:
+            cards[taken.winner & 1] += taken.points
+            won[taken.winner & 1] += 1
+        last = state.tricks[-1].winner & 1
+        decl_pts = resolve_declarations(state.decls, rules)
+        decl_team = [0, 0]
+        for (seat, _), p in zip(state.decls, decl_pts, strict=True):
+            decl_team[seat & 1] += p
+        bel = [0, 0]
+        for seat, _ in state.belots:
+            bel[seat & 1] += 20
+        raw = [cards[t] + (LAST_TRICK_BONUS if t == last else 0) for t in (0, 1)]
+        if mode == NO_TRUMPS:
+            raw = [2 * raw[0] + decl_team[0], 2 * raw[1] + decl_team[1]]  # BG-S1 (+ V9)
+        else:
+            raw = [raw[t] + decl_team[t] + bel[t] for t in (0, 1)]
+        valat = None
+        for t in (0, 1):
+            if won[t] == 8:
+                valat = t
+                raw[t] += 90
+        score = score_deal(mode, state.level, b, (raw[0], raw[1]), valat is not None, rules)
+        detail: dict[str, JSON] = {
+            "contract": MODE_NAMES[mode],
+            "declarer": state.bidder,
+            "level": state.level,
+            "tricks": won,
+            "card_points": cards,
+            "last_trick": last,
+            "declarations": [
+                {
+                    "seat": seat,
+                    "kind": decl_kind(code),
+                    "cards": [CARD_NAMES[c] for c in _decl_cards(code)],
+                    "points": p,
+                }
+                for (seat, code), p in zip(state.decls, decl_pts, strict=True)
+            ],
+            "belots": [
+                {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[c]]} for seat, c in state.belots
+            ],
+            "raw": raw,
+            "valat": valat,
+            "outcome": score.outcome,
+            "hanging": score.hanging,
+            "pot_winner": score.pot_winner,
+        }
+        return HandResult(score.points, detail)
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, state: BelotState, seat: Seat | None) -> dict[str, JSON]:
+        over = state.phase == OVER
+        first = (state.dealer + 1) & 3
+        out: dict[str, JSON] = {
+            "game": self.name,
+            "phase": Phase(state.phase).name.lower(),
+            "dealer": state.dealer,
+            "to_act": self.current_seat(state),
+            "calls": [
+                {"seat": (first + i) & 3, "call": self.format_action(a)}
+                for i, a in enumerate(state.calls)
+            ],
+            "contract": MODE_NAMES[state.contract] if state.contract >= 0 else None,
+            "declarer": state.bidder if state.bidder >= 0 else None,
+            "doubled": _LEVEL_NAMES[state.level],
+            "hand_sizes": [state.hand(s).bit_count() for s in range(4)],
+            "trick": [
+                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
+                for i, c in enumerate(state.trick)
+            ],
+            "tricks": [_trick_json(t) for t in state.tricks],
+            "declarations": [
+                {"seat": who, "kind": decl_kind(code)}
+                | ({"cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
+                   if over or who == seat else {})
+                for who, code in state.decls
+            ],
+            "belots": [
+                {"seat": who, "suit": SUIT_LETTERS[SUIT_OF[c]]} for who, c in state.belots
+            ],
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hand(seat))]
+        if over:
+            out["result"] = self.result(state).to_json()
+        return out
+
+    def audit_view(self, state: BelotState) -> dict[str, JSON]:
+        out = self.view(state, None)
+        out["hands"] = [[CARD_NAMES[c] for c in cards_in(state.hand(s))] for s in range(4)]
+        out["stock"] = [CARD_NAMES[c] for c in state.stock]
+        out["declarations"] = [
+            {"seat": who, "kind": decl_kind(code),
+             "cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
+            for who, code in state.decls
+        ]
+        return out
+
+    # -- notation --------------------------------------------------------------------------
+
+    def parse_action(self, text: str) -> Action:
+        verb, sep, arg = text.partition(":")
+        if not sep:
+            code = _VERBS.get(text)
+            if code is None:
+                raise InvalidActionError(
+                    f"{text!r} is not a Belot action (pass, bid:<C|D|H|S|NT|AT>, contra, "
+                    "recontra, declare:<cards>, play:<card>, belot:<card>)"
+                )
+            return code
+        if verb == "play":
+            return parse_card(arg)
+        if verb == "belot":
+            c = parse_card(arg)
+            if RANK_OF[c] not in (KING, QUEEN):
+                raise InvalidActionError(f"{text!r}: a belot is announced with a king or queen")
+            return BELOT_BASE + c
+        if verb == "bid":
+            key = arg.upper()
+            if key not in MODE_NAMES or arg != arg.strip():
+                raise InvalidActionError(
+                    f"{arg!r} is not a contract: write C, D, H, S, NT or AT"
+                )
+            return BID_BASE + MODE_NAMES.index(key)
+        if verb == "declare":
+            m = 0
+            for part in arg.split(","):
+                c = parse_card(part)
+                if (m >> c) & 1:
+                    raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
+                m |= 1 << c
+            code = _DECL_BY_MASK.get(m)
+            if code is None:
+                raise InvalidActionError(
+                    f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
+                    "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
+                )
+            return code
+        raise InvalidActionError(f"{text!r} is not a Belot action: unknown verb {verb!r}")
+
+    def format_action(self, action: Action) -> str:
+        if 0 <= action < VERB_BASE:
+            return "play:" + CARD_NAMES[action]
+        if BELOT_BASE <= action < BELOT_BASE + 52:
+            return "belot:" + CARD_NAMES[action - BELOT_BASE]
+        if action in DECL_MASK:
+            return "declare:" + ",".join(CARD_NAMES[c] for c in _decl_cards(action))
+        if BID_BASE <= action < BID_BASE + 6:
+            return "bid:" + MODE_NAMES[action - BID_BASE]
+        return _VERB_NAMES[action]
+
+    def all_actions(self) -> list[Action]:
+        belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+        return sorted(
+            [*PACK_32, *_VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
+             *ALL_DECLARATIONS]
+        )
+
+    def card_locations(self, state: BelotState) -> dict[str, CardSet]:
+        where = {f"hand{s}": state.hand(s) for s in range(4)}
+        played = 0
+        for t in state.tricks:
+            for _, c in t.plays:
+                played |= 1 << c
+        for c in state.trick:
+            played |= 1 << c
+        where["played"] = played
+        dealt = state.phase == PLAY or (state.phase == OVER and state.contract >= 0)
+        where["stock"] = 0 if dealt else sum(1 << c for c in state.stock)
+        return where
+
+    # -- match level (BG-D4, BG-S6, BG-G1 .. BG-G3) ----------------------------------------
+
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
+        return MatchState(scores=(0, 0), dealer=first_dealer, carry=(0, 0))
+
+    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+        assert isinstance(rules, BelotRules)
+        pot, pending = match.carry if len(match.carry) == 2 else (0, 0)
+        dealer = (match.dealer + 1) & 3  # BG-D4, after an all-pass too
+        if result.void:  # BG-B6 (b): nobody scores, the pot carries over (BG-S6)
+            return dataclasses.replace(
+                match, dealer=dealer, hands_played=match.hands_played + 1, carry=(pot, pending)
+            )
+        scores = [match.scores[0] + result.points[0], match.scores[1] + result.points[1]]
+        pot_winner = result.detail.get("pot_winner")
+        if isinstance(pot_winner, int):
+            scores[pot_winner] += pot
+            pot = 0
+        hanging = result.detail.get("hanging", 0)
+        pot += hanging if isinstance(hanging, int) else 0
+        valat = result.detail.get("valat") is not None
+        target = rules.target_score
+        decided = max(scores) >= target and scores[0] != scores[1]  # BG-G1
+        leader = 0 if scores[0] > scores[1] else 1
+        over = False
+        if rules.bg_valat_exit == "one_more_deal":  # BG-G2
+            if pending:
+                if not valat:
+                    pending = 0
+                    over = decided
+            elif decided and valat:
+                pending = 1
+            else:
+                over = decided
+        elif rules.bg_valat_exit == "winner_scores_last":
+            over = decided and not valat and result.points[leader] > 0
+        else:
+            over = decided
+        return MatchState(
+            scores=(scores[0], scores[1]),
+            dealer=dealer,
+            hands_played=match.hands_played + 1,
+            carry=(pot, pending),
+            over=over,
+            winner=leader if over else None,
+        )
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def _not_your_turn(self, state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
+        what = self.format_action(action) if self._known(action) else str(action)
+        if state.phase == OVER:
+            return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
+        return NotYourTurnError(
+            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
+        )
+
+    def _known(self, action: Action) -> bool:
+        try:
+            self.format_action(action)
+        except (KeyError, IndexError):
+            return False
+        return True
+
+    def _illegal(self, state: BelotState, action: Action) -> IllegalActionError:
+        """Explain why ``action`` is refused, naming the rule."""
+        if not self._known(action):
+            return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
+        text = self.format_action(action)
+        if state.phase == AUCTION:
+            return self._illegal_call(state, action, text)
+        seat = state.to_act
+        hand = state.hand(seat)
+        if action < VERB_BASE or BELOT_BASE <= action < BELOT_BASE + 52:
+            c = action - BELOT_BASE if action >= BELOT_BASE else action
+            if not (hand >> c) & 1:
+                return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
+            playable = self._playable(state, seat, hand)
+            if not (playable >> c) & 1:
+                return self._illegal_card(state, seat, hand, playable, c, text)
+            return self._illegal_belot(state, hand, c, text)
+        if action in DECL_MASK:
+            return self._illegal_declaration(state, seat, hand, action, text)
+        return IllegalActionError(
+            f"{text!r}: the auction is over; play a card (play:<card>)", "BG-B6"
+        )
+
+    def _illegal_call(self, state: BelotState, action: Action, text: str) -> IllegalActionError:
+        top = state.contract
+        if action < VERB_BASE or action >= BELOT_BASE:
+            return IllegalActionError(
+                f"{text!r}: the auction is on: call pass, bid:<contract>, contra or recontra "
+                "(declarations and cards come after it)",
+                "BG-B1",
+            )
+        if BID_BASE <= action < BID_BASE + 6:
+            if state.rules.bg_double_freezes_auction and state.level > 1:
+                return IllegalActionError(
+                    f"{text!r}: after a contra no higher contract may be bid "
+                    "(bg_double_freezes_auction)",
+                    "BG-B5",
+                )
+            return IllegalActionError(
+                f"{text!r}: a bid must be higher than the standing "
+                f"{MODE_TITLES[top]} (clubs < diamonds < hearts < spades < no trumps < "
+                "all trumps)",
+                "BG-B2",
+            )
+        ours = top >= 0 and not (state.to_act ^ state.bidder) & 1
+        if action == CONTRA:
+            why = (
+                "there is no contract to double" if top < 0
+                else "your own team's contract cannot be doubled" if ours
+                else "the contract is already doubled"
+            )
+            return IllegalActionError(f"'contra': {why}", "BG-B3")
+        if action == RECONTRA:
+            why = (
+                "only a doubled contract can be redoubled" if top < 0 or state.level != 2
+                else "only the team that bid the contract may redouble"
+            )
+            return IllegalActionError(f"'recontra': {why}", "BG-B4")
+        why = (
+            "surcontra is not played under these rules (bg_surcontra)"
+            if not state.rules.bg_surcontra
+            else "only the defenders may answer a recontra with surcontra"
+        )
+        return IllegalActionError(f"'surcontra': {why}", "BG-B1")
+
+    def _illegal_card(
+        self, state: BelotState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
+    ) -> IllegalActionError:
+        led = SUIT_OF[state.trick[0]]
+        mode = state.contract
+        names = " ".join(CARD_NAMES[d] for d in cards_in(playable))
+        follow = hand & SUIT_MASKS[led]
+        if follow and SUIT_OF[c] != led:
+            return IllegalActionError(
+                f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {names}",
+                "BG-P2",
+            )
+        if follow:
+            return IllegalActionError(
+                f"{text!r}: must play higher than {CARD_NAMES[state.best]} in "
+                f"{SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
+                f"be raised, even over a partner); you may play {names}",
+                "BG-P3",
+            )
+        if SUIT_OF[state.best] == mode:
+            return IllegalActionError(
+                f"{text!r}: you are out of {SUIT_NAMES[led]} and an opponent's trump "
+                f"{CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
+                "BG-P5",
+            )
+        return IllegalActionError(
+            f"{text!r}: you are out of {SUIT_NAMES[led]} and the opponents are winning: you "
+            f"must trump with {names}",
+            "BG-P5",
+        )
+
+    def _illegal_belot(
+        self, state: BelotState, hand: CardSet, c: Card, text: str
+    ) -> IllegalActionError:
+        mode = state.contract
+        if mode == NO_TRUMPS:
+            return IllegalActionError(f"{text!r}: there is no belot in no trumps", "BG-A2")
+        if mode != ALL_TRUMPS and SUIT_OF[c] != mode:
+            return IllegalActionError(
+                f"{text!r}: a belot is the king and queen of trumps ({SUIT_NAMES[mode]})", "BG-A7"
+            )
+        if hand & KING_QUEEN[SUIT_OF[c]] != KING_QUEEN[SUIT_OF[c]]:
+            return IllegalActionError(
+                f"{text!r}: a belot is announced with the first of the king and queen, while "
+                "you hold both",
+                "BG-A7",
+            )
+        return IllegalActionError(
+            f"{text!r}: in all trumps a belot counts only on a lead or when following suit, "
+            "not on a discard",
+            "BG-A7",
+        )
+
+    def _illegal_declaration(
+        self, state: BelotState, seat: Seat, hand: CardSet, code: Action, text: str
+    ) -> IllegalActionError:
+        if state.contract == NO_TRUMPS and not state.rules.bg_nt_declarations:
+            return IllegalActionError(f"{text!r}: there are no declarations in no trumps", "BG-A2")
+        if state.tricks:
+            return IllegalActionError(
+                f"{text!r}: declarations are made only with your card to the first trick",
+                "BG-A3",
+            )
+        m = DECL_MASK[code]
+        if hand & m != m:
+            missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
+            return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
+        for who, other in state.decls:
+            if who == seat and DECL_MASK[other] & m:
+                return IllegalActionError(
+                    f"{text!r}: a card counts in one declaration only, and you already "
+                    f"declared {self.format_action(other)}",
+                    "BG-A4",
+                )
+        return IllegalActionError(
+            f"{text!r}: declare the whole run of consecutive cards you hold, not a part of it",
+            "BG-A1",
+        )
+
+
+def _decl_cards(code: Action) -> list[Card]:
+    if code >= CARRE_BASE:
+        r = CARRE_RANKS[code - CARRE_BASE]
+        return [card(r, s) for s in SUITS]
+    s, low, length = SEQUENCES[code - DECLARE_BASE]
+    return [card(RANKS[i], s) for i in range(low, low + length)]
+
+
+def _runs8(b: int) -> list[tuple[int, int]]:
+    out = []
+    i = 0
+    while i < 8:
+        if (b >> i) & 1:
+            j = i
+            while j < 8 and (b >> j) & 1:
+                j += 1
+            if j - i >= 3:
+                out.append((i, j - i))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+_HAS_RUN: Final = tuple(bool(_runs8(b)) for b in range(256))
+_SUBRUNS: Final = tuple(
+    tuple(
+        (lo, n)
+        for start, length in _runs8(b)
+        for lo in range(start, start + length)
+        for n in range(3, start + length - lo + 1)
+    )
+    for b in range(256)
+)
+"""Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
+
+
+def _trick_json(t: TrickTaken) -> dict[str, JSON]:
+    return {
+        "number": t.number,
+        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
+        "winner": t.winner,
+        "points": t.points,
+    }
+
+
+GAME: Final = Belot()

@@ -1,0 +1,224 @@
+"""Code shared by the belote family (Bulgarian Belot, Coinche): the 32-card pack, the three card
+orders, the card point values, trick power tables and sequence / carré detection.
+
+Everything here is game-neutral and table-driven (``rules/belot-coinche.md`` §0.2, §0.3, BG-A1,
+CO-A1). Contracts are identified by a *mode*: ``0..3`` is a suit contract with that suit as
+trump (``CLUBS .. SPADES``), :data:`NO_TRUMPS` and :data:`ALL_TRUMPS` the two others.
+
+Names here are a public interface for the belote-family games: add, never rename.
+"""
+
+from __future__ import annotations
+
+from typing import Final, TypeAlias
+
+from referee.rules.cards import (
+    ACE,
+    EIGHT,
+    JACK,
+    KING,
+    NINE,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SEVEN,
+    SUIT_OF,
+    SUITS,
+    TEN,
+    Card,
+    CardSet,
+    card,
+)
+
+Mode: TypeAlias = int
+"""``0..3`` a suit contract (the trump suit), ``4`` no trumps, ``5`` all trumps."""
+
+NO_TRUMPS: Final[Mode] = 4
+ALL_TRUMPS: Final[Mode] = 5
+MODES: Final[tuple[Mode, ...]] = (0, 1, 2, 3, NO_TRUMPS, ALL_TRUMPS)
+
+PACK_MASK: Final[CardSet] = sum(1 << c for c in PACK_32)
+"""The 32-card pack as a set."""
+
+RANKS: Final[tuple[int, ...]] = (SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE)
+"""The ranks of the pack in SEQUENCE order (7 8 9 10 J Q K A)."""
+
+TRUMP_ORDER: Final[tuple[int, ...]] = (SEVEN, EIGHT, QUEEN, KING, TEN, ACE, NINE, JACK)
+"""Lowest to highest in a trump suit (and every suit in all trumps)."""
+PLAIN_ORDER: Final[tuple[int, ...]] = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
+"""Lowest to highest in a non-trump suit (and every suit in no trumps)."""
+SEQUENCE_ORDER: Final[tuple[int, ...]] = RANKS
+"""Lowest to highest for sequences (terca / tierce ...)."""
+
+TRUMP_STRENGTH: Final[tuple[int, ...]] = tuple(
+    TRUMP_ORDER.index(r) if r in TRUMP_ORDER else -1 for r in range(13)
+)
+"""``TRUMP_STRENGTH[rank]``: 0 (7) .. 7 (J) in TRUMP order; -1 for ranks not in the pack."""
+PLAIN_STRENGTH: Final[tuple[int, ...]] = tuple(
+    PLAIN_ORDER.index(r) if r in PLAIN_ORDER else -1 for r in range(13)
+)
+"""``PLAIN_STRENGTH[rank]``: 0 (7) .. 7 (A) in PLAIN order."""
+
+TRUMP_VALUES: Final[dict[int, int]] = {
+    JACK: 20, NINE: 14, ACE: 11, TEN: 10, KING: 4, QUEEN: 3, EIGHT: 0, SEVEN: 0
+}
+"""Card points of a trump (§0.3); a trump suit totals 62."""
+PLAIN_VALUES: Final[dict[int, int]] = {
+    ACE: 11, TEN: 10, KING: 4, QUEEN: 3, JACK: 2, NINE: 0, EIGHT: 0, SEVEN: 0
+}
+"""Card points of a non-trump (§0.3); a plain suit totals 30."""
+
+LAST_TRICK_BONUS: Final = 10
+"""Points for winning the last trick ("last ten", "dix de der")."""
+
+
+def is_trump(mode: Mode, suit: int) -> bool:
+    """Whether ``suit`` uses TRUMP order and values under ``mode``."""
+    return mode in (ALL_TRUMPS, suit)
+
+
+def _points(mode: Mode, c: Card) -> int:
+    if not (PACK_MASK >> c) & 1:
+        return 0
+    table = TRUMP_VALUES if is_trump(mode, SUIT_OF[c]) else PLAIN_VALUES
+    return table[RANK_OF[c]]
+
+
+CARD_POINTS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(_points(m, c) for c in range(52)) for m in MODES
+)
+"""``CARD_POINTS[mode][card]``: the card's points under the Bulgarian / suit-contract values
+(a no-trumps deal counts 120, all trumps 248, a suit contract 152, before last ten)."""
+
+
+def _strength(mode: Mode, c: Card) -> int:
+    r = RANK_OF[c]
+    return TRUMP_STRENGTH[r] if is_trump(mode, SUIT_OF[c]) else PLAIN_STRENGTH[r]
+
+
+STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(_strength(m, c) if (PACK_MASK >> c) & 1 else -1 for c in range(52)) for m in MODES
+)
+"""``STRENGTH[mode][card]``: rank within its own suit, in the order that suit uses."""
+
+
+def _power(mode: Mode, led: int, c: Card) -> int:
+    if not (PACK_MASK >> c) & 1:
+        return -1
+    s = SUIT_OF[c]
+    if mode < NO_TRUMPS and s == mode:
+        return 100 + TRUMP_STRENGTH[RANK_OF[c]]
+    if s == led:
+        return _strength(mode, c)
+    return -1
+
+
+POWER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(tuple(_power(m, led, c) for c in range(52)) for led in SUITS) for m in MODES
+)
+"""``POWER[mode][led][card]``: the highest power wins the trick (BG-T1, CO-C3); -1 never wins."""
+
+ABOVE: Final[tuple[tuple[CardSet, ...], ...]] = tuple(
+    tuple(
+        sum(
+            1 << d
+            for d in PACK_32
+            if SUIT_OF[d] == SUIT_OF[c] and STRENGTH[m][d] > STRENGTH[m][c]
+        )
+        if (PACK_MASK >> c) & 1
+        else 0
+        for c in range(52)
+    )
+    for m in MODES
+)
+"""``ABOVE[mode][card]``: the cards of the same suit that beat ``card`` under ``mode``."""
+
+
+def trick_winner_index(mode: Mode, cards: tuple[Card, ...] | list[Card]) -> int:
+    """Index in ``cards`` (in play order, the lead first) of the card that wins the trick."""
+    power = POWER[mode][SUIT_OF[cards[0]]]
+    best = 0
+    for i in range(1, len(cards)):
+        if power[cards[i]] > power[cards[best]]:
+            best = i
+    return best
+
+
+# -- sequences and carrés (BG-A1, CO-A1) -------------------------------------------------------
+
+SEQ_INDEX: Final[tuple[int, ...]] = tuple(
+    RANKS.index(r) if r in RANKS else -1 for r in range(13)
+)
+"""``SEQ_INDEX[rank]``: 0 (7) .. 7 (A) in SEQUENCE order."""
+
+
+SEQUENCES: Final[tuple[tuple[int, int, int], ...]] = tuple(
+    (s, low, length)
+    for s in SUITS
+    for length in range(3, 9)
+    for low in range(0, 9 - length)
+)
+"""Every possible sequence of 3 to 8 cards as ``(suit, lowest SEQ_INDEX, length)``."""
+
+
+def sequence_mask(suit: int, low: int, length: int) -> CardSet:
+    """The cards of the run of ``length`` in ``suit`` starting at SEQUENCE index ``low``."""
+    return sum(1 << card(RANKS[i], suit) for i in range(low, low + length))
+
+
+SEQUENCE_MASKS: Final[tuple[CardSet, ...]] = tuple(sequence_mask(*q) for q in SEQUENCES)
+"""``SEQUENCE_MASKS[i]``: the cards of ``SEQUENCES[i]``."""
+
+CARRE_RANKS: Final[tuple[int, ...]] = (NINE, TEN, JACK, QUEEN, KING, ACE)
+"""Ranks whose four cards make a carré / kare (four 7s or 8s do not)."""
+RANK_MASKS: Final[tuple[CardSet, ...]] = tuple(
+    sum(1 << card(r, s) for s in SUITS) for r in range(13)
+)
+"""``RANK_MASKS[rank]``: the four cards of ``rank``."""
+
+
+def sequence_points(length: int) -> int:
+    """Bulgarian and French value of a run: 3 → 20, 4 → 50, 5 or more → 100."""
+    return 20 if length == 3 else 50 if length == 4 else 100
+
+
+def runs_in(hand: CardSet, minimum: int = 3) -> list[tuple[int, int, int]]:
+    """The maximal runs of at least ``minimum`` cards in ``hand``, as ``(suit, low, length)``."""
+    out = []
+    for s in SUITS:
+        i = 0
+        while i < 8:
+            if (hand >> card(RANKS[i], s)) & 1:
+                j = i
+                while j < 8 and (hand >> card(RANKS[j], s)) & 1:
+                    j += 1
+                if j - i >= minimum:
+                    out.append((s, i, j - i))
+                i = j
+            else:
+                i += 1
+    return out
+
+
+def carres_in(hand: CardSet) -> list[int]:
+    """The ranks of which ``hand`` holds all four cards and that make a carré."""
+    return [r for r in CARRE_RANKS if hand & RANK_MASKS[r] == RANK_MASKS[r]]
+
+
+def sequence_key(low: int, length: int) -> tuple[int, int]:
+    """Comparison key of a run: longer first, then the higher top card (BG-A5, CO-A3)."""
+    return (length, low + length - 1)
+
+
+KING_QUEEN: Final[tuple[CardSet, ...]] = tuple(
+    (1 << card(KING, s)) | (1 << card(QUEEN, s)) for s in SUITS
+)
+"""``KING_QUEEN[suit]``: the belot / belote pair of ``suit``."""
+
+BELOT_PARTNER: Final[tuple[int, ...]] = tuple(
+    card(QUEEN, SUIT_OF[c]) if RANK_OF[c] == KING
+    else card(KING, SUIT_OF[c]) if RANK_OF[c] == QUEEN
+    else -1
+    for c in range(52)
+)
+"""``BELOT_PARTNER[c]``: the queen for a king, the king for a queen, -1 otherwise."""
