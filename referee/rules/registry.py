@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from referee.rules.game import Game
+from referee.rules.games.coinche import Coinche
 from referee.rules.games.euchre import Euchre
+from referee.rules.games.pedro import Pedro
 
-GAMES: dict[str, Game[Any]] = {g.name: g for g in (Euchre(),)}
+GAMES: dict[str, Game[Any]] = {g.name: g for g in (Euchre(), Pedro(), Coinche())}
 """Every registered game by its canonical name, in a stable order."""
 
 _ALIASES: dict[str, str] = {

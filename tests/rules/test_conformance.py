@@ -16,6 +16,7 @@ import pytest
 
 from referee.rules.conformance import check_playout
 from referee.rules.game import HandResult
+from referee.rules.games.pedro import PedroRules
 from referee.rules.params import RuleSet
 from referee.rules.registry import GAMES
 
@@ -37,7 +38,32 @@ def _euchre_points(result: HandResult, rules: RuleSet) -> None:
     assert (result.points[makers] > 0) == (result.detail["tricks"][makers] >= 3)
 
 
-RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {"euchre": _euchre_points}
+def _pedro_points(result: HandResult, rules: RuleSet) -> None:
+    # PE-9: an all-pass deal scores nothing. PE-4: 14 points in all, minus those in the
+    # face-up widow (P-T16 invariant). PE-19..PE-22: made or failed decides who scores.
+    if result.void:
+        assert result.points == (0, 0)
+        return
+    assert isinstance(rules, PedroRules)
+    d = result.detail
+    taken = d["points_taken"]
+    assert sum(taken) + d["widow_points"] == 14
+    makers = d["maker"] % 2
+    assert d["made"] == (taken[makers] >= d["bid"])
+    own = taken[1 - makers] if rules.defenders_score_own else 0
+    failed = {
+        "defenders_score_bid": (0, d["bid"]),
+        "fail_opponents_own_plus_bid": (0, taken[1 - makers] + d["bid"]),
+        "fail_minus_bid": (-d["bid"], taken[1 - makers]),
+    }[rules.failed_bid]
+    expected = (taken[makers], own) if d["made"] else failed
+    assert (result.points[makers], result.points[1 - makers]) == expected
+
+
+RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {
+    "euchre": _euchre_points,
+    "pedro": _pedro_points,
+}
 
 
 def test_every_game_has_a_result_check() -> None:

@@ -1,0 +1,893 @@
+"""Pedro (Cinch), as ``rules/euchre-pedro-ulti.md`` §2 defines it (seed 001, Lithuanian).
+
+Seats 0..3 are N, E, S, W; play goes 0 → 1 → 2 → 3. Teams are N–S (0) and E–W (1).
+The deal: nine cards each in threes from dealer+1 (PE-5); ``stock`` is the 16-card widow, in
+the order the dealer serves it (PE-13).
+
+Phases: the auction (one round of point bids, PE-6), the maker naming trump (PE-8), the
+discards (each seat in turn from dealer+1 turns up at least three cards, PE-10), the dealer
+choosing from the widow (only with ``dealer_robs_pack``), play (six tricks, PE-15), over.
+The refill (PE-13) is done by the referee, not an action.
+
+Sources, as the reference names them (§2, §4.2): the seed; WP-CINCH (Wikipedia "Cinch",
+after Foster's Complete Hoyle, 1897); KATZ and DENEXA (modern Cinch/Pedro rules); PIDRO;
+POKERWINER; JC-CINCH. Every point where they differ is a parameter of :class:`PedroRules`.
+
+A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``spec/hand-record.md``).
+Its code is :data:`DISCARD_BASE` plus the card mask, so it round-trips without the state; the
+legal set at a discard lists every allowed subset (at most 466). :meth:`Pedro.all_actions`
+cannot list the billions of possible sets: it lists every other code and a fixed family of
+discards (each single card, and three consecutive ranks of one suit), which is what the
+conformance checker tries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+from typing import ClassVar, Final
+
+from referee.rules.cards import (
+    ACE,
+    CARD_NAMES,
+    FIVE,
+    JACK,
+    PACK_52,
+    RANK_OF,
+    SUIT_LETTERS,
+    SUIT_NAMES,
+    SUIT_OF,
+    SUITS,
+    TEN,
+    TWO,
+    Card,
+    CardSet,
+    card,
+    cards_in,
+    parse_card,
+)
+from referee.rules.dealing import check_deal
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.game import (
+    JSON,
+    VERB_BASE,
+    Action,
+    Announced,
+    Deal,
+    Fact,
+    HandEnded,
+    HandResult,
+    MatchState,
+    Step,
+    TrickTaken,
+)
+from referee.rules.params import RuleSet, param
+from referee.rules.seats import Seat
+
+
+@dataclasses.dataclass(frozen=True)
+class PedroRules(RuleSet):
+    """Pedro's rule parameters (§2 and §4.2); defaults follow the seed, then the reference."""
+
+    min_bid: int = param(
+        1, "PE-7", "lowest bid (KATZ/DENEXA: 1; PIDRO: 6)", minimum=1, maximum=14
+    )
+    fourteen_overcall: bool = param(
+        False, "PE-7", "a bid of 14 may be topped by another 14 (PIDRO)"
+    )
+    all_pass: str = param(
+        "redeal",
+        "PE-9",
+        "when the first three pass: the dealer may pass too and dealer+1 deals again (seed); "
+        "the dealer must bid, 6 or more (PIDRO, 'dealer_forced'); or the dealer may also "
+        "name trump with no minimum, bid:0 (KATZ, 'dealer_free')",
+        choices=("redeal", "dealer_forced", "dealer_free"),
+    )
+    discard_rule: str = param(
+        "at_least_three",
+        "PE-12",
+        "at least three cards, never a counting trump (seed); or every non-trump, trumps only "
+        "beyond six (KATZ; PIDRO's kill rule gives the same sets), 'all_non_trumps'",
+        choices=("at_least_three", "all_non_trumps"),
+    )
+    dealer_robs_pack: bool = param(
+        False,
+        "PE-13",
+        "the dealer, served last, picks cards from the rest of the widow instead of drawing "
+        "blind (KATZ, DENEXA, WP)",
+    )
+    low_point: str = param(
+        "trick_winner",
+        "PE-4",
+        "the point for the 2 of trump goes to the side winning its trick (seed) or to the side "
+        "of the player who played it (Pitch/PIDRO, 'played_by')",
+        choices=("trick_winner", "played_by"),
+    )
+    defenders_score_own: bool = param(
+        False, "PE-21", "on a made bid the defenders also score the points they took (PIDRO, "
+        "KATZ-style, JC-CINCH)"
+    )
+    failed_bid: str = param(
+        "defenders_score_bid",
+        "PE-22",
+        "on a failed bid: the defenders score the bid (seed); the defenders score their own "
+        "points plus the bid (POKERWINER, 'fail_opponents_own_plus_bid'); the makers score "
+        "minus the bid and the defenders their own points (PIDRO, 'fail_minus_bid')",
+        choices=("defenders_score_bid", "fail_opponents_own_plus_bid", "fail_minus_bid"),
+    )
+    target_score: int = param(50, "PE-23", "points that win the match (seed: e.g. 50)", minimum=1)
+    both_reach_target: str = param(
+        "makers_win",
+        "PE-23",
+        "when both sides reach the target in one hand: the bidding side counts first and wins "
+        "(JC-CINCH, PIDRO), or the higher total wins (makers on a tie), 'higher_score'",
+        choices=("makers_win", "higher_score"),
+    )
+
+
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
+
+    BID = 0
+    NAME = 1
+    DISCARD = 2
+    TAKE = 3
+    PLAY = 4
+    OVER = 5
+
+
+BID, NAME, DISCARD, TAKE, PLAY, OVER = (int(p) for p in Phase)
+
+# Action codes (cards 0..51 are plays).
+PASS: Final = VERB_BASE
+BID_BASE: Final = VERB_BASE + 1  # + bid 0..14 (0 only for the KATZ dealer)
+NAME_BASE: Final = VERB_BASE + 16  # + suit
+TAKE_BASE: Final = 2 * VERB_BASE  # + card (dealer_robs_pack)
+DISCARD_BASE: Final = 1 << 64  # + card mask
+MAX_BID: Final = 14
+WIDOW: Final = 16
+HAND: Final = 6
+
+# -- trump tables (PE-3, PE-4, PE-17) -------------------------------------------------------
+
+
+def _same_colour(t: int) -> int:
+    return 3 - t  # clubs <-> spades, diamonds <-> hearts
+
+
+RIGHT_PEDRO: Final = tuple(card(FIVE, t) for t in SUITS)
+LEFT_PEDRO: Final = tuple(card(FIVE, _same_colour(t)) for t in SUITS)
+
+
+def _eff_suit(c: Card, t: int) -> int:
+    return t if c == LEFT_PEDRO[t] else SUIT_OF[c]
+
+
+EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
+"""``EFF_SUIT[trump][card]``: the effective suit (the left pedro is trump, PE-3)."""
+EFF_MASK: Final = tuple(
+    tuple(sum(1 << c for c in range(52) if EFF_SUIT[t][c] == s) for s in SUITS) for t in SUITS
+)
+"""``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
+TRUMPS: Final = tuple(EFF_MASK[t][t] for t in SUITS)
+"""``TRUMPS[trump]``: the 14 trumps."""
+POINTS: Final = tuple(
+    tuple(
+        5 if c in (RIGHT_PEDRO[t], LEFT_PEDRO[t])
+        else 1 if SUIT_OF[c] == t and RANK_OF[c] in (ACE, JACK, TEN, TWO)
+        else 0
+        for c in range(52)
+    )
+    for t in SUITS
+)
+"""``POINTS[trump][card]``: A, J, 10, 2 of trump 1 each, both pedros 5 (PE-4)."""
+COUNTING: Final = tuple(sum(1 << c for c in range(52) if POINTS[t][c]) for t in SUITS)
+"""``COUNTING[trump]``: the six counting trumps, which may never be discarded (PE-11)."""
+LOW: Final = tuple(card(TWO, t) for t in SUITS)
+
+
+def _power(c: Card, t: int, led: int) -> int:
+    if c == LEFT_PEDRO[t]:
+        return 100 + 2 * FIVE  # just below the right pedro, above the 4 (PE-3)
+    if SUIT_OF[c] == t:
+        return 101 + 2 * RANK_OF[c]
+    if SUIT_OF[c] == led:
+        return RANK_OF[c]
+    return -1
+
+
+POWER: Final = tuple(
+    tuple(tuple(_power(c, t, led) for c in range(52)) for led in SUITS) for t in SUITS
+)
+"""``POWER[trump][led][card]``: higher wins the trick (PE-17)."""
+
+# The cards of each 13-bit suit block, for turning a mask into a sorted list quickly.
+_BLOCK: Final = tuple(
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
+    for s in SUITS
+)
+
+
+def _cards_of(m: CardSet) -> list[Card]:
+    b = _BLOCK
+    return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
+
+
+_SUBSETS: dict[tuple[int, int, int], list[int]] = {}
+
+
+def _subsets(n: int, kmin: int, kmax: int) -> list[int]:
+    """Position masks over ``n`` items with ``kmin..kmax`` set bits, ascending."""
+    key = (n, kmin, kmax)
+    found = _SUBSETS.get(key)
+    if found is None:
+        found = [p for p in range(1 << n) if kmin <= p.bit_count() <= kmax]
+        _SUBSETS[key] = found
+    return found
+
+
+def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list[Action]:
+    """Every ``DISCARD_BASE + (forced | S)`` with ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``, sorted."""
+    cards = cards_in(pool)
+    lo = [0]
+    for c in cards[:5]:
+        b = 1 << c
+        lo += [x | b for x in lo]
+    hi = [DISCARD_BASE + forced]
+    for c in cards[5:]:
+        b = 1 << c
+        hi += [x | b for x in hi]
+    return [lo[p & 31] | hi[p >> 5] for p in _subsets(len(cards), kmin, kmax)]
+
+
+def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
+    low = max(rules.min_bid, high + 1)
+    if high == MAX_BID and rules.fourteen_overcall:
+        low = MAX_BID
+    bids = [BID_BASE + b for b in range(low, MAX_BID + 1)]
+    if dealer_alone:
+        if rules.all_pass == "dealer_forced":
+            return [BID_BASE + b for b in range(max(6, rules.min_bid), MAX_BID + 1)]
+        if rules.all_pass == "dealer_free":
+            return [PASS, BID_BASE, *bids]
+    return [PASS, *bids]
+
+
+class PedroState:
+    """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
+
+    __slots__ = (
+        "bids",
+        "dealer",
+        "discards",
+        "hands",
+        "high",
+        "led",
+        "maker",
+        "phase",
+        "requested",
+        "rules",
+        "taken",
+        "to_act",
+        "trick",
+        "tricks",
+        "trump",
+        "widow",
+        "widow_left",
+        "widow_up",
+    )
+
+    rules: PedroRules
+    dealer: Seat
+    widow: tuple[Card, ...]
+    phase: int
+    to_act: Seat
+    hands: tuple[CardSet, ...]
+    bids: tuple[tuple[Seat, int], ...]
+    """``(seat, bid)`` in order; ``-1`` is a pass."""
+    high: int
+    maker: Seat
+    trump: int
+    discards: tuple[CardSet, ...]
+    requested: int
+    """Widow cards asked for so far by the discards (PE-13, PE-14)."""
+    widow_left: CardSet
+    widow_up: CardSet
+    led: int
+    trick: tuple[tuple[Seat, Card], ...]
+    tricks: tuple[TrickTaken, ...]
+    taken: tuple[int, int]
+    """Points each team has won in tricks (PE-18)."""
+
+    def copy(self) -> PedroState:
+        """A shallow copy (every field is immutable)."""
+        s = _new_state(PedroState)
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.widow = self.widow
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.bids = self.bids
+        s.high = self.high
+        s.maker = self.maker
+        s.trump = self.trump
+        s.discards = self.discards
+        s.requested = self.requested
+        s.widow_left = self.widow_left
+        s.widow_up = self.widow_up
+        s.led = self.led
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.taken = self.taken
+        return s
+
+    def __repr__(self) -> str:
+        return f"<PedroState phase={Phase(self.phase).name} to_act={self.to_act}>"
+
+
+_new_state = object.__new__
+
+
+class Pedro:
+    """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
+
+    name: ClassVar[str] = "pedro"
+    aliases: ClassVar[tuple[str, ...]] = ("cinch",)
+    title: ClassVar[str] = "Pedro (Cinch)"
+    num_seats: ClassVar[int] = 4
+    partnerships: ClassVar[bool] = True
+    pack: ClassVar[tuple[Card, ...]] = PACK_52
+    rules_class: ClassVar[type[RuleSet]] = PedroRules
+
+    # -- dealing ---------------------------------------------------------------------------
+
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+        """Three rounds of three cards from dealer+1 (PE-5); the last 16 are the widow."""
+        hands: list[list[Card]] = [[], [], [], []]
+        i = 0
+        for _ in range(3):
+            for k in range(1, 5):
+                hands[(dealer + k) % 4].extend(pack[i : i + 3])
+                i += 3
+        return Deal(hands=tuple(tuple(h) for h in hands), stock=tuple(pack[36:52]))
+
+    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> PedroState:
+        assert isinstance(rules, PedroRules)
+        hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
+        s = _new_state(PedroState)
+        s.rules = rules
+        s.dealer = dealer
+        s.widow = deal.stock
+        s.phase = BID
+        s.to_act = (dealer + 1) % 4
+        s.hands = tuple(hands)
+        s.bids = ()
+        s.high = -1
+        s.maker = -1
+        s.trump = -1
+        s.discards = (0, 0, 0, 0)
+        s.requested = 0
+        s.widow_left = sum(1 << c for c in deal.stock)
+        s.widow_up = 0
+        s.led = -1
+        s.trick = ()
+        s.tricks = ()
+        s.taken = (0, 0)
+        return s
+
+    # -- play ------------------------------------------------------------------------------
+
+    def current_seat(self, state: PedroState) -> Seat | None:
+        return None if state.phase == OVER else state.to_act
+
+    def is_terminal(self, state: PedroState) -> bool:
+        return state.phase == OVER
+
+    def legal_actions(self, state: PedroState) -> list[Action]:
+        phase = state.phase
+        if phase == PLAY:
+            return _cards_of(self._playable(state))
+        if phase == BID:
+            return _bid_legal(state.high, state.rules, self._dealer_alone(state))
+        if phase == DISCARD:
+            return _discard_codes(*self._discard_spec(state))
+        if phase == NAME:
+            return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
+        if phase == TAKE:
+            return [TAKE_BASE + c for c in cards_in(state.widow_left)]
+        return []
+
+    def _dealer_alone(self, state: PedroState) -> bool:
+        return state.high < 0 and len(state.bids) == 3
+
+    def _playable(self, state: PedroState) -> CardSet:
+        """PE-16: on a plain lead follow suit or trump; on a trump lead play trump if able."""
+        hand = state.hands[state.to_act]
+        led = state.led
+        if led < 0:
+            return hand
+        t = state.trump
+        trumps = hand & TRUMPS[t]
+        if led == t:
+            return trumps or hand
+        follow = hand & EFF_MASK[t][led]
+        return follow | trumps if follow else hand
+
+    def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
+        """The legal discards as ``forced | S``, ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``."""
+        hand = state.hands[state.to_act]
+        t = state.trump
+        room = WIDOW - state.requested  # PE-14
+        if state.rules.discard_rule == "at_least_three":
+            pool = hand & ~COUNTING[t]  # PE-11
+            return 0, pool, 3, min(pool.bit_count(), 3 + room)  # PE-10
+        trumps = hand & TRUMPS[t]
+        nt = trumps.bit_count()
+        plain = hand & ~trumps
+        if nt > HAND:  # PE-12: non-counting trumps down to six
+            return plain, trumps & ~COUNTING[t], nt - HAND, nt - HAND
+        size = min(9 - nt, 3 + room)
+        if size == 9 - nt:
+            return plain, 0, 0, 0
+        return 0, plain, size, size
+
+    def apply(self, state: PedroState, seat: Seat, action: Action) -> Step:
+        phase = state.phase
+        if seat != state.to_act or phase == OVER:
+            raise self._not_your_turn(state, seat, action)
+        if phase == PLAY:
+            if 0 <= action < 52 and self._playable(state) >> action & 1:
+                return self._play(state, seat, action)
+            raise self._illegal(state, action)
+        if phase == BID:
+            return self._bid(state, seat, action)
+        if phase == NAME:
+            if not NAME_BASE <= action < NAME_BASE + 4:
+                raise self._illegal(state, action)
+            s = state.copy()
+            s.trump = action - NAME_BASE
+            s.phase = DISCARD
+            s.to_act = (state.dealer + 1) % 4
+            fact = Announced(
+                "trump",
+                {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "bid": s.high},
+            )
+            return Step(s, (fact,))
+        if phase == DISCARD:
+            return self._discard(state, seat, action)
+        return self._take(state, seat, action)
+
+    def _bid(self, state: PedroState, seat: Seat, action: Action) -> Step:
+        if action not in _bid_legal(state.high, state.rules, self._dealer_alone(state)):
+            raise self._illegal(state, action)
+        s = state.copy()
+        bid = -1 if action == PASS else action - BID_BASE
+        s.bids = (*state.bids, (seat, bid))
+        if bid >= 0:
+            s.high = bid
+            s.maker = seat
+        if len(s.bids) < 4:
+            s.to_act = (seat + 1) % 4
+            return Step(s, ())
+        if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
+            s.phase = OVER
+            return Step(s, (HandEnded(self.result(s)),))
+        s.phase = NAME
+        s.to_act = s.maker
+        return Step(s, (Announced("contract", {"maker": s.maker, "bid": s.high}),))
+
+    def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
+        d = action - DISCARD_BASE
+        forced, pool, kmin, kmax = self._discard_spec(state)
+        free = d & ~forced
+        if not (
+            action >= DISCARD_BASE
+            and d >> 52 == 0
+            and d & forced == forced
+            and not free & ~pool
+            and kmin <= free.bit_count() <= kmax
+        ):
+            raise self._illegal(state, action)
+        s = state.copy()
+        hands = list(state.hands)
+        hands[seat] &= ~d
+        s.hands = tuple(hands)
+        discards = list(state.discards)
+        discards[seat] = d
+        s.discards = tuple(discards)
+        s.requested = state.requested + d.bit_count() - 3
+        facts: list[Fact] = [
+            Announced("discard", {"seat": seat, "cards": [CARD_NAMES[c] for c in cards_in(d)]})
+        ]
+        if seat != state.dealer:
+            s.to_act = (seat + 1) % 4
+            return Step(s, tuple(facts))
+        # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
+        widow = [c for c in state.widow]
+        served = [0, 0, 0, 0]
+        for k in range(1, 4 if state.rules.dealer_robs_pack else 5):
+            p = (state.dealer + k) % 4
+            need = HAND - hands[p].bit_count()
+            for c in widow[:need]:
+                hands[p] |= 1 << c
+                s.widow_left &= ~(1 << c)
+            served[p] = need
+            del widow[:need]
+        s.hands = tuple(hands)
+        facts.append(Announced("refill", {"served": served}))
+        if hands[seat].bit_count() < HAND:
+            s.phase = TAKE  # the dealer robs the pack (variant)
+            return Step(s, tuple(facts))
+        facts.append(self._start_play(s))
+        return Step(s, tuple(facts))
+
+    def _take(self, state: PedroState, seat: Seat, action: Action) -> Step:
+        c = action - TAKE_BASE
+        if not (0 <= c < 52 and state.widow_left >> c & 1):
+            raise self._illegal(state, action)
+        s = state.copy()
+        hands = list(state.hands)
+        hands[seat] |= 1 << c
+        s.hands = tuple(hands)
+        s.widow_left = state.widow_left & ~(1 << c)
+        if hands[seat].bit_count() < HAND:
+            return Step(s, ())
+        return Step(s, (self._start_play(s),))
+
+    def _start_play(self, s: PedroState) -> Announced:
+        """PE-13: the rest of the widow is shown face up; PE-15: the maker leads."""
+        s.widow_up = s.widow_left
+        s.widow_left = 0
+        s.phase = PLAY
+        s.to_act = s.maker
+        return Announced("widow", {"cards": [CARD_NAMES[c] for c in cards_in(s.widow_up)]})
+
+    def _play(self, state: PedroState, seat: Seat, c: Card) -> Step:
+        s = state.copy()
+        hands = list(state.hands)
+        hands[seat] ^= 1 << c
+        s.hands = tuple(hands)
+        trick = (*state.trick, (seat, c))
+        t = state.trump
+        if len(trick) < 4:
+            s.trick = trick
+            s.to_act = (seat + 1) & 3
+            if state.led < 0:
+                s.led = EFF_SUIT[t][c]
+            return Step(s, ())
+        # the trick is complete (PE-17, PE-18)
+        power = POWER[t][state.led]
+        points = POINTS[t]
+        winner = -1
+        best = -2
+        total = 0
+        for p, x in trick:
+            total += points[x]
+            if power[x] > best:
+                best = power[x]
+                winner = p
+        taken = [state.taken[0], state.taken[1]]
+        taken[winner & 1] += total
+        if state.rules.low_point == "played_by":
+            for p, x in trick:
+                if x == LOW[t]:
+                    taken[winner & 1] -= 1
+                    taken[p & 1] += 1
+        s.taken = (taken[0], taken[1])
+        fact = TrickTaken(len(state.tricks) + 1, trick, winner, total)
+        s.tricks = (*state.tricks, fact)
+        s.trick = ()
+        s.led = -1
+        s.to_act = winner
+        if len(s.tricks) == HAND:
+            s.phase = OVER
+            return Step(s, (fact, HandEnded(self.result(s))))
+        return Step(s, (fact,))
+
+    # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
+
+    def result(self, state: PedroState) -> HandResult:
+        if state.maker < 0:
+            return HandResult((0, 0), {"redeal": True}, void=True)
+        r = state.rules
+        makers = state.maker & 1
+        bid = state.high
+        p_m = state.taken[makers]
+        p_d = state.taken[1 - makers]
+        made = p_m >= bid
+        points = [0, 0]
+        if made:  # PE-19, PE-21
+            points[makers] = p_m
+            if r.defenders_score_own:
+                points[1 - makers] = p_d
+        elif r.failed_bid == "fail_opponents_own_plus_bid":  # PE-22
+            points[1 - makers] = p_d + bid
+        elif r.failed_bid == "fail_minus_bid":
+            points[makers] = -bid
+            points[1 - makers] = p_d
+        else:  # PE-20
+            points[1 - makers] = bid
+        widow_points = 0
+        if state.trump >= 0:
+            widow_points = sum(POINTS[state.trump][c] for c in cards_in(state.widow_up))
+        detail: dict[str, JSON] = {
+            "maker": state.maker,
+            "bid": bid,
+            "trump": SUIT_LETTERS[state.trump] if state.trump >= 0 else None,
+            "points_taken": list(state.taken),
+            "widow_points": widow_points,
+            "made": made,
+        }
+        return HandResult((points[0], points[1]), detail)
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, state: PedroState, seat: Seat | None) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "game": self.name,
+            "phase": Phase(state.phase).name.lower(),
+            "dealer": state.dealer,
+            "to_act": self.current_seat(state),
+            "bids": [{"seat": p, "bid": b if b >= 0 else "pass"} for p, b in state.bids],
+            "high_bid": state.high if state.high >= 0 else None,
+            "maker": state.maker if state.maker >= 0 else None,
+            "trump": SUIT_LETTERS[state.trump] if state.trump >= 0 else None,
+            "discards": [[CARD_NAMES[c] for c in cards_in(d)] for d in state.discards],
+            "widow_size": state.widow_left.bit_count(),
+            "widow_up": [CARD_NAMES[c] for c in cards_in(state.widow_up)],
+            "hand_sizes": [h.bit_count() for h in state.hands],
+            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.trick],
+            "tricks": [_trick_json(t) for t in state.tricks],
+            "points_taken": list(state.taken),
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
+            if state.phase == TAKE and seat == state.dealer:
+                out["widow"] = [CARD_NAMES[c] for c in cards_in(state.widow_left)]
+        if state.phase == OVER:
+            out["result"] = self.result(state).to_json()
+        return out
+
+    def audit_view(self, state: PedroState) -> dict[str, JSON]:
+        out = self.view(state, None)
+        out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
+        out["widow"] = [CARD_NAMES[c] for c in state.widow if state.widow_left >> c & 1]
+        return out
+
+    # -- notation --------------------------------------------------------------------------
+
+    def parse_action(self, text: str) -> Action:
+        verb, sep, arg = text.partition(":")
+        if not sep:
+            if text == "pass":
+                return PASS
+            raise InvalidActionError(
+                f"{text!r} is not a Pedro action (pass, bid:<0..14>, name:<suit>, "
+                "discard:<card>,<card>,..., take:<card>, play:<card>)"
+            )
+        if verb == "play":
+            return parse_card(arg)
+        if verb == "bid":
+            if not (arg.isdigit() and arg.isascii() and int(arg) <= MAX_BID):
+                raise InvalidActionError(f"{arg!r} is not a bid: write a number 0..14")
+            return BID_BASE + int(arg)
+        if verb == "name":
+            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
+            if suit < 0:
+                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
+            return NAME_BASE + suit
+        if verb == "discard":
+            m = 0
+            for part in arg.split(","):
+                c = parse_card(part)
+                if m >> c & 1:
+                    raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
+                m |= 1 << c
+            return DISCARD_BASE + m
+        if verb == "take":
+            return TAKE_BASE + parse_card(arg)
+        raise InvalidActionError(f"{text!r} is not a Pedro action: unknown verb {verb!r}")
+
+    def format_action(self, action: Action) -> str:
+        if 0 <= action < 52:
+            return "play:" + CARD_NAMES[action]
+        if action == PASS:
+            return "pass"
+        if BID_BASE <= action <= BID_BASE + MAX_BID:
+            return f"bid:{action - BID_BASE}"
+        if NAME_BASE <= action < NAME_BASE + 4:
+            return "name:" + SUIT_LETTERS[action - NAME_BASE]
+        if TAKE_BASE <= action < TAKE_BASE + 52:
+            return "take:" + CARD_NAMES[action - TAKE_BASE]
+        m = action - DISCARD_BASE
+        if 0 < m < 1 << 52:
+            return "discard:" + ",".join(CARD_NAMES[c] for c in cards_in(m))
+        raise KeyError(action)
+
+    def all_actions(self) -> list[Action]:
+        """Every code except most discards (see the module docstring): plays, pass, bids,
+        names, takes, and a fixed family of 96 discards."""
+        family = [1 << c for c in PACK_52]
+        family += [7 << (13 * s + r) for s in SUITS for r in range(11)]
+        return sorted(
+            [
+                *PACK_52,
+                PASS,
+                *(BID_BASE + b for b in range(MAX_BID + 1)),
+                *(NAME_BASE + s for s in SUITS),
+                *(TAKE_BASE + c for c in PACK_52),
+                *(DISCARD_BASE + m for m in family),
+            ]
+        )
+
+    def card_locations(self, state: PedroState) -> dict[str, CardSet]:
+        where = {f"hand{s}": h for s, h in enumerate(state.hands)}
+        played = 0
+        for t in state.tricks:
+            for _, c in t.plays:
+                played |= 1 << c
+        for _, c in state.trick:
+            played |= 1 << c
+        discarded = 0
+        for d in state.discards:
+            discarded |= d
+        where["played"] = played
+        where["discards"] = discarded
+        where["widow"] = state.widow_left
+        where["widow_up"] = state.widow_up
+        return where
+
+    # -- match level (PE-5, PE-9, PE-23) ---------------------------------------------------
+
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
+        return MatchState(scores=(0, 0), dealer=first_dealer)
+
+    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+        assert isinstance(rules, PedroRules)
+        scores = (match.scores[0] + result.points[0], match.scores[1] + result.points[1])
+        reached = [t for t in (0, 1) if scores[t] >= rules.target_score]
+        winner: int | None = reached[0] if reached else None
+        if len(reached) == 2:
+            makers = int(result.detail["maker"]) & 1
+            winner = makers
+            if rules.both_reach_target == "higher_score" and scores[0] != scores[1]:
+                winner = 0 if scores[0] > scores[1] else 1
+        return MatchState(
+            scores=scores,
+            dealer=(match.dealer + 1) % 4,
+            hands_played=match.hands_played + 1,
+            over=winner is not None,
+            winner=winner,
+        )
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def _not_your_turn(self, state: PedroState, seat: Seat, action: Action) -> NotYourTurnError:
+        what = self._text(action)
+        if state.phase == OVER:
+            return NotYourTurnError(f"{what!r}: the deal is over", "PE-15")
+        rule = {BID: "PE-6", NAME: "PE-8", DISCARD: "PE-10", TAKE: "PE-13", PLAY: "PE-15"}
+        return NotYourTurnError(
+            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule[state.phase]
+        )
+
+    def _text(self, action: Action) -> str:
+        try:
+            return self.format_action(action)
+        except (KeyError, IndexError):
+            return str(action)
+
+    def _illegal(self, state: PedroState, action: Action) -> IllegalActionError:
+        """Explain why ``action`` is refused, naming the rule."""
+        text = self._text(action)
+        phase = state.phase
+        seat = state.to_act
+        expected = {
+            BID: ("pass or bid:<points> (the auction)", "PE-6"),
+            NAME: ("name:<suit> (the maker names trump)", "PE-8"),
+            DISCARD: ("discard:<card>,<card>,... (at least three cards)", "PE-10"),
+            TAKE: ("take:<card> (the dealer picks from the widow)", "PE-13"),
+            PLAY: ("play:<card>", "PE-16"),
+        }[phase]
+        if phase == BID and BID_BASE <= action <= BID_BASE + MAX_BID:
+            return self._illegal_bid(state, text, action - BID_BASE)
+        if phase == BID and action == PASS:
+            return IllegalActionError(
+                "'pass': the other three passed and the dealer must bid (all_pass is "
+                "dealer_forced)",
+                "PE-9",
+            )
+        if phase == DISCARD and action > DISCARD_BASE and action - DISCARD_BASE < 1 << 52:
+            return self._illegal_discard(state, text, action - DISCARD_BASE)
+        if phase == TAKE and TAKE_BASE <= action < TAKE_BASE + 52:
+            return IllegalActionError(
+                f"{text!r}: {CARD_NAMES[action - TAKE_BASE]} is not in the rest of the widow",
+                "PE-13",
+            )
+        if phase == PLAY and 0 <= action < 52:
+            hand = state.hands[seat]
+            if not hand >> action & 1:
+                return IllegalActionError(
+                    f"{text!r}: you do not hold {CARD_NAMES[action]}", "PE-16"
+                )
+            t = state.trump
+            trumps = " ".join(CARD_NAMES[c] for c in cards_in(hand & TRUMPS[t]))
+            if state.led == t:
+                return IllegalActionError(
+                    f"{text!r}: trump was led and you hold trump {trumps} "
+                    "(the left pedro counts as trump)",
+                    "PE-16",
+                )
+            follow = " ".join(CARD_NAMES[c] for c in cards_in(hand & EFF_MASK[t][state.led]))
+            return IllegalActionError(
+                f"{text!r}: must follow suit or trump: {SUIT_NAMES[state.led]} was led and "
+                f"you hold {follow}",
+                "PE-16",
+            )
+        return IllegalActionError(
+            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
+        )
+
+    def _illegal_bid(self, state: PedroState, text: str, bid: int) -> IllegalActionError:
+        r = state.rules
+        if self._dealer_alone(state) and r.all_pass == "dealer_forced":
+            return IllegalActionError(
+                f"{text!r}: the other three passed, the dealer must bid at least "
+                f"{max(6, r.min_bid)}",
+                "PE-9",
+            )
+        if bid < r.min_bid:
+            return IllegalActionError(f"{text!r}: the lowest bid is {r.min_bid}", "PE-7")
+        if state.high == MAX_BID:
+            return IllegalActionError(f"{text!r}: a bid of 14 cannot be overcalled", "PE-7")
+        return IllegalActionError(
+            f"{text!r}: a bid must be strictly higher than the current bid of {state.high}",
+            "PE-6",
+        )
+
+    def _illegal_discard(self, state: PedroState, text: str, d: CardSet) -> IllegalActionError:
+        hand = state.hands[state.to_act]
+        t = state.trump
+        if d & ~hand:
+            missing = " ".join(CARD_NAMES[c] for c in cards_in(d & ~hand))
+            return IllegalActionError(f"{text!r}: you do not hold {missing}", "PE-10")
+        if d & COUNTING[t]:
+            bad = " ".join(CARD_NAMES[c] for c in cards_in(d & COUNTING[t]))
+            return IllegalActionError(
+                f"{text!r}: {bad} counts and may never be turned up (A, J, 10, 2 of trump and "
+                "both pedros)",
+                "PE-11",
+            )
+        if d.bit_count() < 3:
+            return IllegalActionError(
+                f"{text!r}: turn up at least three cards, not {d.bit_count()}", "PE-10"
+            )
+        if state.rules.discard_rule == "all_non_trumps":
+            forced, _, kmin, _ = self._discard_spec(state)
+            size = forced.bit_count() + kmin
+            return IllegalActionError(
+                f"{text!r}: turn up exactly {size} cards: every non-trump, and trumps only "
+                "beyond six (discard_rule is all_non_trumps)",
+                "PE-12",
+            )
+        room = WIDOW - state.requested
+        return IllegalActionError(
+            f"{text!r}: the widow can give only {room} more cards, so turn up at most "
+            f"{3 + room}",
+            "PE-14",
+        )
+
+
+def _trick_json(t: TrickTaken) -> dict[str, JSON]:
+    return {
+        "number": t.number,
+        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
+        "winner": t.winner,
+        "points": t.points,
+    }
+
+
+GAME: Final = Pedro()
