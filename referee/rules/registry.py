@@ -8,8 +8,9 @@ from referee.rules.game import Game
 from referee.rules.games.coinche import Coinche
 from referee.rules.games.euchre import Euchre
 from referee.rules.games.pedro import Pedro
+from referee.rules.games.ulti import Ulti
 
-GAMES: dict[str, Game[Any]] = {g.name: g for g in (Euchre(), Pedro(), Coinche())}
+GAMES: dict[str, Game[Any]] = {g.name: g for g in (Euchre(), Pedro(), Coinche(), Ulti())}
 """Every registered game by its canonical name, in a stable order."""
 
 _ALIASES: dict[str, str] = {

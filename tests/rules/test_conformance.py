@@ -60,9 +60,24 @@ def _pedro_points(result: HandResult, rules: RuleSet) -> None:
     assert (result.points[makers], result.points[1 - makers]) == expected
 
 
+def _ulti_points(result: HandResult, rules: RuleSet) -> None:
+    # UL-36: the settlement is zero-sum over the three seats; UL-3 / §3.9 invariant: the
+    # declarer's and the defenders' card points make 90 in a suit contract.
+    assert sum(result.points) == 0 and len(result.points) == 3
+    d = result.detail
+    if d.get("played") is False:  # UL-15 variant: an unraised Passz is paid, not played
+        assert sorted(result.points) == [-4, 2, 2]
+        return
+    assert sum(d["tricks"]) <= 10
+    if d["trump"] is not None:
+        assert sum(d["tricks"]) == 10
+        assert d["card_points"]["declarer"] + d["card_points"]["defenders"] == 90
+
+
 RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {
     "euchre": _euchre_points,
     "pedro": _pedro_points,
+    "ulti": _ulti_points,
 }
 
 

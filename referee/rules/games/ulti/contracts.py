@@ -1,0 +1,158 @@
+"""Ulti's contracts: the components and the 38-bid ladder of UL-8 and UL-9 (HUWIKI).
+
+A contract is a set of components whose values add (UL-8); piros doubles every component;
+terített (open) doubles the durchmars component. ``LADDER[i]`` has rank ``i + 1``; a new bid
+must be strictly later in the ladder than the current one (UL-9).
+
+>>> by_key("ulti").value
+5
+>>> by_key("piros_20-100_ulti_teritett_durchmars").value
+48
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final
+
+PARTI: Final = 1
+C40: Final = 2
+C20: Final = 4
+ULTI: Final = 8
+BETLI: Final = 16
+DURCHMARS: Final = 32
+COMPONENTS: Final = (PARTI, C40, C20, ULTI, BETLI, DURCHMARS)
+COMPONENT_NAMES: Final = {
+    PARTI: "parti",
+    C40: "40-100",
+    C20: "20-100",
+    ULTI: "ulti",
+    BETLI: "betli",
+    DURCHMARS: "durchmars",
+}
+COMPONENT_BY_NAME: Final = {name: comp for comp, name in COMPONENT_NAMES.items()}
+
+CHOOSE: Final = "choose"
+"""The declarer names tök, zöld or makk after the auction (UL-14)."""
+PIROS: Final = "piros"
+"""Hearts are trump, named in the auction; every value doubles (UL-1)."""
+NONE: Final = "none"
+"""Colourless: no trump, the colourless rank order (UL-2)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Contract:
+    """One bid of the ladder."""
+
+    rank: int
+    """Position in the ladder, 1 (Passz) to 38."""
+    key: str
+    """The record notation, as in ``bid:<key>``."""
+    title: str
+    trump: str
+    """``choose``, ``piros`` or ``none``."""
+    components: tuple[tuple[int, int], ...]
+    """``(component, value per defender)``, piros and terített already applied."""
+    open: bool
+    """Terített: the declarer's hand is shown after trick 1 (UL-21)."""
+
+    @property
+    def value(self) -> int:
+        """What each defender pays when every component is won (UL-9's value column)."""
+        return sum(v for _, v in self.components)
+
+    @property
+    def mask(self) -> int:
+        """The components as a bit set."""
+        m = 0
+        for c, _ in self.components:
+            m |= c
+        return m
+
+    @property
+    def colourless(self) -> bool:
+        return self.trump == NONE
+
+
+_PARTS: Final = {
+    "parti": (PARTI, 1),
+    "40": (C40, 4),
+    "20": (C20, 8),
+    "ulti": (ULTI, 4),
+    "betli": (BETLI, 5),
+    "rebetli": (BETLI, 10),
+    "tbetli": (BETLI, 20),
+    "durchmars": (DURCHMARS, 6),
+    "redurchmars": (DURCHMARS, 12),
+    "tdurchmars": (DURCHMARS, 12),
+}
+
+_TABLE: Final = (
+    ("Passz", CHOOSE, "parti"),
+    ("Piros passz", PIROS, "parti"),
+    ("40-100", CHOOSE, "40"),
+    ("Ulti", CHOOSE, "ulti parti"),
+    ("Betli", NONE, "betli"),
+    ("Durchmars", NONE, "durchmars"),
+    ("40-100 ulti", CHOOSE, "40 ulti"),
+    ("Piros 40-100", PIROS, "40"),
+    ("20-100", CHOOSE, "20"),
+    ("Piros ulti", PIROS, "ulti parti"),
+    ("Rebetli", NONE, "rebetli"),
+    ("40-100 durchmars", CHOOSE, "40 durchmars"),
+    ("Ulti durchmars", CHOOSE, "ulti durchmars"),
+    ("20-100 ulti", CHOOSE, "20 ulti"),
+    ("Redurchmars", NONE, "redurchmars"),
+    ("Terített durchmars", NONE, "tdurchmars"),
+    ("40-100 ulti durchmars", CHOOSE, "40 ulti durchmars"),
+    ("20-100 durchmars", CHOOSE, "20 durchmars"),
+    ("Piros 40-100 ulti", PIROS, "40 ulti"),
+    ("Piros 20-100", PIROS, "20"),
+    ("40-100 terített durchmars", CHOOSE, "40 tdurchmars"),
+    ("Ulti terített durchmars", CHOOSE, "ulti tdurchmars"),
+    ("20-100 ulti durchmars", CHOOSE, "20 ulti durchmars"),
+    ("40-100 ulti terített durchmars", CHOOSE, "40 ulti tdurchmars"),
+    ("Piros 40-100 durchmars", PIROS, "40 durchmars"),
+    ("Piros ulti durchmars", PIROS, "ulti durchmars"),
+    ("20-100 terített durchmars", CHOOSE, "20 tdurchmars"),
+    ("Terített betli", NONE, "tbetli"),
+    ("20-100 ulti terített durchmars", CHOOSE, "20 ulti tdurchmars"),
+    ("Piros 20-100 ulti", PIROS, "20 ulti"),
+    ("Piros 40-100 ulti durchmars", PIROS, "40 ulti durchmars"),
+    ("Piros 20-100 durchmars", PIROS, "20 durchmars"),
+    ("Piros 40-100 terített durchmars", PIROS, "40 tdurchmars"),
+    ("Piros ulti terített durchmars", PIROS, "ulti tdurchmars"),
+    ("Piros 20-100 ulti durchmars", PIROS, "20 ulti durchmars"),
+    ("Piros 40-100 ulti terített durchmars", PIROS, "40 ulti tdurchmars"),
+    ("Piros 20-100 terített durchmars", PIROS, "20 tdurchmars"),
+    ("Piros 20-100 ulti terített durchmars", PIROS, "20 ulti tdurchmars"),
+)
+
+
+def _key(title: str) -> str:
+    return title.lower().replace("í", "i").replace(" ", "_")
+
+
+def _contract(rank: int, title: str, trump: str, parts: str) -> Contract:
+    double = 2 if trump == PIROS else 1
+    comps = tuple((_PARTS[p][0], _PARTS[p][1] * double) for p in parts.split())
+    comps = tuple(sorted(comps))
+    is_open = "tbetli" in parts or "tdurchmars" in parts
+    return Contract(rank, _key(title), title, trump, comps, is_open)
+
+
+LADDER: Final[tuple[Contract, ...]] = tuple(
+    _contract(i + 1, title, trump, parts) for i, (title, trump, parts) in enumerate(_TABLE)
+)
+"""The 38 bids of UL-9 in ladder order."""
+
+SEED_LADDER_RANKS: Final = frozenset({1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 15, 16, 20, 28})
+"""The seed's minimal ladder (UL-7): each feature alone, plain or piros (a VARIANT)."""
+
+_BY_KEY: Final = {c.key: c for c in LADDER}
+_ALIASES: Final = {"piros_betli": "rebetli", "parti": "passz", "piros_parti": "piros_passz"}
+
+
+def by_key(key: str) -> Contract:
+    """The contract written ``key`` (``KeyError`` if none)."""
+    return _BY_KEY[_ALIASES.get(key, key)]

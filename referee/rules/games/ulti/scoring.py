@@ -1,0 +1,214 @@
+"""Evaluating and settling an Ulti deal (UL-28 .. UL-36), as pure functions of a :class:`Tally`.
+
+The game fills a ``Tally`` from the tricks; tests may build one by hand to check the
+reference's vectors directly (like OpenSpiel's ``bridge_scoring``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final
+
+from referee.rules.cards import HEARTS, SUIT_LETTERS
+from referee.rules.game import JSON
+from referee.rules.games.ulti.contracts import (
+    BETLI,
+    C20,
+    C40,
+    COMPONENT_NAMES,
+    DURCHMARS,
+    PARTI,
+    ULTI,
+    Contract,
+)
+from referee.rules.games.ulti.ruleset import UltiRules
+
+TOTAL: Final = 90
+"""Card points in a suit contract: four aces and four tens, plus 10 for the last trick."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Tally:
+    """What the play decided, as the settlement needs it."""
+
+    declarer: int
+    trump: int
+    """The trump suit, or -1 in a colourless contract."""
+    card_points: int
+    """``cardPts(D)``: aces and tens in D's tricks, 10 for the last trick, and the talon's
+    points when ``talon_to_defenders`` is off (UL-3, UL-13)."""
+    tricks: tuple[int, int, int]
+    """Tricks won per seat."""
+    marriages: tuple[tuple[int, int], ...] = ()
+    """``(seat, suit)`` of every K+O held at the start of play (UL-16); suit contracts only."""
+    seven_seat: int = -1
+    """The seat that played the trump 7 to trick 10, or -1."""
+    last_winner: int = -1
+    """The winner of trick 10, or -1 when the deal stopped early."""
+
+
+def kontra_level(kon: tuple[int, ...], rek: tuple[int, ...], comp: int, seat: int) -> int:
+    """1, 2 (kontra) or 4 (rekontra) for ``comp`` between the declarer and ``seat`` (UL-18)."""
+    if rek[seat] & comp:
+        return 4
+    return 2 if kon[seat] & comp else 1
+
+
+def components(contract: Contract, rules: UltiRules) -> tuple[tuple[int, int], ...]:
+    """The contract's components under ``rules`` (UL-8: without the parti when an ulti is
+    bid alone and ``ulti_with_parti`` is off)."""
+    comps = contract.components
+    if not rules.ulti_with_parti and contract.mask == ULTI | PARTI:
+        comps = tuple(cv for cv in comps if cv[0] != PARTI)
+    return comps
+
+
+def settle(
+    contract: Contract,
+    tally: Tally,
+    kon: tuple[int, ...],
+    rek: tuple[int, ...],
+    rules: UltiRules,
+) -> tuple[tuple[int, int, int], dict[str, JSON]]:
+    """Each seat's points for the deal (zero-sum) and the evaluation as JSON detail."""
+    d = tally.declarer
+    trump = tally.trump
+    defenders = ((d + 1) % 3, (d + 2) % 3)
+    tricks = tally.tricks
+    mult = 2 if trump == HEARTS else 1
+    side_tricks = tricks[defenders[0]] + tricks[defenders[1]]
+
+    def valid(seat: int) -> bool:  # UL-17
+        if rules.marriage_needs_trick == "side" and seat != d:
+            return side_tricks > 0
+        return tricks[seat] > 0
+
+    marriages = [
+        {"seat": s, "suit": SUIT_LETTERS[suit], "value": 40 if suit == trump else 20,
+         "counts": valid(s)}
+        for s, suit in tally.marriages
+    ]
+    mar_d = sum(int(m["value"]) for m in marriages if m["seat"] == d and m["counts"])
+    mar_def = sum(int(m["value"]) for m in marriages if m["seat"] != d and m["counts"])
+    has40 = any(m["seat"] == d and m["counts"] and m["value"] == 40 for m in marriages)
+    has20 = any(m["seat"] == d and m["counts"] and m["value"] == 20 for m in marriages)
+    cp_d = tally.card_points
+    cp_def = TOTAL - cp_d
+    dtr = tricks[d]
+    pay = {defenders[0]: 0, defenders[1]: 0}  # what each defender pays D (negative: receives)
+    extra = [0, 0, 0]  # defenders' silent feats (everyone against everyone)
+    out_comps: list[JSON] = []
+    silent: list[JSON] = []
+    for comp, v in components(contract, rules):
+        if comp == PARTI:  # UL-28
+            won = cp_d + mar_d > cp_def + mar_def
+        elif comp == C40:  # UL-29
+            won = has40 and cp_d + (40 if rules.declarer_marriages_limited else mar_d) >= 100
+        elif comp == C20:  # UL-30
+            won = has20 and cp_d + (20 if rules.declarer_marriages_limited else mar_d) >= 100
+        elif comp == ULTI:  # UL-31
+            won = tally.seven_seat == d and tally.last_winner == d
+        elif comp == BETLI:  # UL-32
+            won = dtr == 0 and sum(tricks) == 10
+        else:  # DURCHMARS, UL-33
+            won = dtr == 10
+        value = v
+        if comp == PARTI:
+            value = _parti_value(contract, v, won, cp_d, mar_d, has40, has20, mult, rules)
+            if value != v and won:
+                silent.append({"feat": "silent_100", "seat": d, "value": value})
+            if not won and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
+                value = 2 * v
+                silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
+        levels = []
+        for e in defenders:
+            k = kontra_level(kon, rek, comp, e)
+            levels.append(k)
+            if won:
+                pay[e] += value * k
+            elif comp == ULTI and rules.lost_ulti == "double":
+                pay[e] -= 2 * value * k
+            elif comp == ULTI and rules.lost_ulti == "k_plus_one":
+                pay[e] -= value * (k + 1)
+            else:
+                pay[e] -= value * k
+        out_comps.append(
+            {"name": COMPONENT_NAMES[comp], "won": won, "value": value,
+             "kontra": {str(e): k for e, k in zip(defenders, levels, strict=True)}}
+        )
+    mask = contract.mask
+    if trump >= 0:  # UL-35: silent feats in suit contracts only, never kontra'd
+        if not mask & ULTI and tally.seven_seat == d:
+            if tally.last_winner == d:
+                _add(pay, 2 * mult)
+                silent.append({"feat": "silent_ulti", "seat": d, "value": 2 * mult})
+            elif rules.lost_silent_ulti:
+                _add(pay, -4 * mult)
+                silent.append({"feat": "silent_ulti_lost", "seat": d, "value": -4 * mult})
+        if not mask & DURCHMARS and dtr == 10 and rules.silent_durchmars:
+            _add(pay, 3 * mult)
+            silent.append({"feat": "silent_durchmars", "seat": d, "value": 3 * mult})
+        if rules.defenders_silent_feats:
+            for e in defenders:
+                gain = 0
+                if tally.seven_seat == e and tally.last_winner == e:
+                    gain += 2 * mult
+                    silent.append({"feat": "silent_ulti", "seat": e, "value": 2 * mult})
+                if tricks[e] == 10:
+                    gain += 3 * mult
+                    silent.append({"feat": "silent_durchmars", "seat": e, "value": 3 * mult})
+                for o in range(3):
+                    extra[o] += 2 * gain if o == e else -gain
+    points = [0, 0, 0]
+    for e in defenders:
+        points[e] = -pay[e] + extra[e]
+    points[d] = pay[defenders[0]] + pay[defenders[1]] + extra[d]
+    detail: dict[str, JSON] = {
+        "contract": contract.key,
+        "declarer": d,
+        "trump": SUIT_LETTERS[trump] if trump >= 0 else None,
+        "components": out_comps,
+        "tricks": list(tricks),
+        "marriages": marriages,
+        "silent": silent,
+    }
+    if trump >= 0:
+        detail["card_points"] = {"declarer": cp_d, "defenders": cp_def}
+    return (points[0], points[1], points[2]), detail
+
+
+def _add(pay: dict[int, int], amount: int) -> None:
+    for e in pay:
+        pay[e] += amount
+
+
+def _parti_value(
+    contract: Contract,
+    v: int,
+    won: bool,
+    cp_d: int,
+    mar_d: int,
+    has40: bool,
+    has20: bool,
+    mult: int,
+    rules: UltiRules,
+) -> int:
+    """The parti's value: doubled by a silent 100 (UL-35), 2 for a lost plain Passz under
+    ``lost_passz`` (UL-34)."""
+    if not won:
+        return rules.lost_passz if contract.rank == 1 else v
+    if rules.silent_100 == "double_parti":
+        return 2 * v if cp_d + mar_d >= 100 else v
+    best = v
+    if has40 and cp_d + 40 >= 100:
+        best = max(best, 2 * mult)
+    if has20 and cp_d + 20 >= 100:
+        best = max(best, 4 * mult)
+    return best
+
+
+def passz_not_played(first: int) -> tuple[int, int, int]:
+    """UL-15 VARIANT: an unraised Passz is not played; the first player pays 2 to each."""
+    points = [2, 2, 2]
+    points[first] = -4
+    return points[0], points[1], points[2]
