@@ -33,6 +33,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("example", help="print the path of a bundled example record")
     p.add_argument("game", nargs="?", default="euchre")
 
+    p = sub.add_parser(
+        "serve", help="run the gRPC referee service",
+        description="Serve the referee over gRPC. Storage: SQLite in REFEREE_DATA_DIR (default "
+        "./data), or PostgreSQL with PERSISTENCE_MODULE=eventsourcing.postgres and POSTGRES_*.",
+    )
+    p.add_argument("--address", default="127.0.0.1:50051", help="host:port to listen on")
+    p.add_argument("--data-dir", help="SQLite data directory (sets REFEREE_DATA_DIR)")
+    p.add_argument("--grace", type=float, default=5.0, help="seconds to finish calls on stop")
+    p.add_argument("--log-level", default="INFO", help="DEBUG logs one line per request")
+
     p = sub.add_parser("bench", help="benchmarks")
     bench = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
     b = bench.add_parser("rules", help="random legal hands per second through the rules core")
@@ -61,6 +71,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(path)
         return 0
+    if args.command == "serve":
+        import logging
+        import os
+
+        from referee.service import serve
+
+        logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+        if args.data_dir:
+            os.environ["REFEREE_DATA_DIR"] = args.data_dir
+        return serve(args.address, args.grace)
     if args.command == "bench":
         from referee.bench import run
 

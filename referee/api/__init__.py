@@ -1,0 +1,1 @@
+"""Generated code of the public API (``proto/referee/api``)."""

@@ -1,0 +1,342 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROLE_UNSPECIFIED: _ClassVar[Role]
+    ROLE_SEAT: _ClassVar[Role]
+    ROLE_SPECTATOR: _ClassVar[Role]
+    ROLE_AUDITOR: _ClassVar[Role]
+
+class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FACT_KIND_UNSPECIFIED: _ClassVar[FactKind]
+    FACT_KIND_TRICK_TAKEN: _ClassVar[FactKind]
+    FACT_KIND_ANNOUNCED: _ClassVar[FactKind]
+    FACT_KIND_HAND_ENDED: _ClassVar[FactKind]
+    FACT_KIND_MATCH_ENDED: _ClassVar[FactKind]
+    FACT_KIND_HAND_DEALT: _ClassVar[FactKind]
+ROLE_UNSPECIFIED: Role
+ROLE_SEAT: Role
+ROLE_SPECTATOR: Role
+ROLE_AUDITOR: Role
+FACT_KIND_UNSPECIFIED: FactKind
+FACT_KIND_TRICK_TAKEN: FactKind
+FACT_KIND_ANNOUNCED: FactKind
+FACT_KIND_HAND_ENDED: FactKind
+FACT_KIND_MATCH_ENDED: FactKind
+FACT_KIND_HAND_DEALT: FactKind
+
+class RuleParameter(_message.Message):
+    __slots__ = ("name", "type", "default_json", "rule", "doc", "choices", "minimum", "maximum")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    DOC_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
+    MINIMUM_FIELD_NUMBER: _ClassVar[int]
+    MAXIMUM_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: str
+    default_json: str
+    rule: str
+    doc: str
+    choices: _containers.RepeatedScalarFieldContainer[str]
+    minimum: int
+    maximum: int
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default_json: _Optional[str] = ..., rule: _Optional[str] = ..., doc: _Optional[str] = ..., choices: _Optional[_Iterable[str]] = ..., minimum: _Optional[int] = ..., maximum: _Optional[int] = ...) -> None: ...
+
+class GameInfo(_message.Message):
+    __slots__ = ("name", "aliases", "title", "seats", "parameters")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ALIASES_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    aliases: _containers.RepeatedScalarFieldContainer[str]
+    title: str
+    seats: int
+    parameters: _containers.RepeatedCompositeFieldContainer[RuleParameter]
+    def __init__(self, name: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ..., title: _Optional[str] = ..., seats: _Optional[int] = ..., parameters: _Optional[_Iterable[_Union[RuleParameter, _Mapping]]] = ...) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games",)
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[GameInfo]
+    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ...) -> None: ...
+
+class FixedDeal(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "command_id")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    RULES_JSON_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEED_ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    FIXED_DEALS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    rules_json: str
+    players: _containers.RepeatedScalarFieldContainer[str]
+    seed_entropy: bytes
+    fixed_deals: _containers.RepeatedCompositeFieldContainer[FixedDeal]
+    first_dealer: int
+    public_spectators: bool
+    command_id: str
+    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
+
+class SeatToken(_message.Message):
+    __slots__ = ("seat", "player", "token")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    token: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match_id", "seat_tokens", "spectator_token", "version", "deal_commitment")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat_tokens: _containers.RepeatedCompositeFieldContainer[SeatToken]
+    spectator_token: str
+    version: int
+    deal_commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., spectator_token: _Optional[str] = ..., version: _Optional[int] = ..., deal_commitment: _Optional[str] = ...) -> None: ...
+
+class Fact(_message.Message):
+    __slots__ = ("kind", "json")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    kind: FactKind
+    json: str
+    def __init__(self, kind: _Optional[_Union[FactKind, str]] = ..., json: _Optional[str] = ...) -> None: ...
+
+class SubmitActionRequest(_message.Message):
+    __slots__ = ("match_id", "token", "action", "command_id", "expected_version", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    action: str
+    command_id: str
+    expected_version: int
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., action: _Optional[str] = ..., command_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("version", "seat", "action", "facts", "hand_over", "match_over", "scores", "replayed")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    HAND_OVER_FIELD_NUMBER: _ClassVar[int]
+    MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    seat: int
+    action: str
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    hand_over: bool
+    match_over: bool
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    replayed: bool
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., hand_over: _Optional[bool] = ..., match_over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., replayed: _Optional[bool] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class GetViewResponse(_message.Message):
+    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    version: int
+    game: str
+    role: Role
+    seat: int
+    hand: int
+    dealer: int
+    to_act: int
+    legal_actions: _containers.RepeatedScalarFieldContainer[str]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    match_over: bool
+    winner: int
+    state_json: str
+    players: _containers.RepeatedScalarFieldContainer[str]
+    deal_commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id", "token", "after_version", "heartbeat_seconds")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    after_version: int
+    heartbeat_seconds: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+
+class MatchEvent(_message.Message):
+    __slots__ = ("version", "hand", "seat", "action", "facts")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    hand: int
+    seat: int
+    action: str
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, version: _Optional[int] = ..., hand: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+
+class WatchMatchResponse(_message.Message):
+    __slots__ = ("events", "view", "heartbeat", "version")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[MatchEvent]
+    view: GetViewResponse
+    heartbeat: bool
+    version: int
+    def __init__(self, events: _Optional[_Iterable[_Union[MatchEvent, _Mapping]]] = ..., view: _Optional[_Union[GetViewResponse, _Mapping]] = ..., heartbeat: _Optional[bool] = ..., version: _Optional[int] = ...) -> None: ...
+
+class GetHandRecordRequest(_message.Message):
+    __slots__ = ("match_id", "hand", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class GetHandRecordResponse(_message.Message):
+    __slots__ = ("record_json", "finished")
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    finished: bool
+    def __init__(self, record_json: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
+
+class GetMatchRecordRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class GetMatchRecordResponse(_message.Message):
+    __slots__ = ("record_json", "finished")
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    finished: bool
+    def __init__(self, record_json: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
+
+class VerifyDealRequest(_message.Message):
+    __slots__ = ("match_id", "hand", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class VerifyDealResponse(_message.Message):
+    __slots__ = ("commitment", "nonce", "cards", "valid")
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    NONCE_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    commitment: str
+    nonce: str
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    valid: bool
+    def __init__(self, commitment: _Optional[str] = ..., nonce: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ..., valid: _Optional[bool] = ...) -> None: ...
+
+class ListRejectionsRequest(_message.Message):
+    __slots__ = ("token", "match_id", "limit")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    match_id: str
+    limit: int
+    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class Rejection(_message.Message):
+    __slots__ = ("match_id", "seat", "action", "reason", "rule", "message", "time")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    action: str
+    reason: str
+    rule: str
+    message: str
+    time: str
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., reason: _Optional[str] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ..., time: _Optional[str] = ...) -> None: ...
+
+class ListRejectionsResponse(_message.Message):
+    __slots__ = ("rejections",)
+    REJECTIONS_FIELD_NUMBER: _ClassVar[int]
+    rejections: _containers.RepeatedCompositeFieldContainer[Rejection]
+    def __init__(self, rejections: _Optional[_Iterable[_Union[Rejection, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,586 @@
+"""The referee's use cases (an eventsourcing ``Application``): create a match, submit an
+action, read views and records, verify deals, audit rejections.
+
+Randomness lives here, never in the rules: each hand's pack is shuffled with a key drawn from
+``secrets`` and mixed with the match's player entropy; the pack and a nonce are recorded in the
+``HandDealt`` event, and the commitment is published at once.
+
+Commands on one match are serialised by a per-match lock in this process; across processes the
+store's optimistic concurrency (``IntegrityError`` on a conflicting save) makes the loser fail
+with :class:`VersionConflictError`. Command ids are recorded in ``ActionTaken`` events, so a
+retry is answered from the record, also after a restart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from enum import Enum
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+import referee
+from referee.config import Settings, settings_from_env
+from referee.domain.deal import commitment, shuffle
+from referee.domain.errors import (
+    CommandIdReusedError,
+    HandNotFinishedError,
+    HandNotFoundError,
+    InvalidRulesError,
+    MalformedRequestError,
+    MatchNotFoundError,
+    PermissionDeniedError,
+    RefereeError,
+    UnauthenticatedError,
+    UnknownGameError,
+    VersionConflictError,
+)
+from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED
+from referee.domain.match import HandLog, Match, Outcome
+from referee.rules.cards import CARD_NAMES, parse_card
+from referee.rules.errors import InvalidActionError, RuleParameterError, RulesError
+from referee.rules.game import JSON, Game
+from referee.rules.handrecord import HandRecord, MatchRecord, match_state_json
+from referee.rules.registry import find_game
+
+_CARD_TOKEN = frozenset(CARD_NAMES)
+
+
+class Role(Enum):
+    SEAT = "seat"
+    SPECTATOR = "spectator"
+    AUDITOR = "auditor"
+
+
+@dataclasses.dataclass(frozen=True)
+class Principal:
+    """Who is asking, in one match."""
+
+    role: Role
+    seat: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Created:
+    match_id: UUID
+    players: list[str]
+    seat_tokens: list[str]
+    spectator_token: str
+    version: int
+    commitment: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """The answer to one accepted action (and to its retries)."""
+
+    outcome: Outcome
+    hand_over: bool
+    match_over: bool
+    scores: list[int]
+    replayed: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class View:
+    """What one principal may see of a match at one version."""
+
+    match_id: UUID
+    version: int
+    game: str
+    principal: Principal
+    hand: int
+    dealer: int
+    to_act: int | None
+    legal_actions: list[str]
+    scores: list[int]
+    match_over: bool
+    winner: int | None
+    state: dict[str, JSON]
+    players: list[str]
+    commitment: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicEvent:
+    """One stored event as a principal may see it."""
+
+    version: int
+    hand: int
+    seat: int | None
+    action: str
+    facts: list[dict[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Rejection:
+    match_id: str
+    seat: int | None
+    action: str
+    reason: str
+    rule: str
+    message: str
+    time: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DealCheck:
+    commitment: str
+    nonce: str
+    cards: list[str]
+    valid: bool
+
+
+class RejectionLog:
+    """Bounded audit trail of refused attempts: a ring of the last ``per_match`` per match,
+    and at most ``total`` overall (the oldest matches' entries go first). Not match events."""
+
+    def __init__(self, per_match: int, total: int) -> None:
+        self.per_match, self.total = per_match, total
+        self._rings: OrderedDict[str, deque[Rejection]] = OrderedDict()
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def add(self, rejection: Rejection) -> None:
+        with self._lock:
+            ring = self._rings.get(rejection.match_id)
+            if ring is None:
+                ring = self._rings[rejection.match_id] = deque(maxlen=self.per_match)
+            self._rings.move_to_end(rejection.match_id)
+            if len(ring) == ring.maxlen:
+                self._count -= 1
+            ring.append(rejection)
+            self._count += 1
+            while self._count > self.total:
+                oldest_id, oldest = next(iter(self._rings.items()))
+                oldest.popleft()
+                self._count -= 1
+                if not oldest:
+                    del self._rings[oldest_id]
+
+    def list(self, match_id: str = "", limit: int = 0) -> list[Rejection]:
+        with self._lock:
+            if match_id:
+                items = list(self._rings.get(match_id, ()))
+            else:
+                items = sorted((r for ring in self._rings.values() for r in ring),
+                               key=lambda r: r.time)
+        return items[-limit:] if limit > 0 else items
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as SHA-256 hashes (they are 256-bit random strings)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Referee(Application[UUID]):
+    """The referee application."""
+
+    name = "Referee"
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or settings_from_env()
+        super().__init__(env=self.settings.store_env)
+        self.rejections = RejectionLog(
+            self.settings.rejections_per_match, self.settings.rejections_total
+        )
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._changed = threading.Condition()
+
+    # -- creating ----------------------------------------------------------------------------
+    def create_match(
+        self,
+        game: str,
+        rules: dict[str, Any] | None = None,
+        players: Sequence[str] = (),
+        seed_entropy: bytes = b"",
+        fixed_deals: Sequence[Sequence[str]] = (),
+        first_dealer: int = 0,
+        public_spectators: bool = False,
+    ) -> Created:
+        """Create a match, deal its first hand, and return the seats' secret tokens."""
+        try:
+            g = find_game(game)
+        except ValueError as exc:
+            raise UnknownGameError(str(exc), game=game) from None
+        try:
+            ruleset = g.rules_class.from_dict(rules or {})
+        except RuleParameterError as exc:
+            raise InvalidRulesError(str(exc)) from None
+        names = list(players) or [f"seat {s}" for s in range(g.num_seats)]
+        if len(names) != g.num_seats:
+            raise MalformedRequestError(
+                f"{g.name} has {g.num_seats} seats, got {len(names)} player names",
+                seats=g.num_seats, players=len(names),
+            )
+        if not 0 <= first_dealer < g.num_seats:
+            raise MalformedRequestError(f"first dealer must be a seat 0..{g.num_seats - 1}")
+        packs = [_check_pack(g, list(d), i) for i, d in enumerate(fixed_deals)]
+        tokens = [secrets.token_urlsafe(32) for _ in range(g.num_seats)]
+        spectator = secrets.token_urlsafe(32)
+        match = Match(
+            game=g.name,
+            rules=ruleset.to_dict(),
+            players=names,
+            seat_token_hashes=[hash_token(t) for t in tokens],
+            spectator_token_hash=hash_token(spectator),
+            public_spectators=public_spectators,
+            first_dealer=first_dealer,
+            fixed_deals=packs,
+            rules_version=referee.RULES_VERSION,
+        )
+        self._deal(match, seed_entropy)
+        self.save(match)
+        self._wake_watchers()
+        return Created(match.id, names, tokens, spectator, match.version, match.hand.commitment)
+
+    def _deal(self, match: Match, entropy: bytes = b"") -> None:
+        n = len(match.hands)
+        if n < len(match.fixed_deals):
+            cards = match.fixed_deals[n]
+        else:
+            key = hashlib.sha256(secrets.token_bytes(32) + entropy).digest()
+            cards = shuffle([CARD_NAMES[c] for c in match.game.pack], key)
+        match.deal(cards, secrets.token_hex(16))
+
+    # -- acting ------------------------------------------------------------------------------
+    def submit_action(
+        self,
+        match_id: UUID,
+        token: str,
+        action: str,
+        command_id: str = "",
+        expected_version: int | None = None,
+        seat: int | None = None,
+    ) -> Answer:
+        """Apply one action for the seat the token belongs to; see the module docstring."""
+        principal: Principal | None = None
+        try:
+            with self._lock(match_id):
+                match = self._get(match_id)
+                principal = self.authorize(match, token)
+                return self._submit(match, principal, action, command_id, expected_version, seat)
+        except (RefereeError, RulesError) as exc:
+            if not isinstance(exc, MatchNotFoundError):
+                self._reject(match_id, principal, action, exc)
+            raise
+
+    def _submit(
+        self,
+        match: Match,
+        principal: Principal,
+        text: str,
+        command_id: str,
+        expected_version: int | None,
+        seat: int | None,
+    ) -> Answer:
+        if principal.role is not Role.SEAT or principal.seat is None:
+            raise PermissionDeniedError(
+                f"a {principal.role.value} may not act", role=principal.role.value
+            )
+        if seat is not None and seat != principal.seat:
+            raise PermissionDeniedError(
+                f"this token is for seat {principal.seat}, not seat {seat}",
+                seat=seat, tokenSeat=principal.seat,
+            )
+        if command_id:
+            done = match.outcomes.get(Match.command_key(principal.seat, command_id))
+            if done is not None:
+                return self._replayed(match, done, text)
+        if expected_version is not None and expected_version != match.version:
+            raise VersionConflictError(
+                f"the match is at version {match.version}, not {expected_version}",
+                expectedVersion=expected_version, actualVersion=match.version,
+            )
+        match.take_action(principal.seat, text, command_id)
+        if match.needs_deal:
+            self._deal(match)
+        try:
+            self.save(match)
+        except IntegrityError:
+            actual = self._get(match.id).version
+            raise VersionConflictError(
+                f"another command changed the match first; it is at version {actual}",
+                actualVersion=actual,
+            ) from None
+        self._wake_watchers()
+        assert match.last_outcome is not None
+        return self._answer(match, match.last_outcome)
+
+    def _answer(self, match: Match, outcome: Outcome, replayed: bool = False) -> Answer:
+        kinds = {f["kind"] for f in outcome.facts}
+        scores: list[int] = list(match.match_state.scores)
+        for f in outcome.facts:
+            if f["kind"] == HAND_ENDED:
+                scores = list(f["scores"])
+        return Answer(outcome, HAND_ENDED in kinds, MATCH_ENDED in kinds, scores, replayed)
+
+    def _replayed(self, match: Match, outcome: Outcome, text: str) -> Answer:
+        try:
+            same = match.game.format_action(match.game.parse_action(text)) == outcome.action
+        except InvalidActionError:
+            same = False
+        if not same:
+            raise CommandIdReusedError(
+                f"command id {outcome.command_id!r} was used for {outcome.action!r}",
+                commandId=outcome.command_id, action=outcome.action,
+            )
+        return self._answer(match, outcome, replayed=True)
+
+    # -- reading -----------------------------------------------------------------------------
+    def get_match(self, match_id: UUID) -> Match:
+        return self._get(match_id)
+
+    def get_view(self, match_id: UUID, token: str) -> View:
+        match = self._get(match_id)
+        return self.view_of(match, self.authorize(match, token))
+
+    def view_of(self, match: Match, who: Principal) -> View:
+        """The redacted view of ``who``: the rules core's ``view``, never raw state."""
+        game, state = match.game, match.hand_state
+        if who.role is Role.AUDITOR:
+            shown = game.audit_view(state)
+        else:
+            shown = game.view(state, who.seat if who.role is Role.SEAT else None)
+        to_act = None if match.over else game.current_seat(state)
+        legal: list[str] = []
+        if to_act is not None and who.role is Role.SEAT and who.seat == to_act:
+            legal = [game.format_action(a) for a in game.legal_actions(state)]
+        return View(
+            match_id=match.id, version=match.version, game=match.game_name, principal=who,
+            hand=match.hand.number, dealer=match.hand.dealer, to_act=to_act,
+            legal_actions=legal, scores=list(match.match_state.scores),
+            match_over=match.over, winner=match.match_state.winner, state=shown,
+            players=list(match.players), commitment=match.hand.commitment,
+        )
+
+    def events_after(self, match: Match, who: Principal, after: int) -> list[PublicEvent]:
+        """The stored events after version ``after``, redacted for ``who``."""
+        out: list[PublicEvent] = []
+        hand = 0
+        for hand_log in match.hands:
+            if hand_log.first_version <= after + 1:
+                hand = hand_log.number - 1
+        stored = self.repository.event_store.get(match.id, gt=after, lte=match.version)
+        for e in stored:
+            kind = type(e).__name__
+            v = e.originator_version
+            if kind == "HandDealt":
+                hand = e.hand  # type: ignore[attr-defined]
+                fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,  # type: ignore[attr-defined]
+                        "commitment": e.commitment}  # type: ignore[attr-defined]
+                out.append(PublicEvent(v, hand, None, "", [fact]))
+            elif kind == "ActionTaken":
+                seat: int = e.seat  # type: ignore[attr-defined]
+                text: str = e.action  # type: ignore[attr-defined]
+                if not _action_is_public(text) and who.role is not Role.AUDITOR and not (
+                    who.role is Role.SEAT and who.seat == seat
+                ):
+                    text = "hidden"
+                out.append(PublicEvent(v, hand, seat, text, list(e.facts)))  # type: ignore[attr-defined]
+            elif kind == "HandScored":
+                fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,  # type: ignore[attr-defined]
+                        "scores": e.scores}  # type: ignore[attr-defined]
+                out.append(PublicEvent(v, hand, None, "", [fact]))
+            elif kind == "MatchEnded":
+                fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}  # type: ignore[attr-defined]
+                out.append(PublicEvent(v, hand, None, "", [fact]))
+        return out
+
+    def wait_for_change(self, match_id: UUID, version: int, timeout: float) -> int:
+        """Block until the match is past ``version`` (or ``timeout``); return its version.
+
+        Wakes at once for saves in this process and polls the store every second for writes
+        by other processes.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            current = self._get(match_id).version
+            left = deadline - time.monotonic()
+            if current > version or left <= 0:
+                return current
+            with self._changed:
+                self._changed.wait(min(left, 1.0))
+
+    def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
+        """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
+        any hand for the auditor."""
+        match = self._get(match_id)
+        who = self.authorize(match, token)
+        log = self._hand(match, hand, who)
+        return _hand_record(match, log).to_json(), log.result is not None
+
+    def match_record(self, match_id: UUID, token: str) -> tuple[dict[str, JSON], bool]:
+        """The match as a ``referee.match/v1`` record (finished hands; the auditor also gets
+        the running one)."""
+        match = self._get(match_id)
+        who = self.authorize(match, token)
+        hands = [
+            _hand_record(match, h) for h in match.hands
+            if h.result is not None or who.role is Role.AUDITOR
+        ]
+        result = match_state_json(match.match_state) if match.over else None
+        record = MatchRecord(
+            game=match.game_name, rules=match.rules, players=tuple(match.players),
+            hands=tuple(hands), result=result,
+        )
+        return record.to_json(), match.over
+
+    def verify_deal(self, match_id: UUID, hand: int, token: str) -> DealCheck:
+        """Reveal a finished hand's pack and nonce and check them against its commitment."""
+        match = self._get(match_id)
+        log = self._hand(match, hand, self.authorize(match, token))
+        ok = hmac.compare_digest(commitment(log.nonce, log.cards), log.commitment)
+        return DealCheck(log.commitment, log.nonce, list(log.cards), ok)
+
+    def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
+        """Rejected attempts, for the auditor only."""
+        if not self._is_auditor(token):
+            if not token:
+                raise UnauthenticatedError("the auditor token is required")
+            raise PermissionDeniedError("only the auditor may list rejections")
+        return self.rejections.list(match_id, limit)
+
+    # -- auth --------------------------------------------------------------------------------
+    def authorize(self, match: Match, token: str) -> Principal:
+        """The principal a token stands for in ``match``.
+
+        :raises UnauthenticatedError: for a missing token (unless spectating is public) or a
+            token that belongs to nobody in this match.
+        """
+        if token:
+            if self._is_auditor(token):
+                return Principal(Role.AUDITOR)
+            digest = hash_token(token)
+            for seat, h in enumerate(match.seat_token_hashes):
+                if hmac.compare_digest(digest, h):
+                    return Principal(Role.SEAT, seat)
+            if hmac.compare_digest(digest, match.spectator_token_hash):
+                return Principal(Role.SPECTATOR)
+            raise UnauthenticatedError("the token is not valid for this match")
+        if match.public_spectators:
+            return Principal(Role.SPECTATOR)
+        raise UnauthenticatedError("a token is required for this match")
+
+    def _is_auditor(self, token: str) -> bool:
+        expected = self.settings.auditor_token
+        return bool(expected and token and hmac.compare_digest(token, expected))
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _get(self, match_id: UUID) -> Match:
+        try:
+            match: Match = self.repository.get(match_id)
+        except AggregateNotFoundError:
+            raise MatchNotFoundError(f"no match {match_id}", matchId=match_id) from None
+        return match
+
+    def _hand(self, match: Match, hand: int, who: Principal) -> HandLog:
+        if not 1 <= hand <= len(match.hands):
+            raise HandNotFoundError(
+                f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
+            )
+        log = match.hands[hand - 1]
+        if log.result is None and who.role is not Role.AUDITOR:
+            raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+        return log
+
+    def _lock(self, match_id: UUID) -> threading.Lock:
+        with self._locks_guard:
+            lock = self._locks.get(match_id)
+            if lock is None:
+                if len(self._locks) > 10_000:
+                    for key in [k for k, v in self._locks.items() if not v.locked()]:
+                        del self._locks[key]
+                lock = self._locks[match_id] = threading.Lock()
+            return lock
+
+    def _wake_watchers(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
+
+    def _reject(
+        self, match_id: UUID, who: Principal | None, action: str, exc: Exception
+    ) -> None:
+        self.rejections.add(
+            Rejection(
+                match_id=str(match_id),
+                seat=who.seat if who is not None else None,
+                action=action[:200],
+                reason=getattr(exc, "reason", type(exc).__name__),
+                rule=getattr(exc, "rule", None) or "",
+                message=str(exc)[:500],
+                time=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            )
+        )
+
+    def watch(
+        self, match_id: UUID, token: str, after: int, heartbeat: float
+    ) -> Iterator[tuple[list[PublicEvent], View | None, int]]:
+        """Endless updates for a watcher: ``(events, view, version)``; heartbeats have no
+        events and no view. The first update brings everything after ``after``."""
+        match = self._get(match_id)
+        who = self.authorize(match, token)
+        sent = after
+        first = True
+        while True:
+            if match.version > sent or first:
+                events = self.events_after(match, who, sent)
+                yield events, self.view_of(match, who), match.version
+                sent, first = match.version, False
+            else:
+                yield [], None, match.version
+            self.wait_for_change(match_id, sent, heartbeat)
+            match = self._get(match_id)
+
+
+def _action_is_public(text: str) -> bool:
+    """Card plays are public; other actions are public unless they name a card (a discard)."""
+    if text.startswith("play:"):
+        return True
+    _, _, arg = text.partition(":")
+    return not any(part.strip().upper() in _CARD_TOKEN for part in arg.split(","))
+
+
+def _check_pack(game: Game[Any], cards: list[str], index: int) -> list[str]:
+    try:
+        parsed = [parse_card(c) for c in cards]
+    except InvalidActionError as exc:
+        raise MalformedRequestError(f"fixed deal {index}: {exc}") from None
+    if sorted(parsed) != sorted(game.pack):
+        raise MalformedRequestError(
+            f"fixed deal {index} is not exactly the {game.name} pack, each card once"
+        )
+    return [CARD_NAMES[c] for c in parsed]
+
+
+def _hand_record(match: Match, log: HandLog) -> HandRecord:
+    deal = match.game.deal([parse_card(c) for c in log.cards], log.dealer)
+    return HandRecord(
+        game=match.game_name, rules=match.rules, dealer=log.dealer, deal=deal,
+        actions=tuple(log.actions), result=log.result,
+    )
+
+
+def rules_from_json(text: str) -> dict[str, Any]:
+    """Parse ``rules_json`` (empty: defaults)."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidRulesError(f"rules_json is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InvalidRulesError("rules_json must be a JSON object")
+    return value

@@ -1,0 +1,54 @@
+"""Configuration from the environment only.
+
+- ``REFEREE_DATA_DIR`` (default ``./data``): where the embedded SQLite store lives.
+- ``PERSISTENCE_MODULE=eventsourcing.postgres`` with ``POSTGRES_*``: PostgreSQL instead
+  (``POSTGRES_ENABLE_DB_FUNCTIONS`` defaults to ``y``).
+- ``REFEREE_AUDITOR_TOKEN``: the auditor credential (unset: no auditor).
+- ``REFEREE_REJECTIONS_PER_MATCH`` (default 200) and ``REFEREE_REJECTIONS_TOTAL`` (default
+  100000): bounds of the rejection audit trail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """What the application needs, read once from the environment."""
+
+    store_env: dict[str, str]
+    auditor_token: str | None
+    rejections_per_match: int = 200
+    rejections_total: int = 100_000
+
+    @property
+    def backend(self) -> str:
+        return self.store_env["PERSISTENCE_MODULE"].rsplit(".", 1)[-1]
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from ``environ`` (default ``os.environ``)."""
+    env = dict(os.environ if environ is None else environ)
+    store: dict[str, str] = {"AGGREGATE_CACHE_MAXSIZE": env.get("AGGREGATE_CACHE_MAXSIZE", "2000")}
+    module = env.get("PERSISTENCE_MODULE", "eventsourcing.sqlite")
+    store["PERSISTENCE_MODULE"] = module
+    if module == "eventsourcing.sqlite":
+        data_dir = Path(env.get("REFEREE_DATA_DIR", "./data"))
+        data_dir.mkdir(parents=True, exist_ok=True)
+        store["SQLITE_DBNAME"] = env.get("SQLITE_DBNAME", str(data_dir / "referee.sqlite"))
+        store["SQLITE_LOCK_TIMEOUT"] = env.get("SQLITE_LOCK_TIMEOUT", "10")
+    elif module == "eventsourcing.postgres":
+        store["POSTGRES_ENABLE_DB_FUNCTIONS"] = env.get("POSTGRES_ENABLE_DB_FUNCTIONS", "y")
+        for key, value in env.items():
+            if key.startswith("POSTGRES_"):
+                store[key] = value
+    return Settings(
+        store_env=store,
+        auditor_token=env.get("REFEREE_AUDITOR_TOKEN") or None,
+        rejections_per_match=int(env.get("REFEREE_REJECTIONS_PER_MATCH", "200")),
+        rejections_total=int(env.get("REFEREE_REJECTIONS_TOTAL", "100000")),
+    )

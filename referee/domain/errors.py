@@ -1,0 +1,72 @@
+"""Errors of the model and the application (the rules' own errors live in ``referee.rules``).
+
+Each has a ``reason`` (the ``google.rpc.ErrorInfo`` reason) and ``metadata`` for programs;
+``referee.service.errors`` maps the classes to gRPC codes.
+"""
+
+from __future__ import annotations
+
+
+class RefereeError(Exception):
+    """Base class of the referee's own refusals."""
+
+    reason = "REFEREE_ERROR"
+
+    def __init__(self, message: str, **metadata: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.metadata = {k: str(v) for k, v in metadata.items()}
+
+
+class MalformedRequestError(RefereeError):
+    """A request field is missing or not valid, whatever the state."""
+
+    reason = "MALFORMED_REQUEST"
+
+
+class UnknownGameError(MalformedRequestError):
+    reason = "UNKNOWN_GAME"
+
+
+class InvalidRulesError(MalformedRequestError):
+    reason = "INVALID_RULES"
+
+
+class MatchNotFoundError(RefereeError):
+    reason = "MATCH_NOT_FOUND"
+
+
+class HandNotFoundError(RefereeError):
+    reason = "HAND_NOT_FOUND"
+
+
+class UnauthenticatedError(RefereeError):
+    """No token, or a token that belongs to nobody in this match."""
+
+    reason = "BAD_TOKEN"
+
+
+class PermissionDeniedError(RefereeError):
+    """A valid token that may not do this (another seat, a spectator acting, not an auditor)."""
+
+    reason = "PERMISSION_DENIED"
+
+
+class MatchOverError(RefereeError):
+    reason = "MATCH_OVER"
+
+
+class HandNotFinishedError(RefereeError):
+    reason = "HAND_NOT_FINISHED"
+
+
+class CommandIdReusedError(RefereeError):
+    """A command id already used for a different action."""
+
+    reason = "COMMAND_ID_REUSED"
+
+
+class VersionConflictError(RefereeError):
+    """The match is not at the version the client expected, or a concurrent write won."""
+
+    reason = "VERSION_CONFLICT"

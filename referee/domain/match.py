@@ -1,0 +1,195 @@
+"""The ``Match`` aggregate: one table, all its hands, one event stream.
+
+Command methods validate through the pure rules core, then trigger private ``@event`` methods
+whose bodies only re-apply what was validated (they run again on every replay, so they are
+deterministic: no clock, no randomness, no I/O). Replaying the stream re-applies every action
+through the rules and so rebuilds the exact rules state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cached_property
+from typing import Any
+
+from eventsourcing.domain import Aggregate, event
+
+from referee.domain.deal import commitment
+from referee.domain.errors import MatchOverError
+from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED, fact_json
+from referee.rules.cards import parse_card
+from referee.rules.game import Game, HandEnded, MatchState
+from referee.rules.params import RuleSet
+from referee.rules.registry import find_game
+
+
+@dataclasses.dataclass
+class HandLog:
+    """One hand as the aggregate keeps it."""
+
+    number: int
+    dealer: int
+    cards: list[str]
+    nonce: str
+    commitment: str
+    first_version: int
+    actions: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What one accepted action caused: the answer to its command (and to its retries)."""
+
+    seat: int
+    action: str
+    command_id: str
+    facts: list[dict[str, Any]]
+    version: int
+
+
+class Match(Aggregate):
+    """One match at one table."""
+
+    @event("Created")
+    def __init__(
+        self,
+        game: str,
+        rules: dict[str, Any],
+        players: list[str],
+        seat_token_hashes: list[str],
+        spectator_token_hash: str,
+        public_spectators: bool,
+        first_dealer: int,
+        fixed_deals: list[list[str]],
+        rules_version: int,
+    ) -> None:
+        self.game_name = game
+        self.rules_dict = rules
+        self.players = players
+        self.seat_token_hashes = seat_token_hashes
+        self.spectator_token_hash = spectator_token_hash
+        self.public_spectators = public_spectators
+        self.fixed_deals = fixed_deals
+        self.rules_version = rules_version
+        self.match_state: MatchState = self.game.new_match(self.rules, first_dealer)
+        self.hands: list[HandLog] = []
+        self.hand_state: Any = None
+        self.outcomes: dict[str, Outcome] = {}
+        self.last_outcome: Outcome | None = None
+
+    # -- derived ---------------------------------------------------------------------------
+    @cached_property
+    def game(self) -> Game[Any]:
+        return find_game(self.game_name)
+
+    @cached_property
+    def rules(self) -> RuleSet:
+        return self.game.rules_class.from_dict(self.rules_dict)
+
+    @property
+    def over(self) -> bool:
+        return self.match_state.over
+
+    @property
+    def hand(self) -> HandLog:
+        return self.hands[-1]
+
+    @property
+    def needs_deal(self) -> bool:
+        """True when no hand is running and the match goes on."""
+        return not self.over and (
+            self.hand_state is None or self.game.is_terminal(self.hand_state)
+        )
+
+    @staticmethod
+    def command_key(seat: int, command_id: str) -> str:
+        return f"{seat}:{command_id}"
+
+    # -- commands --------------------------------------------------------------------------
+    def deal(self, cards: list[str], nonce: str) -> None:
+        """Start the next hand with this pack order (shuffled by the application)."""
+        assert self.needs_deal, "a hand is running"
+        self.game.new_hand(
+            self.game.deal([parse_card(c) for c in cards], self.match_state.dealer),
+            self.match_state.dealer,
+            self.rules,
+        )
+        self._hand_dealt(
+            hand=len(self.hands) + 1,
+            dealer=self.match_state.dealer,
+            cards=cards,
+            nonce=nonce,
+            commitment=commitment(nonce, cards),
+        )
+
+    def take_action(self, seat: int, text: str, command_id: str) -> None:
+        """Validate one action through the rules and record it with what it caused.
+
+        :raises MatchOverError: when the match is over.
+        :raises InvalidActionError, NotYourTurnError, IllegalActionError: from the rules.
+        """
+        if self.over or self.hand_state is None:
+            raise MatchOverError("the match is over", matchId=self.id)
+        game = self.game
+        action = game.parse_action(text)
+        step = game.apply(self.hand_state, seat, action)
+        self._action_taken(
+            seat=seat,
+            action=game.format_action(action),
+            command_id=command_id,
+            facts=[fact_json(f) for f in step.facts if not isinstance(f, HandEnded)],
+        )
+        if game.is_terminal(self.hand_state):
+            result = game.result(self.hand_state)
+            after = game.after_hand(self.match_state, result, self.rules)
+            self._hand_scored(
+                hand=self.hand.number, result=result.to_json(), scores=list(after.scores)
+            )
+            if self.over:
+                state = self.match_state
+                self._match_ended(scores=list(state.scores), winner=state.winner)
+
+    # -- events ----------------------------------------------------------------------------
+    def _caused(self, fact: dict[str, Any]) -> None:
+        """Attach a follow-up fact to the action that caused it (inside event bodies)."""
+        if self.last_outcome is not None:
+            self.last_outcome.facts.append(fact)
+            self.last_outcome.version = self.version + 1
+
+    @event("HandDealt")
+    def _hand_dealt(
+        self, hand: int, dealer: int, cards: list[str], nonce: str, commitment: str
+    ) -> None:
+        game = self.game
+        deal = game.deal([parse_card(c) for c in cards], dealer)
+        self.hand_state = game.new_hand(deal, dealer, self.rules)
+        self.hands.append(HandLog(hand, dealer, cards, nonce, commitment, self.version + 1))
+        self._caused(
+            {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
+        )
+
+    @event("ActionTaken")
+    def _action_taken(
+        self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]]
+    ) -> None:
+        game = self.game
+        self.hand_state = game.apply(self.hand_state, seat, game.parse_action(action)).state
+        self.hand.actions.append((seat, action))
+        outcome = Outcome(seat, action, command_id, list(facts), self.version + 1)
+        self.last_outcome = outcome
+        if command_id:
+            self.outcomes[self.command_key(seat, command_id)] = outcome
+
+    @event("HandScored")
+    def _hand_scored(self, hand: int, result: dict[str, Any], scores: list[int]) -> None:
+        self.hand.result = result
+        self.match_state = self.game.after_hand(
+            self.match_state, self.game.result(self.hand_state), self.rules
+        )
+        self._caused({"kind": HAND_ENDED, "hand": hand, "result": result, "scores": scores})
+
+    @event("MatchEnded")
+    def _match_ended(self, scores: list[int], winner: int | None) -> None:
+        self._caused({"kind": MATCH_ENDED, "scores": scores, "winner": winner})
+

@@ -1,0 +1,89 @@
+"""The one error table: exception class -> gRPC code and ``google.rpc.ErrorInfo`` reason.
+
+Every refusal carries exactly one ``ErrorInfo`` (domain :data:`DOMAIN`, lowerCamelCase
+metadata keys, ``rule`` when the rules refused). Unknown exceptions become INTERNAL with no
+details, and are logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import NoReturn
+
+import grpc
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from referee.domain import errors as d
+from referee.rules import errors as r
+
+DOMAIN = "referee.cardgames"
+log = logging.getLogger("referee.service")
+
+# (exception class, code, reason or None to use the exception's own ``reason``). First match
+# wins, so subclasses come before their bases.
+ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...] = (
+    (r.InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ACTION"),
+    (r.NotYourTurnError, grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
+    (r.IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION, "ILLEGAL_ACTION"),
+    (d.UnknownGameError, grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_GAME"),
+    (d.InvalidRulesError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_RULES"),
+    (d.MalformedRequestError, grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+    (d.MatchNotFoundError, grpc.StatusCode.NOT_FOUND, "MATCH_NOT_FOUND"),
+    (d.HandNotFoundError, grpc.StatusCode.NOT_FOUND, "HAND_NOT_FOUND"),
+    (d.UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN"),
+    (d.PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED"),
+    (d.MatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),
+    (d.HandNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION, "HAND_NOT_FINISHED"),
+    (d.CommandIdReusedError, grpc.StatusCode.FAILED_PRECONDITION, "COMMAND_ID_REUSED"),
+    (d.VersionConflictError, grpc.StatusCode.ABORTED, "VERSION_CONFLICT"),
+    (IntegrityError, grpc.StatusCode.ABORTED, "VERSION_CONFLICT"),
+    (OperationalError, grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"),
+    (InterfaceError, grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"),
+)
+
+
+def to_status(exc: BaseException) -> grpc.Status:
+    """The rich status for ``exc`` (INTERNAL with no details for anything unknown)."""
+    for cls, code, reason in ERROR_TABLE:
+        if isinstance(exc, cls):
+            metadata: dict[str, str] = {}
+            message = str(exc)
+            if isinstance(exc, r.RulesError):
+                message = exc.message
+                if exc.rule:
+                    metadata["rule"] = exc.rule
+            elif isinstance(exc, d.RefereeError):
+                message = exc.message
+                metadata.update(exc.metadata)
+            elif code is grpc.StatusCode.UNAVAILABLE:
+                message = "the event store is unavailable; retry"
+            elif code is grpc.StatusCode.ABORTED:
+                message = "another command changed the match first; re-read and retry"
+            return _status(code, message, reason or "UNKNOWN", metadata)
+    log.exception("internal error", exc_info=exc)
+    return _status(grpc.StatusCode.INTERNAL, "internal error", "INTERNAL", {})
+
+
+def _status(
+    code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str]
+) -> grpc.Status:
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    st = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    return rpc_status.to_status(st)
+
+
+def abort(context: grpc.ServicerContext, exc: BaseException) -> NoReturn:
+    """End the call with the status for ``exc``."""
+    context.abort_with_status(to_status(exc))
+    raise AssertionError("unreachable")  # abort_with_status raises
+
+
+def malformed(message: str, **metadata: object) -> d.MalformedRequestError:
+    return d.MalformedRequestError(message, **metadata)
+
+

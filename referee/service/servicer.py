@@ -1,0 +1,244 @@
+"""``RefereeService``: decode the request, call the application, encode the reply."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+from uuid import UUID
+
+import grpc
+
+from referee.api.v1 import referee_pb2 as pb
+from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.application import Answer, PublicEvent, Referee, Role, View, rules_from_json
+from referee.domain.errors import MalformedRequestError
+from referee.domain.facts import ANNOUNCED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, TRICK_TAKEN
+from referee.rules.registry import GAMES
+
+log = logging.getLogger("referee.service")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_FACT_KINDS = {
+    TRICK_TAKEN: pb.FACT_KIND_TRICK_TAKEN,
+    ANNOUNCED: pb.FACT_KIND_ANNOUNCED,
+    HAND_ENDED: pb.FACT_KIND_HAND_ENDED,
+    MATCH_ENDED: pb.FACT_KIND_MATCH_ENDED,
+    HAND_DEALT: pb.FACT_KIND_HAND_DEALT,
+}
+_ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDITOR: pb.ROLE_AUDITOR}
+
+
+def _errors_mapped(method: F) -> F:
+    """Map exceptions through the error table; log one debug line per request."""
+    from referee.service.errors import abort
+
+    @functools.wraps(method)
+    def unary(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        start = time.perf_counter()
+        code = "OK"
+        try:
+            return method(self, request, context)
+        except Exception as exc:
+            code = type(exc).__name__
+            abort(context, exc)
+        finally:
+            log.debug("%s %s %.1fms", method.__name__, code, (time.perf_counter() - start) * 1e3)
+
+    return unary  # type: ignore[return-value]
+
+
+def _stream_errors_mapped(method: F) -> F:
+    from referee.service.errors import abort
+
+    @functools.wraps(method)
+    def stream(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        log.debug("%s started", method.__name__)
+        try:
+            yield from method(self, request, context)
+        except Exception as exc:
+            abort(context, exc)
+        finally:
+            log.debug("%s ended", method.__name__)
+
+    return stream  # type: ignore[return-value]
+
+
+def _match_id(text: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise MalformedRequestError(f"match_id {text!r} is not a UUID", matchId=text) from None
+
+
+def _facts(facts: list[dict[str, Any]]) -> list[pb.Fact]:
+    return [
+        pb.Fact(kind=_FACT_KINDS.get(f["kind"], pb.FACT_KIND_UNSPECIFIED), json=json.dumps(f))
+        for f in facts
+    ]
+
+
+def view_pb(v: View) -> pb.GetViewResponse:
+    """A view as a protobuf message (the rules core's redacted view as JSON)."""
+    out = pb.GetViewResponse(
+        match_id=str(v.match_id), version=v.version, game=v.game,
+        role=_ROLES[v.principal.role], hand=v.hand, dealer=v.dealer,
+        legal_actions=v.legal_actions, scores=v.scores, match_over=v.match_over,
+        state_json=json.dumps(v.state, sort_keys=True), players=v.players,
+        deal_commitment=v.commitment,
+    )
+    if v.principal.seat is not None:
+        out.seat = v.principal.seat
+    if v.to_act is not None:
+        out.to_act = v.to_act
+    if v.winner is not None:
+        out.winner = v.winner
+    return out
+
+
+def _event_pb(e: PublicEvent) -> pb.MatchEvent:
+    out = pb.MatchEvent(version=e.version, hand=e.hand, action=e.action, facts=_facts(e.facts))
+    if e.seat is not None:
+        out.seat = e.seat
+    return out
+
+
+def answer_pb(a: Answer) -> pb.SubmitActionResponse:
+    o = a.outcome
+    return pb.SubmitActionResponse(
+        version=o.version, seat=o.seat, action=o.action, facts=_facts(o.facts),
+        hand_over=a.hand_over, match_over=a.match_over, scores=a.scores, replayed=a.replayed,
+    )
+
+
+class RefereeServicer(pbg.RefereeServiceServicer):
+    """The public API over one :class:`Referee` application."""
+
+    def __init__(self, app: Referee, *, stopping: Callable[[], bool] = lambda: False) -> None:
+        self.app = app
+        self.stopping = stopping
+
+    @_errors_mapped
+    def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext
+                  ) -> pb.ListGamesResponse:
+        games = []
+        for g in GAMES.values():
+            params = []
+            for s in g.rules_class.param_specs():
+                p = pb.RuleParameter(
+                    name=s.name, type=s.type.__name__, default_json=json.dumps(s.default),
+                    rule=s.rule, doc=s.doc, choices=list(s.choices),
+                )
+                if s.minimum is not None:
+                    p.minimum = s.minimum
+                if s.maximum is not None:
+                    p.maximum = s.maximum
+                params.append(p)
+            games.append(pb.GameInfo(name=g.name, aliases=list(g.aliases), title=g.title,
+                                     seats=g.num_seats, parameters=params))
+        return pb.ListGamesResponse(games=games)
+
+    @_errors_mapped
+    def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.ServicerContext
+                    ) -> pb.CreateMatchResponse:
+        if not request.game:
+            raise MalformedRequestError("game is required")
+        created = self.app.create_match(
+            game=request.game,
+            rules=rules_from_json(request.rules_json),
+            players=list(request.players),
+            seed_entropy=request.seed_entropy,
+            fixed_deals=[list(d.cards) for d in request.fixed_deals],
+            first_dealer=request.first_dealer if request.HasField("first_dealer") else 0,
+            public_spectators=request.public_spectators,
+        )
+        return pb.CreateMatchResponse(
+            match_id=str(created.match_id),
+            seat_tokens=[
+                pb.SeatToken(seat=s, player=p, token=t)
+                for s, (p, t) in enumerate(zip(created.players, created.seat_tokens, strict=True))
+            ],
+            spectator_token=created.spectator_token,
+            version=created.version,
+            deal_commitment=created.commitment,
+        )
+
+    @_errors_mapped
+    def SubmitAction(self, request: pb.SubmitActionRequest, context: grpc.ServicerContext
+                     ) -> pb.SubmitActionResponse:
+        match_id = _match_id(request.match_id)
+        if not request.action:
+            raise MalformedRequestError("action is required")
+        answer = self.app.submit_action(
+            match_id, request.token, request.action, command_id=request.command_id,
+            expected_version=(
+                request.expected_version if request.HasField("expected_version") else None
+            ),
+            seat=request.seat if request.HasField("seat") else None,
+        )
+        return answer_pb(answer)
+
+    @_errors_mapped
+    def GetView(self, request: pb.GetViewRequest, context: grpc.ServicerContext
+                ) -> pb.GetViewResponse:
+        return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
+
+    @_stream_errors_mapped
+    def WatchMatch(self, request: pb.WatchMatchRequest, context: grpc.ServicerContext
+                   ) -> Iterator[pb.WatchMatchResponse]:
+        if request.after_version < 0:
+            raise MalformedRequestError("after_version must be >= 0")
+        heartbeat = float(request.heartbeat_seconds or 10)
+        updates = self.app.watch(
+            _match_id(request.match_id), request.token, request.after_version, heartbeat
+        )
+        for events, view, version in updates:
+            if not context.is_active() or self.stopping():
+                return
+            if view is None:
+                yield pb.WatchMatchResponse(heartbeat=True, version=version)
+            else:
+                yield pb.WatchMatchResponse(
+                    events=[_event_pb(e) for e in events], view=view_pb(view), version=version
+                )
+
+    @_errors_mapped
+    def GetHandRecord(self, request: pb.GetHandRecordRequest, context: grpc.ServicerContext
+                      ) -> pb.GetHandRecordResponse:
+        record, finished = self.app.hand_record(
+            _match_id(request.match_id), request.hand, request.token
+        )
+        return pb.GetHandRecordResponse(record_json=json.dumps(record), finished=finished)
+
+    @_errors_mapped
+    def GetMatchRecord(self, request: pb.GetMatchRecordRequest, context: grpc.ServicerContext
+                       ) -> pb.GetMatchRecordResponse:
+        record, finished = self.app.match_record(_match_id(request.match_id), request.token)
+        return pb.GetMatchRecordResponse(record_json=json.dumps(record), finished=finished)
+
+    @_errors_mapped
+    def VerifyDeal(self, request: pb.VerifyDealRequest, context: grpc.ServicerContext
+                   ) -> pb.VerifyDealResponse:
+        check = self.app.verify_deal(_match_id(request.match_id), request.hand, request.token)
+        return pb.VerifyDealResponse(
+            commitment=check.commitment, nonce=check.nonce, cards=check.cards, valid=check.valid
+        )
+
+    @_errors_mapped
+    def ListRejections(self, request: pb.ListRejectionsRequest, context: grpc.ServicerContext
+                       ) -> pb.ListRejectionsResponse:
+        if request.match_id:
+            _match_id(request.match_id)
+        items = self.app.list_rejections(request.token, request.match_id, request.limit)
+        out = []
+        for r in items:
+            msg = pb.Rejection(match_id=r.match_id, action=r.action, reason=r.reason,
+                               rule=r.rule, message=r.message, time=r.time)
+            if r.seat is not None:
+                msg.seat = r.seat
+            out.append(msg)
+        return pb.ListRejectionsResponse(rejections=out)

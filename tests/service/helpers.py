@@ -1,0 +1,74 @@
+"""Scripted clients: they talk to the service only through the generated stub."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from referee.api.v1 import referee_pb2 as pb
+from referee.api.v1 import referee_pb2_grpc as pbg
+
+
+@dataclass
+class Table:
+    """A created match and its secrets."""
+
+    match_id: str
+    tokens: list[str]
+    spectator: str
+    created: pb.CreateMatchResponse
+
+
+def create(stub: pbg.RefereeServiceStub, game: str = "euchre", **kwargs: object) -> Table:
+    resp = stub.CreateMatch(pb.CreateMatchRequest(game=game, **kwargs))  # type: ignore[arg-type]
+    return Table(resp.match_id, [t.token for t in resp.seat_tokens], resp.spectator_token, resp)
+
+
+def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo:
+    status = rpc_status.from_call(err)  # type: ignore[arg-type]
+    assert status is not None, "no rich status"
+    infos = []
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            infos.append(info)
+    assert len(infos) == 1, "exactly one ErrorInfo"
+    return infos[0]
+
+
+def expect_error(call: object, code: grpc.StatusCode, reason: str) -> error_details_pb2.ErrorInfo:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()  # type: ignore[operator]
+    err = caught.value
+    assert err.code() == code, (err.code(), err.details())  # type: ignore[attr-defined]
+    info = error_info(err)
+    assert info.reason == reason
+    assert info.domain == "referee.cardgames"
+    return info
+
+
+def step(stub: pbg.RefereeServiceStub, table: Table, rng: random.Random,
+         ) -> tuple[pb.SubmitActionResponse, pb.GetViewResponse]:
+    """The seat to act plays a random legal action (with a command id and expected version)."""
+    public = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    seat = public.to_act
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.tokens[seat]))
+    assert view.legal_actions, "the seat to act has legal actions"
+    action = view.legal_actions[rng.randrange(len(view.legal_actions))]
+    resp = stub.SubmitAction(pb.SubmitActionRequest(
+        match_id=table.match_id, token=table.tokens[seat], action=action,
+        command_id=str(uuid.uuid4()), expected_version=view.version, seat=seat,
+    ))
+    assert resp.version > view.version and resp.seat == seat
+    return resp, view
+
+
+def facts(resp: pb.SubmitActionResponse) -> list[dict[str, object]]:
+    return [json.loads(f.json) for f in resp.facts]
