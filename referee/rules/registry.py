@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from referee.rules.game import Game
+from referee.rules.games.belot import Belot
 from referee.rules.games.coinche import Coinche
 from referee.rules.games.euchre import Euchre
 from referee.rules.games.pedro import Pedro
 from referee.rules.games.ulti import Ulti
 
-GAMES: dict[str, Game[Any]] = {g.name: g for g in (Euchre(), Pedro(), Coinche(), Ulti())}
+GAMES: dict[str, Game[Any]] = {g.name: g for g in (Belot(), Euchre(), Pedro(), Coinche(), Ulti())}
 """Every registered game by its canonical name, in a stable order."""
 
 _ALIASES: dict[str, str] = {

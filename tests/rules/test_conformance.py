@@ -16,6 +16,7 @@ import pytest
 
 from referee.rules.conformance import check_playout
 from referee.rules.game import HandResult
+from referee.rules.games.belot import BelotRules
 from referee.rules.games.pedro import PedroRules
 from referee.rules.params import RuleSet
 from referee.rules.registry import GAMES
@@ -74,7 +75,47 @@ def _ulti_points(result: HandResult, rules: RuleSet) -> None:
         assert d["card_points"]["declarer"] + d["card_points"]["defenders"] == 90
 
 
+def _belot_points(result: HandResult, rules: RuleSet) -> None:
+    # BG-B6: an all-pass deal scores nothing. BG-C5: the card points are 152 / 120 / 248;
+    # BG-S1: raw = (cards + last ten) x2 in NT, + declarations + belot, + 90 for a valat;
+    # BG-S3..S7 / BG-R: what is written down (plus what hangs) is the rounded deal total.
+    assert isinstance(rules, BelotRules)
+    if result.void:
+        assert result.points == (0, 0)
+        return
+    d = result.detail
+    mode = d["contract"]
+    assert sum(d["tricks"]) == 8
+    assert sum(d["card_points"]) == {"NT": 120, "AT": 248}.get(mode, 152)
+    bonus = [0, 0]
+    for decl in d["declarations"]:
+        bonus[decl["seat"] % 2] += decl["points"]
+    belot = [20 * sum(1 for b in d["belots"] if b["seat"] % 2 == t) for t in (0, 1)]
+    assert mode != "NT" or belot == [0, 0]
+    raw = []
+    for t in (0, 1):
+        base = d["card_points"][t] + (10 if d["last_trick"] == t else 0)
+        value = (2 * base if mode == "NT" else base + belot[t]) + bonus[t]
+        raw.append(value + (90 if d["tricks"][t] == 8 else 0))
+    assert d["raw"] == raw
+    total = (raw[0] + raw[1] + 5) // 10
+    written = sum(result.points) + d["hanging"]
+    assert min(result.points) >= 0 and d["hanging"] >= 0
+    declarer = d["declarer"] % 2
+    level = d["level"] if d["valat"] is None else 1
+    if level > 1 or (d["level"] > 1 and rules.bg_valat_contra == "winner_takes_all"):
+        assert written == level * total and min(result.points) == 0
+    elif raw[declarer] < raw[1 - declarer]:
+        assert result.points[declarer] == 0 and written == total
+    else:
+        exact = not (rules.bg_small_side_min_one
+                     or rules.bg_suit_rounding != "seed")
+        assert written == total if exact else abs(written - total) <= 1
+    assert (d["outcome"] == "hanging") == (raw[0] == raw[1])
+
+
 RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {
+    "belot": _belot_points,
     "euchre": _euchre_points,
     "pedro": _pedro_points,
     "ulti": _ulti_points,

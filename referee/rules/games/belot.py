@@ -345,6 +345,7 @@ class BelotState:
         "belots",
         "best",
         "bidder",
+        "cached",
         "calls",
         "contract",
         "dealer",
@@ -382,6 +383,7 @@ class BelotState:
     tricks: tuple[TrickTaken, ...]
     decls: tuple[tuple[Seat, Action], ...]
     belots: tuple[tuple[Seat, Card], ...]
+    cached: HandResult | None
 
     def copy(self) -> BelotState:
         """A shallow copy (every field is immutable)."""
@@ -405,6 +407,7 @@ class BelotState:
         s.tricks = self.tricks
         s.decls = self.decls
         s.belots = self.belots
+        s.cached = None
         return s
 
     def hand(self, seat: Seat) -> CardSet:
@@ -416,6 +419,12 @@ class BelotState:
 
 
 _new_state = object.__new__
+_tuple_new = tuple.__new__
+
+
+def _step(state: BelotState, facts: tuple[Fact, ...]) -> Step:
+    """``Step(state, facts)`` without the NamedTuple constructor's overhead."""
+    return _tuple_new(Step, (state, facts))
 
 _BELOT_CARDS: Final = tuple(
     KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
@@ -427,6 +436,45 @@ _BELOT_CARDS: Final = tuple(
 def _seq_byte(hand: CardSet, suit: int) -> int:
     """The 8 cards of ``suit`` in SEQUENCE order as bits 0..7 (7 = bit 0)."""
     return (hand >> (13 * suit + RANKS[0])) & 0xFF
+
+
+def _playable(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
+    """BG-P1 .. BG-P7: the cards ``seat`` may play."""
+    trick = state.trick
+    if not trick:
+        return hand
+    led = SUIT_OF[trick[0]]
+    follow = hand & SUIT_MASKS[led]
+    mode = state.contract
+    if mode == NO_TRUMPS:
+        return follow or hand
+    if mode == ALL_TRUMPS:
+        if follow:
+            return (follow & ABOVE[mode][state.best]) or follow
+        return hand
+    if follow:
+        if led == mode:
+            return (follow & ABOVE[mode][state.best]) or follow
+        return follow
+    if not (state.winner ^ seat) & 1:
+        return hand
+    trumps = hand & SUIT_MASKS[mode]
+    if not trumps:
+        return hand
+    if SUIT_OF[state.best] != mode:
+        return trumps
+    return (trumps & ABOVE[mode][state.best]) or hand
+
+
+def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
+    """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following suit,
+    or (suit contract) as a trump. None in no trumps (BG-A2)."""
+    x = hand & _BELOT_CARDS[state.contract]
+    pairs = x & (x >> 1)  # the queen's bit of each complete K+Q pair (Q, K are adjacent bits)
+    out = (pairs | (pairs << 1)) & playable
+    if out and state.contract == ALL_TRUMPS and state.trick:
+        out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
+    return out
 
 
 class Belot:
@@ -478,6 +526,7 @@ class Belot:
         s.tricks = ()
         s.decls = ()
         s.belots = ()
+        s.cached = None
         return s
 
     # -- play ------------------------------------------------------------------------------
@@ -492,11 +541,15 @@ class Belot:
         if state.phase == PLAY:
             seat = state.to_act
             hand = (state.hands >> (seat << 6)) & LOW
-            playable = self._playable(state, seat, hand)
-            out = cards_in(playable)
+            playable = _playable(state, seat, hand)
+            out: list[Action] = []
+            for sh, table in _BYTE_CARDS:
+                b = (playable >> sh) & 0xFF
+                if b:
+                    out += table[b]
             mode = state.contract
             if hand & _BELOT_CARDS[mode]:
-                for c in cards_in(self._belot_cards(state, hand, playable)):
+                for c in cards_in(_belot_cards(state, hand, playable)):
                     out.append(BELOT_BASE + c)
             if not state.tricks and (mode != NO_TRUMPS or state.rules.bg_nt_declarations):
                 out.extend(self._declarable(state, seat, hand))
@@ -520,49 +573,6 @@ class Belot:
                 out.append(RECONTRA)
             elif level == 4 and not ours and state.rules.bg_surcontra:
                 out.append(SURCONTRA)
-        return out
-
-    def _playable(self, state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
-        """BG-P1 .. BG-P7: the cards ``seat`` may play."""
-        trick = state.trick
-        if not trick:
-            return hand
-        led = SUIT_OF[trick[0]]
-        follow = hand & SUIT_MASKS[led]
-        mode = state.contract
-        if mode == NO_TRUMPS:
-            return follow or hand
-        if mode == ALL_TRUMPS:
-            if follow:
-                return (follow & ABOVE[mode][state.best]) or follow
-            return hand
-        if follow:
-            if led == mode:
-                return (follow & ABOVE[mode][state.best]) or follow
-            return follow
-        if not (state.winner ^ seat) & 1:
-            return hand
-        trumps = hand & SUIT_MASKS[mode]
-        if not trumps:
-            return hand
-        if SUIT_OF[state.best] != mode:
-            return trumps
-        return (trumps & ABOVE[mode][state.best]) or hand
-
-    def _belot_cards(self, state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
-        """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following
-        suit, or (suit contract) as a trump."""
-        mode = state.contract
-        if mode == NO_TRUMPS:
-            return 0
-        out = 0
-        for s in SUITS if mode == ALL_TRUMPS else (mode,):
-            kq = KING_QUEEN[s]
-            if hand & kq == kq:
-                out |= kq
-        out &= playable
-        if out and mode == ALL_TRUMPS and state.trick:
-            out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
         return out
 
     def _declarable(self, state: BelotState, seat: Seat, hand: CardSet) -> list[Action]:
@@ -601,14 +611,14 @@ class Belot:
         if state.phase == PLAY:
             if 0 <= action < VERB_BASE:
                 hand = (state.hands >> (seat << 6)) & LOW
-                if not (self._playable(state, seat, hand) >> action) & 1:
+                if not (_playable(state, seat, hand) >> action) & 1:
                     raise self._illegal(state, action)
                 return self._play(state, seat, action, False)
             if BELOT_BASE <= action < BELOT_BASE + 52:
                 c = action - BELOT_BASE
                 hand = (state.hands >> (seat << 6)) & LOW
-                playable = self._playable(state, seat, hand)
-                if not (self._belot_cards(state, hand, playable) >> c) & 1:
+                playable = _playable(state, seat, hand)
+                if not (_belot_cards(state, hand, playable) >> c) & 1:
                     raise self._illegal(state, action)
                 return self._play(state, seat, c, True)
         if action not in self.legal_actions(state):
@@ -618,16 +628,16 @@ class Belot:
         if state.phase == PLAY:  # a declaration (BG-A3)
             s.decls = (*state.decls, (seat, action))
             facts = (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),)
-            return Step(s, facts)
+            return _step(s, facts)
         s.calls = (*state.calls, action)
         s.to_act = (seat + 1) & 3
         if action == PASS:
             s.passes += 1
             if s.contract < 0 and s.passes == 4:  # BG-B6 (b)
                 s.phase = OVER
-                return Step(s, (HandEnded(self.result(s)),))
+                return _step(s, (HandEnded(self.result(s)),))
             if s.contract >= 0 and s.passes == 3:  # BG-B6 (a)
-                return Step(s, self._start_play(s))
+                return _step(s, self._start_play(s))
         elif action in _LEVEL_AFTER:
             s.level = _LEVEL_AFTER[action]
             s.passes = 0
@@ -636,7 +646,7 @@ class Belot:
             s.bidder = seat
             s.level = 1
             s.passes = 0
-        return Step(s, facts)
+        return _step(s, facts)
 
     def _start_play(self, s: BelotState) -> tuple[Fact, ...]:
         """The last three cards each (BG-D2); the first hand leads (BG-D3)."""
@@ -657,12 +667,26 @@ class Belot:
         )
 
     def _play(self, state: BelotState, seat: Seat, c: Card, belot: bool) -> Step:
-        s = state.copy()
+        s = _new_state(BelotState)  # an inlined copy(): this is the hot path
+        s.rules = state.rules
+        s.dealer = state.dealer
+        s.stock = state.stock
+        s.rest = state.rest
+        s.phase = PLAY
         s.hands = state.hands ^ (1 << (c + (seat << 6)))
+        s.calls = state.calls
+        s.contract = mode = state.contract
+        s.bidder = state.bidder
+        s.level = state.level
+        s.passes = state.passes
+        s.decls = state.decls
+        s.cached = None
         facts: tuple[Fact, ...] = ()
         if belot:
             s.belots = (*state.belots, (seat, c))
             facts = (Announced("belot", {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[c]]}),)
+        else:
+            s.belots = state.belots
         trick = state.trick
         if not trick:
             s.trick = (c,)
@@ -670,37 +694,46 @@ class Belot:
             s.best = c
             s.winner = seat
             s.to_act = (seat + 1) & 3
-            return Step(s, facts)
-        power = POWER[state.contract][SUIT_OF[trick[0]]]
+            s.tricks = state.tricks
+            return _tuple_new(Step, (s, facts))
+        power = POWER[mode][SUIT_OF[trick[0]]]
         if power[c] > power[state.best]:
             s.best = c
-            s.winner = seat
-        trick = (*trick, c)
-        if len(trick) < 4:
-            s.trick = trick
+            s.winner = winner = seat
+        else:
+            s.best = state.best
+            s.winner = winner = state.winner
+        lead = s.leader = state.leader
+        if len(trick) < 3:
+            s.trick = (*trick, c)
             s.to_act = (seat + 1) & 3
-            return Step(s, facts)
-        lead = state.leader
-        pts = CARD_POINTS[state.contract]
+            s.tricks = state.tricks
+            return _tuple_new(Step, (s, facts))
+        pts = CARD_POINTS[mode]
         taken = TrickTaken(
             len(state.tricks) + 1,
             ((lead, trick[0]), ((lead + 1) & 3, trick[1]), ((lead + 2) & 3, trick[2]),
-             ((lead + 3) & 3, trick[3])),
-            s.winner,
-            pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[trick[3]],
+             ((lead + 3) & 3, c)),
+            winner,
+            pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c],
         )
-        s.tricks = (*state.tricks, taken)
+        s.tricks = tricks = (*state.tricks, taken)
         s.trick = ()
         s.best = -1
-        s.leader = s.to_act = s.winner
-        if len(s.tricks) == 8:
+        s.leader = s.to_act = winner
+        if len(tricks) == 8:
             s.phase = OVER
-            return Step(s, (*facts, taken, HandEnded(self.result(s))))
-        return Step(s, (*facts, taken))
+            return _tuple_new(Step, (s, (*facts, taken, HandEnded(self.result(s)))))
+        return _tuple_new(Step, (s, (*facts, taken)))
 
     # -- scoring ---------------------------------------------------------------------------
 
     def result(self, state: BelotState) -> HandResult:
+        if state.cached is None:
+            state.cached = self._result(state)
+        return state.cached
+
+    def _result(self, state: BelotState) -> HandResult:
         if state.contract < 0 or len(state.tricks) < 8:
             return HandResult((0, 0), {"redeal": True}, void=True)
         rules = state.rules
@@ -958,7 +991,7 @@ class Belot:
             c = action - BELOT_BASE if action >= BELOT_BASE else action
             if not (hand >> c) & 1:
                 return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
-            playable = self._playable(state, seat, hand)
+            playable = _playable(state, seat, hand)
             if not (playable >> c) & 1:
                 return self._illegal_card(state, seat, hand, playable, c, text)
             return self._illegal_belot(state, hand, c, text)
@@ -1125,6 +1158,14 @@ _SUBRUNS: Final = tuple(
     for b in range(256)
 )
 """Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
+
+
+_BYTE_CARDS: Final = tuple(
+    (13 * su + RANKS[0], tuple(tuple(card(RANKS[i], su) for i in range(8) if (b >> i) & 1)
+                              for b in range(256)))
+    for su in SUITS
+)
+"""Per suit: the shift of its 8 cards and, per 8-bit pattern, the cards (``cards_in`` fast)."""
 
 
 def _trick_json(t: TrickTaken) -> dict[str, JSON]:
