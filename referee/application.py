@@ -21,7 +21,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
@@ -399,7 +399,10 @@ class Referee(Application[UUID]):
                 out.append(PublicEvent(v, hand, None, "", [fact]))
         return out
 
-    def wait_for_change(self, match_id: UUID, version: int, timeout: float) -> int:
+    def wait_for_change(
+        self, match_id: UUID, version: int, timeout: float,
+        alive: Callable[[], bool] = lambda: True,
+    ) -> int:
         """Block until the match is past ``version`` (or ``timeout``); return its version.
 
         Wakes at once for saves in this process and polls the store every second for writes
@@ -412,7 +415,9 @@ class Referee(Application[UUID]):
             if current > version or left <= 0:
                 return current
             with self._changed:
-                self._changed.wait(min(left, 1.0))
+                self._changed.wait(min(left, 0.5))
+            if not alive():
+                return current
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
         """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
@@ -526,10 +531,11 @@ class Referee(Application[UUID]):
         )
 
     def watch(
-        self, match_id: UUID, token: str, after: int, heartbeat: float
+        self, match_id: UUID, token: str, after: int, heartbeat: float,
+        alive: Callable[[], bool] = lambda: True,
     ) -> Iterator[tuple[list[PublicEvent], View | None, int]]:
-        """Endless updates for a watcher: ``(events, view, version)``; heartbeats have no
-        events and no view. The first update brings everything after ``after``."""
+        """Updates for a watcher while ``alive()``: ``(events, view, version)``; heartbeats
+        have no events and no view. The first update brings everything after ``after``."""
         match = self._get(match_id)
         who = self.authorize(match, token)
         sent = after
@@ -541,7 +547,9 @@ class Referee(Application[UUID]):
                 sent, first = match.version, False
             else:
                 yield [], None, match.version
-            self.wait_for_change(match_id, sent, heartbeat)
+            self.wait_for_change(match_id, sent, heartbeat, alive)
+            if not alive():
+                return
             match = self._get(match_id)
 
 

@@ -194,7 +194,8 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             raise MalformedRequestError("after_version must be >= 0")
         heartbeat = float(request.heartbeat_seconds or 10)
         updates = self.app.watch(
-            _match_id(request.match_id), request.token, request.after_version, heartbeat
+            _match_id(request.match_id), request.token, request.after_version, heartbeat,
+            alive=lambda: context.is_active() and not self.stopping(),
         )
         for events, view, version in updates:
             if not context.is_active() or self.stopping():

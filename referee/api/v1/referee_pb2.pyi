@@ -84,7 +84,7 @@ class FixedDeal(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "command_id")
+    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RULES_JSON_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -92,7 +92,6 @@ class CreateMatchRequest(_message.Message):
     FIXED_DEALS_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_SPECTATORS_FIELD_NUMBER: _ClassVar[int]
-    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     game: str
     rules_json: str
     players: _containers.RepeatedScalarFieldContainer[str]
@@ -100,8 +99,7 @@ class CreateMatchRequest(_message.Message):
     fixed_deals: _containers.RepeatedCompositeFieldContainer[FixedDeal]
     first_dealer: int
     public_spectators: bool
-    command_id: str
-    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("seat", "player", "token")
