@@ -114,8 +114,29 @@ def _belot_points(result: HandResult, rules: RuleSet) -> None:
     assert (d["outcome"] == "hanging") == (raw[0] == raw[1])
 
 
+def _coinche_points(result: HandResult, rules: RuleSet) -> None:
+    # CO-B6c: a thrown-in deal scores nothing. CO-C1/CO-C2: card points total 162 in every
+    # contract (252 to one side on a capot, CO-S1). CO-S2..CO-S5: a failed taker scores only
+    # its belote; the side that wins the contract scores at least its value.
+    if result.void:
+        assert result.points == (0, 0)
+        return
+    d = result.detail
+    taker = d["contract"]["team"]
+    assert sum(d["tricks"]) == 8
+    capot_points = getattr(rules, "capot_card_points")
+    assert sum(d["card_points"]) == (capot_points if d["capot"] else 162)
+    if d["made"]:
+        assert result.points[taker] >= d["contract"]["value"]
+    else:
+        kept = 0 if getattr(rules, "belote_to_defence_on_failure") else d["belote"][taker]
+        assert result.points[taker] == kept
+        assert result.points[1 - taker] >= d["contract"]["value"]
+
+
 RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {
     "belot": _belot_points,
+    "coinche": _coinche_points,
     "euchre": _euchre_points,
     "pedro": _pedro_points,
     "ulti": _ulti_points,
