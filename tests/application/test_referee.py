@@ -1,0 +1,145 @@
+"""The application as a narrative, rerun on SQLite and PostgreSQL: create, act, refuse,
+retry, replay, conflict; plus the pure pieces (shuffle, commitment, rejection ring)."""
+
+from __future__ import annotations
+
+import collections
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from eventsourcing.persistence import IntegrityError
+
+import referee
+from referee.application import Referee, Rejection, RejectionLog, hash_token
+from referee.config import settings_from_env
+from referee.domain.deal import commitment, shuffle
+from referee.domain.errors import MatchOverError, VersionConflictError
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.registry import GAMES
+
+AUDITOR = "auditor-secret"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    env = {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": AUDITOR}
+    if request.param == "postgres":
+        env.update(request.getfixturevalue("postgres_env"))
+    return env
+
+
+@pytest.fixture
+def app(env: dict[str, str]) -> Iterator[Referee]:
+    a = Referee(settings_from_env(env))
+    yield a
+    a.close()
+
+
+def play(app: Referee, match_id, tokens: list[str], rng: random.Random, n: int) -> list:  # type: ignore[no-untyped-def]
+    answers = []
+    for i in range(n):
+        match = app.get_match(match_id)
+        if match.over:
+            break
+        seat = match.game.current_seat(match.hand_state)
+        legal = app.get_view(match_id, tokens[seat]).legal_actions
+        answers.append(app.submit_action(match_id, tokens[seat], rng.choice(legal), f"c{i}"))
+    return answers
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_narrative(app: Referee, env: dict[str, str], game: str) -> None:
+    # Create a match: tokens are returned once and stored only as hashes.
+    created = app.create_match(game, seed_entropy=b"dice")
+    match = app.get_match(created.match_id)
+    assert match.rules_version == referee.RULES_VERSION
+    assert created.seat_tokens[0] not in repr(match.__dict__)
+    assert match.seat_token_hashes[0] == hash_token(created.seat_tokens[0])
+    # The first event records the rules version; the deal comes with a commitment.
+    events = list(app.repository.event_store.get(created.match_id))
+    assert type(events[0]).__name__ == "Created" and events[0].rules_version == 1  # type: ignore[attr-defined]
+    assert type(events[1]).__name__ == "HandDealt"
+    assert events[1].commitment == commitment(events[1].nonce, events[1].cards)  # type: ignore[attr-defined]
+    # Play some random legal actions.
+    rng = random.Random(game)
+    answers = play(app, created.match_id, created.seat_tokens, rng, 30)
+    assert answers and [a.outcome.version for a in answers] == sorted(
+        {a.outcome.version for a in answers})
+    # Refusals change nothing.
+    match = app.get_match(created.match_id)
+    before = match.version
+    seat = match.game.current_seat(match.hand_state)
+    other = (seat + 1) % match.game.num_seats
+    legal = app.get_view(created.match_id, created.seat_tokens[seat]).legal_actions
+    with pytest.raises(InvalidActionError):
+        app.submit_action(created.match_id, created.seat_tokens[seat], "zzz")
+    with pytest.raises(NotYourTurnError):
+        app.submit_action(created.match_id, created.seat_tokens[other], legal[0])
+    illegal = next(match.game.format_action(a) for a in match.game.all_actions()
+                   if match.game.format_action(a) not in legal)
+    with pytest.raises(IllegalActionError):
+        app.submit_action(created.match_id, created.seat_tokens[seat], illegal)
+    with pytest.raises(VersionConflictError):
+        app.submit_action(created.match_id, created.seat_tokens[seat], legal[0],
+                          expected_version=before - 1)
+    assert app.get_match(created.match_id).version == before
+    assert len(app.list_rejections(AUDITOR, str(created.match_id))) == 4
+    # A fresh application (a restart) replays the stream to the same rules state, and
+    # answers retries from the record.
+    again = Referee(settings_from_env(env))
+    try:
+        replayed = again.get_match(created.match_id)
+        assert replayed.version == before
+        assert (replayed.game.audit_view(replayed.hand_state)
+                == match.game.audit_view(match.hand_state))
+        assert replayed.match_state == match.match_state
+        last = answers[-1].outcome
+        retry = again.submit_action(created.match_id, created.seat_tokens[last.seat],
+                                    last.action, last.command_id)
+        assert retry.replayed and retry.outcome.version == last.version
+        assert again.get_match(created.match_id).version == before
+    finally:
+        again.close()
+
+
+def test_conflicting_saves_raise_integrity_error(app: Referee) -> None:
+    created = app.create_match("euchre")
+    one, two = app.get_match(created.match_id), app.get_match(created.match_id)
+    seat = one.game.current_seat(one.hand_state)
+    legal = app.get_view(created.match_id, created.seat_tokens[seat]).legal_actions
+    one.take_action(seat, legal[0], "a")
+    two.take_action(seat, legal[-1], "b")
+    app.save(one)
+    with pytest.raises(IntegrityError):
+        app.save(two)
+    assert app.get_match(created.match_id).hand.actions == [(seat, legal[0])]
+
+
+def test_match_over_refuses_actions(app: Referee) -> None:
+    created = app.create_match("euchre")
+    play(app, created.match_id, created.seat_tokens, random.Random(1), 100_000)
+    assert app.get_match(created.match_id).over
+    with pytest.raises(MatchOverError):
+        app.submit_action(created.match_id, created.seat_tokens[0], "pass")
+
+
+def test_shuffle_is_reproducible_and_unbiased() -> None:
+    pack = [str(i) for i in range(6)]
+    assert shuffle(pack, b"k") == shuffle(pack, b"k")
+    assert sorted(shuffle(pack, b"k")) == pack
+    firsts = collections.Counter(shuffle(pack, i.to_bytes(4, "big"))[0] for i in range(6000))
+    assert set(firsts) == set(pack)
+    assert all(800 < n < 1200 for n in firsts.values())
+
+
+def test_rejection_log_is_bounded() -> None:
+    log = RejectionLog(per_match=3, total=5)
+    for m in range(4):
+        for i in range(4):
+            log.add(Rejection(f"m{m}", 0, f"a{i}", "ILLEGAL_ACTION", "R", "no", f"{m}{i}"))
+    kept = log.list()
+    assert len(kept) == 5
+    assert [r.action for r in log.list("m3")] == ["a1", "a2", "a3"]
+    assert log.list("m0") == [] and log.list(limit=2) == kept[-2:]
