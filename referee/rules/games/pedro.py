@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Sequence
+from operator import add
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -144,7 +145,7 @@ PASS: Final = VERB_BASE
 BID_BASE: Final = VERB_BASE + 1  # + bid 0..14 (0 only for the KATZ dealer)
 NAME_BASE: Final = VERB_BASE + 16  # + suit
 TAKE_BASE: Final = 2 * VERB_BASE  # + card (dealer_robs_pack)
-DISCARD_BASE: Final = 1 << 64  # + card mask
+DISCARD_BASE: Final = 4 * VERB_BASE  # + card mask (above every other code)
 MAX_BID: Final = 14
 WIDOW: Final = 16
 HAND: Final = 6
@@ -214,21 +215,27 @@ def _cards_of(m: CardSet) -> list[Card]:
     return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
 
 
-_SUBSETS: dict[tuple[int, int, int], list[int]] = {}
+_SUBSETS: dict[tuple[int, int, int], tuple[list[int], list[int]]] = {}
 
 
-def _subsets(n: int, kmin: int, kmax: int) -> list[int]:
-    """Position masks over ``n`` items with ``kmin..kmax`` set bits, ascending."""
+def _subsets(n: int, kmin: int, kmax: int) -> tuple[list[int], list[int]]:
+    """Position masks over ``n`` items with ``kmin..kmax`` set bits, ascending, split into
+    their low five bits and the rest."""
     key = (n, kmin, kmax)
     found = _SUBSETS.get(key)
     if found is None:
-        found = [p for p in range(1 << n) if kmin <= p.bit_count() <= kmax]
+        masks = [p for p in range(1 << n) if kmin <= p.bit_count() <= kmax]
+        found = ([p & 31 for p in masks], [p >> 5 for p in masks])
         _SUBSETS[key] = found
     return found
 
 
 def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list[Action]:
-    """Every ``DISCARD_BASE + (forced | S)`` with ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``, sorted."""
+    """Every ``DISCARD_BASE + (forced | S)`` with ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``, sorted.
+
+    The pool's cards are ascending, so subsets in ascending position-mask order are
+    ascending codes; the low five and the high positions are looked up in two small tables.
+    """
     cards = cards_in(pool)
     lo = [0]
     for c in cards[:5]:
@@ -237,8 +244,9 @@ def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list
     hi = [DISCARD_BASE + forced]
     for c in cards[5:]:
         b = 1 << c
-        hi += [x | b for x in hi]
-    return [lo[p & 31] | hi[p >> 5] for p in _subsets(len(cards), kmin, kmax)]
+        hi += [x + b for x in hi]
+    lows, highs = _subsets(len(cards), kmin, kmax)
+    return list(map(add, map(hi.__getitem__, highs), map(lo.__getitem__, lows)))
 
 
 def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
@@ -256,27 +264,6 @@ def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]
 
 class PedroState:
     """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
-
-    __slots__ = (
-        "bids",
-        "dealer",
-        "discards",
-        "hands",
-        "high",
-        "led",
-        "maker",
-        "phase",
-        "requested",
-        "rules",
-        "taken",
-        "to_act",
-        "trick",
-        "tricks",
-        "trump",
-        "widow",
-        "widow_left",
-        "widow_up",
-    )
 
     rules: PedroRules
     dealer: Seat
@@ -303,24 +290,7 @@ class PedroState:
     def copy(self) -> PedroState:
         """A shallow copy (every field is immutable)."""
         s = _new_state(PedroState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.widow = self.widow
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.bids = self.bids
-        s.high = self.high
-        s.maker = self.maker
-        s.trump = self.trump
-        s.discards = self.discards
-        s.requested = self.requested
-        s.widow_left = self.widow_left
-        s.widow_up = self.widow_up
-        s.led = self.led
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.taken = self.taken
+        s.__dict__ = self.__dict__.copy()
         return s
 
     def __repr__(self) -> str:
