@@ -13,7 +13,6 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 from __future__ import annotations
 
 import enum
-import itertools
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
@@ -131,6 +130,7 @@ SEVENS: Final = tuple(card(SEVEN, s) for s in SUITS)
 _PAIRS: Final = tuple(
     (a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b
 )
+_PAIR_BASE: Final = tuple(DISCARD_BASE + 52 * a for a in range(52))
 _SUBSETS: Final = tuple(
     tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64)
 )
@@ -149,9 +149,7 @@ def legal_cards(
     """
     if not trick:
         return hand
-    colourless = trump < 0
-    above = ABOVE[colourless]
-    strength = STRENGTH[colourless]
+    strength = STRENGTH[trump < 0]
     led = SUIT_OF[trick[0]]
     best_led = trick[0]
     best_trump = -1
@@ -161,9 +159,18 @@ def legal_cards(
             best_led = c
         if s == trump and (best_trump < 0 or strength[c] > strength[best_trump]):
             best_trump = c
+    return legal_from(hand, led, best_led, best_trump, trump, must_beat_after_trumped)
+
+
+def legal_from(
+    hand: CardSet, led: int, best_led: Card, best_trump: Card, trump: int, must_beat: bool
+) -> CardSet:
+    """UL-24 given the led suit and the best led-suit and trump cards so far (-1: none)."""
+    colourless = trump < 0
+    above = ABOVE[colourless]
     follow = hand & SUIT_MASKS[led]
     if follow:
-        if best_trump >= 0 and led != trump and not must_beat_after_trumped:
+        if best_trump >= 0 and led != trump and not must_beat:
             return follow
         return follow & above[best_led] or follow
     if colourless:
@@ -202,6 +209,7 @@ class UltiState:
         "discarder",
         "first",
         "hands",
+        "hold",
         "holder",
         "kdone",
         "kon",
@@ -233,6 +241,8 @@ class UltiState:
     cur: int
     """Rank of the current bid, 0 before the first."""
     holder: Seat
+    hold: CardSet
+    """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
     passes: int
     bids: tuple[tuple[Seat, int], ...]
     contract: Contract | None
@@ -253,8 +263,33 @@ class UltiState:
     def copy(self) -> UltiState:
         """A shallow copy (every field is immutable)."""
         s: UltiState = _new_state(UltiState)
-        for get, put in _ACCESS:
-            put(s, get(self))
+        s.bids = self.bids
+        s.contract = self.contract
+        s.cur = self.cur
+        s.dealer = self.dealer
+        s.declarer = self.declarer
+        s.discarder = self.discarder
+        s.first = self.first
+        s.hands = self.hands
+        s.holder = self.holder
+        s.hold = self.hold
+        s.kdone = self.kdone
+        s.kon = self.kon
+        s.leader = self.leader
+        s.lmask = self.lmask
+        s.marriages = self.marriages
+        s.passes = self.passes
+        s.phase = self.phase
+        s.plays = self.plays
+        s.pts = self.pts
+        s.rek = self.rek
+        s.res = self.res
+        s.rules = self.rules
+        s.talon = self.talon
+        s.to_act = self.to_act
+        s.tricks = self.tricks
+        s.trump = self.trump
+        s.won = self.won
         return s
 
     def __repr__(self) -> str:
@@ -262,9 +297,16 @@ class UltiState:
 
 
 _new_state = object.__new__
-_ACCESS: Final = tuple(
-    (getattr(UltiState, n).__get__, getattr(UltiState, n).__set__) for n in UltiState.__slots__
+_CHUNKS: Final = tuple(
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
+    for s in SUITS
 )
+
+
+def _cards_of(m: CardSet) -> list[Card]:
+    """``cards_in`` through per-suit tables (the hot path of ``legal_actions``)."""
+    c0, c1, c2, c3 = _CHUNKS
+    return [*c0[m & 0x1FFF], *c1[m >> 13 & 0x1FFF], *c2[m >> 26 & 0x1FFF], *c3[m >> 39]]
 
 _HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
 
@@ -321,6 +363,7 @@ class Ulti:
         s.discarder = -1
         s.cur = 0
         s.holder = -1
+        s.hold = 0
         s.passes = 0
         s.bids = ()
         s.contract = None
@@ -350,10 +393,10 @@ class Ulti:
     def legal_actions(self, state: UltiState) -> list[Action]:
         phase = state.phase
         if phase == PLAY:
-            return cards_in(state.lmask)
+            return _cards_of(state.lmask)
         if phase == DISCARD:
-            cards = cards_in(state.hands[state.to_act])
-            return [DISCARD_BASE + 52 * a + b for a, b in itertools.combinations(cards, 2)]
+            cards = _cards_of(state.hands[state.to_act])
+            return [_PAIR_BASE[a] + b for i, a in enumerate(cards) for b in cards[i + 1:]]
         if phase == BID:
             return list(higher_bids(state.rules, state.cur))
         if phase == AUCTION:
@@ -388,7 +431,13 @@ class Ulti:
             if 0 <= action < VERB_BASE and (state.lmask >> action) & 1:
                 return self._play(state, seat, action)
             raise self._illegal(state, action)
-        if action not in self.legal_actions(state):
+        if state.phase == DISCARD:
+            pair = action - DISCARD_BASE
+            a, b = divmod(pair, 52)
+            hand = state.hands[seat]
+            if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
+                raise self._illegal(state, action)
+        elif action not in self.legal_actions(state):
             raise self._illegal(state, action)
         s = state.copy()
         phase = state.phase
@@ -473,6 +522,9 @@ class Ulti:
                 for suit in SUITS
                 if (s.hands[seat] >> card(KING, suit)) & (s.hands[seat] >> card(QUEEN, suit)) & 1
             )
+        assert s.contract is not None
+        if s.trump >= 0 and s.contract.mask & ULTI and s.rules.hold_ulti_seven:
+            s.hold = 1 << SEVENS[s.trump]
         s.phase = PLAY
         s.leader = s.declarer
         s.to_act = s.declarer
@@ -481,27 +533,39 @@ class Ulti:
     def _legal_mask(self, s: UltiState) -> CardSet:
         seat = s.to_act
         hand = s.hands[seat]
-        trump = s.trump
-        m = legal_cards(
-            hand, [c for _, c in s.plays], trump,
-            must_beat_after_trumped=s.rules.must_beat_after_trumped,
-        )
-        if seat == s.declarer and trump >= 0 and len(s.tricks) < 9 and s.rules.hold_ulti_seven:
-            assert s.contract is not None
-            seven = 1 << SEVENS[trump]
-            if m & seven and m != seven and s.contract.mask & ULTI:  # UL-25
-                m &= ~seven
+        plays = s.plays
+        if plays:
+            trump = s.trump
+            colourless = trump < 0
+            strength = STRENGTH[colourless]
+            lead = plays[0][1]
+            led = SUIT_OF[lead]
+            best_led = lead
+            best_trump = -1
+            for _, c in plays:
+                suit = SUIT_OF[c]
+                if suit == led and strength[c] > strength[best_led]:
+                    best_led = c
+                if suit == trump and (best_trump < 0 or strength[c] > strength[best_trump]):
+                    best_trump = c
+            m = legal_from(hand, led, best_led, best_trump, trump, s.rules.must_beat_after_trumped)
+        else:
+            m = hand
+        hold = s.hold
+        if hold and seat == s.declarer and m & hold and m != hold and len(s.tricks) < 9:
+            m &= ~hold  # UL-25
         return m
 
     def _play(self, state: UltiState, seat: Seat, c: Card) -> Step:
         s = state.copy()
-        hands = list(state.hands)
-        hands[seat] &= ~(1 << c)
-        s.hands = tuple(hands)
+        h0, h1, h2 = state.hands
+        b = 1 << c
+        s.hands = (h0 & ~b, h1, h2) if seat == 0 else (
+            (h0, h1 & ~b, h2) if seat == 1 else (h0, h1, h2 & ~b))
         plays = (*state.plays, (seat, c))
         facts: list[Fact] = []
         first_trick = not state.tricks
-        if first_trick:  # UL-16: marriages are announced with the first card
+        if first_trick and state.marriages:  # UL-16: marriages are announced with the first card
             for who, suit in state.marriages:
                 if who == seat:
                     value = 40 if suit == state.trump else 20
@@ -516,7 +580,7 @@ class Ulti:
                 s.phase = KONTRA
             else:
                 s.lmask = self._legal_mask(s)
-            return Step(s, tuple(facts))
+            return Step(s, tuple(facts) if facts else ())
         # the trick is complete (UL-26)
         cards = (plays[0][1], plays[1][1], plays[2][1])
         winner = plays[trick_winner(cards, state.trump)][0]
