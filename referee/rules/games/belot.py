@@ -352,6 +352,7 @@ class BelotState:
         "decls",
         "hands",
         "leader",
+        "legal",
         "level",
         "passes",
         "phase",
@@ -384,6 +385,8 @@ class BelotState:
     decls: tuple[tuple[Seat, Action], ...]
     belots: tuple[tuple[Seat, Card], ...]
     cached: HandResult | None
+    legal: CardSet
+    """The playable cards of the seat to act, once computed (-1: not yet)."""
 
     def copy(self) -> BelotState:
         """A shallow copy (every field is immutable)."""
@@ -408,6 +411,7 @@ class BelotState:
         s.decls = self.decls
         s.belots = self.belots
         s.cached = None
+        s.legal = -1
         return s
 
     def hand(self, seat: Seat) -> CardSet:
@@ -527,6 +531,7 @@ class Belot:
         s.decls = ()
         s.belots = ()
         s.cached = None
+        s.legal = -1
         return s
 
     # -- play ------------------------------------------------------------------------------
@@ -541,7 +546,9 @@ class Belot:
         if state.phase == PLAY:
             seat = state.to_act
             hand = (state.hands >> (seat << 6)) & LOW
-            playable = _playable(state, seat, hand)
+            playable = state.legal
+            if playable < 0:
+                playable = state.legal = _playable(state, seat, hand)
             out: list[Action] = []
             for sh, table in _BYTE_CARDS:
                 b = (playable >> sh) & 0xFF
@@ -610,8 +617,10 @@ class Belot:
             raise self._not_your_turn(state, seat, action)
         if state.phase == PLAY:
             if 0 <= action < VERB_BASE:
-                hand = (state.hands >> (seat << 6)) & LOW
-                if not (_playable(state, seat, hand) >> action) & 1:
+                playable = state.legal
+                if playable < 0:
+                    playable = _playable(state, seat, (state.hands >> (seat << 6)) & LOW)
+                if not (playable >> action) & 1:
                     raise self._illegal(state, action)
                 return self._play(state, seat, action, False)
             if BELOT_BASE <= action < BELOT_BASE + 52:
@@ -681,6 +690,7 @@ class Belot:
         s.passes = state.passes
         s.decls = state.decls
         s.cached = None
+        s.legal = -1
         facts: tuple[Fact, ...] = ()
         if belot:
             s.belots = (*state.belots, (seat, c))
