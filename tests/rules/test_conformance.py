@@ -124,12 +124,13 @@ def _coinche_points(result: HandResult, rules: RuleSet) -> None:
     d = result.detail
     taker = d["contract"]["team"]
     assert sum(d["tricks"]) == 8
-    capot_points = getattr(rules, "capot_card_points")
+    values = rules.to_dict(only_changed=False)
+    capot_points = values["capot_card_points"]
     assert sum(d["card_points"]) == (capot_points if d["capot"] else 162)
     if d["made"]:
         assert result.points[taker] >= d["contract"]["value"]
     else:
-        kept = 0 if getattr(rules, "belote_to_defence_on_failure") else d["belote"][taker]
+        kept = 0 if values["belote_to_defence_on_failure"] else d["belote"][taker]
         assert result.points[taker] == kept
         assert result.points[1 - taker] >= d["contract"]["value"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final, TypeAlias
 
 from referee.rules.cards import (
@@ -640,7 +640,7 @@ class Coinche:
         rules: CoincheRules,
         bid: str,
         bidder: Seat,
-        hands: dict[Seat, Sequence[Card]],
+        hands: Mapping[Seat, Sequence[Card]],
         trick: Sequence[tuple[Seat, Card]],
         *,
         dealer: Seat = 3,
@@ -783,7 +783,7 @@ class Coinche:
 
     def _announcements(self, s: CoincheState, seat: Seat) -> list[Action]:
         """CO-A1, CO-A2: combinations still open to ``seat`` during trick 1."""
-        avail = s.fx.full[seat] & ~s.decl[1][seat]
+        avail = s.fx.full[seat] & ~s.played & ~s.decl[1][seat]
         out: list[Action] = []
         for suit in SUITS:
             pattern = (avail >> (13 * suit + 5)) & 0xFF
