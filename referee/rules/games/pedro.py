@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
-from operator import add
-from typing import ClassVar, Final
+from collections.abc import Callable, Sequence
+from itertools import product, starmap
+from operator import add, itemgetter
+from typing import Any, ClassVar, Final
 
 from referee.rules.cards import (
     ACE,
@@ -186,6 +187,7 @@ POINTS: Final = tuple(
 COUNTING: Final = tuple(sum(1 << c for c in range(52) if POINTS[t][c]) for t in SUITS)
 """``COUNTING[trump]``: the six counting trumps, which may never be discarded (PE-11)."""
 LOW: Final = tuple(card(TWO, t) for t in SUITS)
+PEDROS: Final = tuple((1 << RIGHT_PEDRO[t]) | (1 << LEFT_PEDRO[t]) for t in SUITS)
 
 
 def _power(c: Card, t: int, led: int) -> int:
@@ -215,38 +217,45 @@ def _cards_of(m: CardSet) -> list[Card]:
     return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
 
 
-_SUBSETS: dict[tuple[int, int, int], tuple[list[int], list[int]]] = {}
+_PICK: dict[tuple[int, int, int], Callable[[list[int]], Any]] = {}
 
 
-def _subsets(n: int, kmin: int, kmax: int) -> tuple[list[int], list[int]]:
-    """Position masks over ``n`` items with ``kmin..kmax`` set bits, ascending, split into
-    their low five bits and the rest."""
+def _picker(n: int, kmin: int, kmax: int) -> Callable[[list[int]], Any]:
+    """A getter taking, from the ``2**n`` subset sums, those with ``kmin..kmax`` members."""
     key = (n, kmin, kmax)
-    found = _SUBSETS.get(key)
+    found = _PICK.get(key)
     if found is None:
-        masks = [p for p in range(1 << n) if kmin <= p.bit_count() <= kmax]
-        found = ([p & 31 for p in masks], [p >> 5 for p in masks])
-        _SUBSETS[key] = found
+        idx = [p for p in range(1 << n) if kmin <= p.bit_count() <= kmax]
+        found = itemgetter(*idx) if len(idx) > 1 else _single(idx[0])
+        _PICK[key] = found
     return found
+
+
+def _single(i: int) -> Callable[[list[int]], Any]:
+    def pick(sums: list[int]) -> tuple[int]:
+        return (sums[i],)
+
+    return pick
 
 
 def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list[Action]:
     """Every ``DISCARD_BASE + (forced | S)`` with ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``, sorted.
 
-    The pool's cards are ascending, so subsets in ascending position-mask order are
-    ascending codes; the low five and the high positions are looked up in two small tables.
+    The subset sums of the pool's five lowest cards and of the rest are built by doubling, so
+    entry ``p`` of their product is the subset with position mask ``p``, in ascending order;
+    the sizes wanted are then picked in one C-level call.
     """
     cards = cards_in(pool)
     lo = [0]
     for c in cards[:5]:
         b = 1 << c
-        lo += [x | b for x in lo]
+        lo += [x + b for x in lo]
     hi = [DISCARD_BASE + forced]
     for c in cards[5:]:
         b = 1 << c
         hi += [x + b for x in hi]
-    lows, highs = _subsets(len(cards), kmin, kmax)
-    return list(map(add, map(hi.__getitem__, highs), map(lo.__getitem__, lows)))
+    sums = list(starmap(add, product(hi, lo)))
+    return list(_picker(len(cards), kmin, kmax)(sums))
 
 
 def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
@@ -315,13 +324,12 @@ class Pedro:
 
     def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
         """Three rounds of three cards from dealer+1 (PE-5); the last 16 are the widow."""
-        hands: list[list[Card]] = [[], [], [], []]
-        i = 0
-        for _ in range(3):
-            for k in range(1, 5):
-                hands[(dealer + k) % 4].extend(pack[i : i + 3])
-                i += 3
-        return Deal(hands=tuple(tuple(h) for h in hands), stock=tuple(pack[36:52]))
+        p = tuple(pack)
+        hands: list[tuple[Card, ...]] = [(), (), (), ()]
+        for k in range(4):
+            i = 3 * k
+            hands[(dealer + 1 + k) % 4] = p[i : i + 3] + p[i + 12 : i + 15] + p[i + 24 : i + 27]
+        return Deal(hands=tuple(hands), stock=p[36:52])
 
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> PedroState:
         assert isinstance(rules, PedroRules)
@@ -358,7 +366,19 @@ class Pedro:
     def legal_actions(self, state: PedroState) -> list[Action]:
         phase = state.phase
         if phase == PLAY:
-            return _cards_of(self._playable(state))
+            m = state.hands[state.to_act]
+            led = state.led
+            if led >= 0:  # PE-16, as in _playable
+                t = state.trump
+                trumps = m & TRUMPS[t]
+                if led == t:
+                    m = trumps or m
+                else:
+                    follow = m & EFF_MASK[t][led]
+                    if follow:
+                        m = follow | trumps
+            b = _BLOCK
+            return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
         if phase == BID:
             return _bid_legal(state.high, state.rules, self._dealer_alone(state))
         if phase == DISCARD:
@@ -408,8 +428,20 @@ class Pedro:
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
         if phase == PLAY:
-            if 0 <= action < 52 and self._playable(state) >> action & 1:
-                return self._play(state, seat, action)
+            hand = state.hands[seat]
+            if 0 <= action < 52 and hand >> action & 1:
+                led = state.led
+                if led < 0:
+                    return self._play(state, seat, action)
+                t = state.trump
+                trumps = hand & TRUMPS[t]
+                if led == t:  # PE-16: trump on a trump lead, if able
+                    if not trumps or trumps >> action & 1:
+                        return self._play(state, seat, action)
+                else:  # PE-16: follow suit or trump, anything when void
+                    follow = hand & EFF_MASK[t][led]
+                    if not follow or (follow | trumps) >> action & 1:
+                        return self._play(state, seat, action)
             raise self._illegal(state, action)
         if phase == BID:
             return self._bid(state, seat, action)
@@ -430,7 +462,16 @@ class Pedro:
         return self._take(state, seat, action)
 
     def _bid(self, state: PedroState, seat: Seat, action: Action) -> Step:
-        if action not in _bid_legal(state.high, state.rules, self._dealer_alone(state)):
+        if self._dealer_alone(state):
+            ok = action in _bid_legal(state.high, state.rules, True)
+        else:  # PE-6, PE-7: pass, or strictly higher within min_bid..14
+            r = state.rules
+            b = action - BID_BASE
+            ok = action == PASS or (
+                r.min_bid <= b <= MAX_BID
+                and (b > state.high or (b == state.high == MAX_BID and r.fourteen_overcall))
+            )
+        if not ok:
             raise self._illegal(state, action)
         s = state.copy()
         bid = -1 if action == PASS else action - BID_BASE
@@ -515,17 +556,18 @@ class Pedro:
         return Announced("widow", {"cards": [CARD_NAMES[c] for c in cards_in(s.widow_up)]})
 
     def _play(self, state: PedroState, seat: Seat, c: Card) -> Step:
-        s = state.copy()
+        s = _new_state(PedroState)
+        d = s.__dict__ = state.__dict__.copy()
         hands = list(state.hands)
         hands[seat] ^= 1 << c
-        s.hands = tuple(hands)
+        d["hands"] = tuple(hands)
         trick = (*state.trick, (seat, c))
         t = state.trump
         if len(trick) < 4:
-            s.trick = trick
-            s.to_act = (seat + 1) & 3
+            d["trick"] = trick
+            d["to_act"] = (seat + 1) & 3
             if state.led < 0:
-                s.led = EFF_SUIT[t][c]
+                d["led"] = EFF_SUIT[t][c]
             return Step(s, ())
         # the trick is complete (PE-17, PE-18)
         power = POWER[t][state.led]
@@ -581,7 +623,9 @@ class Pedro:
             points[1 - makers] = bid
         widow_points = 0
         if state.trump >= 0:
-            widow_points = sum(POINTS[state.trump][c] for c in cards_in(state.widow_up))
+            up = state.widow_up & COUNTING[state.trump]
+            pedros = up & PEDROS[state.trump]
+            widow_points = 5 * pedros.bit_count() + (up ^ pedros).bit_count()
         detail: dict[str, JSON] = {
             "maker": state.maker,
             "bid": bid,
