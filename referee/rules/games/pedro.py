@@ -309,6 +309,11 @@ class PedroState:
 _new_state = object.__new__
 
 
+def _step(pair: tuple[PedroState, tuple[Fact, ...]]) -> Step:
+    """``Step(state, facts)`` without the named tuple's Python-level constructor (hot path)."""
+    return tuple.__new__(Step, pair)
+
+
 class Pedro:
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
@@ -481,7 +486,7 @@ class Pedro:
             s.maker = seat
         if len(s.bids) < 4:
             s.to_act = (seat + 1) % 4
-            return Step(s, ())
+            return _step((s, ()))
         if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
             return Step(s, (HandEnded(self.result(s)),))
@@ -544,7 +549,7 @@ class Pedro:
         s.hands = tuple(hands)
         s.widow_left = state.widow_left & ~(1 << c)
         if hands[seat].bit_count() < HAND:
-            return Step(s, ())
+            return _step((s, ()))
         return Step(s, (self._start_play(s),))
 
     def _start_play(self, s: PedroState) -> Announced:
@@ -568,7 +573,7 @@ class Pedro:
             d["to_act"] = (seat + 1) & 3
             if state.led < 0:
                 d["led"] = EFF_SUIT[t][c]
-            return Step(s, ())
+            return _step((s, ()))
         # the trick is complete (PE-17, PE-18)
         power = POWER[t][state.led]
         points = POINTS[t]
