@@ -42,6 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--data-dir", help="SQLite data directory (sets REFEREE_DATA_DIR)")
     p.add_argument("--grace", type=float, default=5.0, help="seconds to finish calls on stop")
     p.add_argument("--log-level", default="INFO", help="DEBUG logs one line per request")
+    p.add_argument(
+        "--metrics-port", type=int, default=None,
+        help="Prometheus /metrics port (default $REFEREE_METRICS_PORT or 9464; 0 disables)",
+    )
+
+    p = sub.add_parser("health", help="check a server's gRPC health service (exit 0: SERVING)")
+    p.add_argument("--address", default="127.0.0.1:50051", help="host:port of the server")
+    p.add_argument("--service", default="", help="service name ('' is the whole server)")
 
     p = sub.add_parser("bench", help="benchmarks")
     bench = p.add_subparsers(dest="bench", metavar="WHAT", required=True)
@@ -80,7 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
         if args.data_dir:
             os.environ["REFEREE_DATA_DIR"] = args.data_dir
-        return serve(args.address, args.grace)
+        port = args.metrics_port
+        if port is None:
+            port = int(os.environ.get("REFEREE_METRICS_PORT", "9464"))
+        return serve(args.address, args.grace, port)
+    if args.command == "health":
+        from referee.service.healthcheck import check
+
+        return check(args.address, args.service)
     if args.command == "bench":
         from referee.bench import run
 

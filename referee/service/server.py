@@ -29,13 +29,15 @@ class _Stopping:
 
 
 def build_server(
-    app: Referee, address: str = "127.0.0.1:50051", *, max_workers: int = 32
+    app: Referee, address: str = "127.0.0.1:50051", *, max_workers: int = 32,
+    interceptors: tuple[grpc.ServerInterceptor, ...] = (),
 ) -> tuple[grpc.Server, int]:
     """A started-ready (not started) server for ``app`` bound to ``address``; returns it and
     the bound port (use port 0 in tests)."""
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="referee"),
         options=[("grpc.so_reuseport", 0)],
+        interceptors=interceptors,
     )
     stopping = _Stopping()
     servicer = RefereeServicer(app, stopping=stopping)
@@ -62,11 +64,14 @@ def stop(server: grpc.Server, grace: float = 5.0) -> None:
     server.stop(grace).wait()
 
 
-def serve(address: str, grace: float = 5.0) -> int:
+def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     """Run until SIGTERM or SIGINT; acknowledged actions are already committed, and calls
-    in flight get ``grace`` seconds to finish."""
+    in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off)."""
+    from referee.service import metrics
+
     app = Referee()
-    server, port = build_server(app, address)
+    hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
+    server, port = build_server(app, address, interceptors=hooks)
     server.start()
     host = address.rsplit(":", 1)[0]
     log.warning("referee serving on %s:%d (store: %s)", host, port, app.settings.backend)

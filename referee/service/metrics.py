@@ -1,0 +1,155 @@
+"""Prometheus metrics for the gRPC server: one interceptor, one HTTP endpoint.
+
+- ``referee_grpc_requests_total{method, code}``: finished calls by method and status code;
+- ``referee_grpc_rejections_total{method, code, reason}``: refused calls by the
+  ``google.rpc.ErrorInfo`` reason of the error table (``NOT_YOUR_TURN``, ``ILLEGAL_ACTION``, ...);
+- ``referee_grpc_request_seconds{method}``: latency of unary calls (streams are counted, not timed);
+- ``referee_grpc_in_flight{method}``: calls running now (drain watch);
+- ``referee_projection_lag_events{view}``: for projection workers to set (notification-log
+  positions behind the head); the server itself does not set it.
+
+The application does not batch commits (one action is one transaction), so there is no commit
+batch-size metric yet. Metrics go to ``prometheus_client``'s default registry, served by
+:func:`start` on ``--metrics-port`` (0 disables).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+log = logging.getLogger("referee.service")
+
+DEFAULT_PORT = 9464
+PORT_ENV = "REFEREE_METRICS_PORT"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+REQUESTS = Counter(
+    "referee_grpc_requests", "Finished gRPC calls by method and status code", ["method", "code"]
+)
+REJECTIONS = Counter(
+    "referee_grpc_rejections",
+    "Refused gRPC calls by ErrorInfo reason (the error table)",
+    ["method", "code", "reason"],
+)
+LATENCY = Histogram(
+    "referee_grpc_request_seconds",
+    "Latency of unary gRPC calls",
+    ["method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+IN_FLIGHT = Gauge("referee_grpc_in_flight", "gRPC calls running now", ["method"])
+PROJECTION_LAG = Gauge(
+    "referee_projection_lag_events",
+    "Notification-log positions a projection view is behind the head",
+    ["view"],
+)
+
+
+def error_reason(context: grpc.ServicerContext) -> str:
+    """The ErrorInfo reason in the call's rich status (``""`` when there is none)."""
+    for key, value in context.trailing_metadata() or ():
+        if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return str(info.reason)
+    return ""
+
+
+def _record(method: str, context: grpc.ServicerContext, failed: bool, started: float | None
+            ) -> None:
+    code = context.code()
+    if code is None:
+        if not failed:
+            code = grpc.StatusCode.OK
+        else:
+            code = grpc.StatusCode.UNKNOWN if context.is_active() else grpc.StatusCode.CANCELLED
+    name = code.name
+    REQUESTS.labels(method, name).inc()
+    if code is not grpc.StatusCode.OK:
+        REJECTIONS.labels(method, name, error_reason(context) or name).inc()
+    if started is not None:
+        LATENCY.labels(method).observe(time.perf_counter() - started)
+
+
+class MetricsInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+    """Counts and times every call to the referee's own services (health and reflection
+    are not counted)."""
+
+    def intercept_service(
+        self, continuation: Callable[[Any], Any], details: grpc.HandlerCallDetails
+    ) -> Any:
+        handler = continuation(details)
+        method: str = details.method
+        if handler is None or method.startswith(("/grpc.health.", "/grpc.reflection.")):
+            return handler
+        short = method.rsplit("/", 1)[-1]
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                _unary(short, handler.unary_unary),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                _stream(short, handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler  # the API has no client-streaming methods
+
+
+def _unary(method: str, behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+        started = time.perf_counter()
+        failed = True
+        gauge = IN_FLIGHT.labels(method)
+        gauge.inc()
+        try:
+            response = behavior(request, context)
+            failed = False
+            return response
+        finally:
+            gauge.dec()
+            _record(method, context, failed, started)
+
+    return wrapper
+
+
+def _stream(method: str, behavior: Callable[[Any, Any], Iterator[Any]]
+            ) -> Callable[[Any, Any], Iterator[Any]]:
+    def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        failed = True
+        gauge = IN_FLIGHT.labels(method)
+        gauge.inc()
+        try:
+            yield from behavior(request, context)
+            failed = False
+        finally:
+            gauge.dec()
+            _record(method, context, failed, None)
+
+    return wrapper
+
+
+def start(host: str, port: int) -> list[grpc.ServerInterceptor]:
+    """Serve ``/metrics`` on ``host:port`` and return the interceptors to install; ``port``
+    0 disables metrics (no interceptor). A port already taken is logged, not fatal."""
+    if port <= 0:
+        return []
+    bind = host.strip("[]") or "0.0.0.0"
+    try:
+        start_http_server(port, addr=bind)
+    except OSError as exc:
+        log.warning("metrics disabled: cannot listen on %s:%d (%s)", bind, port, exc)
+        return []
+    log.warning("metrics on http://%s:%d/metrics", bind, port)
+    return [MetricsInterceptor()]

@@ -1,0 +1,72 @@
+"""``referee serve --metrics-port``: a real process, scraped over HTTP after real gRPC calls."""
+
+from __future__ import annotations
+
+import signal
+import urllib.request
+from pathlib import Path
+
+import grpc
+from prometheus_client.parser import text_string_to_metric_families
+
+from referee.api.v1 import referee_pb2 as pb
+from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.service.healthcheck import check
+from referee.service.server import SERVICE_NAME
+from tests.deploy.helpers import free_port, start_server
+
+
+def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+        text = resp.read().decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def test_grpc_calls_show_up_in_the_metrics(tmp_path: Path) -> None:
+    metrics_port = free_port()
+    proc, address = start_server(
+        {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": "aud"},
+        "--metrics-port", str(metrics_port),
+    )
+    try:
+        assert check(address) == 0, "referee health answers SERVING"
+        with grpc.insecure_channel(address) as ch:
+            stub = pbg.RefereeServiceStub(ch)
+            created = stub.CreateMatch(pb.CreateMatchRequest(game="euchre"))
+            token = created.seat_tokens[0].token
+            try:
+                stub.SubmitAction(pb.SubmitActionRequest(
+                    match_id=created.match_id, token=token, action="play:ZZ", command_id="c1"))
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT
+            else:
+                raise AssertionError("a malformed action is refused")
+        samples = scrape(metrics_port)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    ok = ("referee_grpc_requests_total", (("code", "OK"), ("method", "CreateMatch")))
+    assert samples[ok] == 1.0
+    bad = ("referee_grpc_requests_total",
+           (("code", "INVALID_ARGUMENT"), ("method", "SubmitAction")))
+    assert samples[bad] == 1.0
+    rejected = ("referee_grpc_rejections_total", (
+        ("code", "INVALID_ARGUMENT"), ("method", "SubmitAction"), ("reason", "INVALID_ACTION")))
+    assert samples[rejected] == 1.0
+    count = ("referee_grpc_request_seconds_count", (("method", "CreateMatch"),))
+    assert samples[count] == 1.0
+    assert not any(name == "referee_grpc_requests_total" and dict(labels)["method"] == "Check"
+                   for name, labels in samples), "health checks are not counted"
+
+
+def test_metrics_port_zero_disables_the_endpoint(tmp_path: Path) -> None:
+    proc, address = start_server({"REFEREE_DATA_DIR": str(tmp_path)}, "--metrics-port", "0")
+    try:
+        assert check(address, SERVICE_NAME) == 0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
