@@ -532,6 +532,26 @@ def test_co_s3_variants_base_and_prenable_belote() -> None:
     assert s(100, (80, 82), bel=(20, 0), rules=prenable) == (False, (0, 282))
 
 
+@pytest.mark.parametrize(("base", "defence"), [("162", 162), ("160", 160), ("162+C", 412)])
+def test_co_s3_v22_flat_failure_base_can_be_below_a_capot_value(base: str, defence: int) -> None:
+    """CO-S3 / V22: with a flat failure base (160, or 162 as in classic belote) the defence of a
+    failed capot (C = 250) scores the base plus announcements and belote, not C: 162 < 250 is
+    right. The conformance check used to demand at least C from the defence and failed here."""
+    from tests.rules.test_conformance import RESULT_CHECKS
+
+    rules = CoincheRules(failure_base=base)
+    state = run(new(0, rules), "pass", "pass", "bid:capotTA", "pass", "pass", "pass")
+    while (seat := GAME.current_seat(state)) is not None:
+        state = GAME.apply(state, seat, GAME.legal_actions(state)[0]).state
+    result = GAME.result(state)
+    d = result.detail
+    assert d["contract"]["value"] == 250 and d["contract"]["team"] == 1
+    assert d["made"] is False and d["tricks"] == [3, 5]
+    assert d["announcement_points"] == [0, 0] and d["belote"] == [0, 0]
+    assert result.points == (defence, 0)
+    RESULT_CHECKS["coinche"](result, rules)
+
+
 def test_co_s5_variant_contract_only_multiplied() -> None:
     """CO-S5 / V21: Cannes multiplies only the contract: 162 + 110*2 + 20 = 402."""
     rules = CoincheRules(failed_mult_scope="contract")

@@ -117,7 +117,9 @@ def _belot_points(result: HandResult, rules: RuleSet) -> None:
 def _coinche_points(result: HandResult, rules: RuleSet) -> None:
     # CO-B6c: a thrown-in deal scores nothing. CO-C1/CO-C2: card points total 162 in every
     # contract (252 to one side on a capot, CO-S1). CO-S2..CO-S5: a failed taker scores only
-    # its belote; the side that wins the contract scores at least its value.
+    # its belote; a taker that makes scores at least the contract's value; the defence of a
+    # failed contract scores at least the failure base (CO-S3 / V22), which is a flat 160 or
+    # 162 under those variants, so it can be below a capot's 250 or a generale's value.
     if result.void:
         assert result.points == (0, 0)
         return
@@ -132,7 +134,9 @@ def _coinche_points(result: HandResult, rules: RuleSet) -> None:
     else:
         kept = 0 if values["belote_to_defence_on_failure"] else d["belote"][taker]
         assert result.points[taker] == kept
-        assert result.points[1 - taker] >= d["contract"]["value"]
+        value = d["contract"]["value"]
+        base = {"162+C": 162 + value, "160+C": 160 + value, "160": 160, "162": 162, "C": value}
+        assert result.points[1 - taker] >= base[values["failure_base"]]
 
 
 RESULT_CHECKS: dict[str, Callable[[HandResult, RuleSet], None]] = {
