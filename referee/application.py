@@ -9,25 +9,38 @@ Commands on one match are serialised by a per-match lock in this process; across
 store's optimistic concurrency (``IntegrityError`` on a conflicting save) makes the loser fail
 with :class:`VersionConflictError`. Command ids are recorded in ``ActionTaken`` events, so a
 retry is answered from the record, also after a restart.
+
+Open matches stay in memory (an LRU of live aggregates): a command is validated against the
+cached aggregate, never against a re-read stream. Its events then go to the group committer,
+which writes the events of every match that acted meanwhile in one transaction; the caller
+holds its match's lock until its own commit is done, so readers never see an uncommitted
+action and each match's actions commit in order. A refused action never reaches the
+committer. If another process wrote first, the save fails with ``IntegrityError``: the cached
+aggregate is dropped and reloaded, and before a refusal the cache is brought up to date, so a
+stale cache can neither accept a conflicting action nor refuse a legal one.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from copy import deepcopy
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError
 
 import referee
@@ -55,6 +68,7 @@ from referee.rules.handrecord import HandRecord, MatchRecord, match_state_json
 from referee.rules.registry import find_game
 
 _CARD_TOKEN = frozenset(CARD_NAMES)
+_log = logging.getLogger("referee.application")
 
 
 class Role(Enum):
@@ -178,6 +192,218 @@ class RejectionLog:
                                key=lambda r: r.time)
         return items[-limit:] if limit > 0 else items
 
+    def flush(self) -> None:
+        """Nothing to write: the in-memory log is the store."""
+
+
+class StoredRejectionLog:
+    """The rejection trail in a table next to the events (SQLite or PostgreSQL), so it
+    survives a restart. Bounded on insert: a ring of the last ``per_match`` per match, and
+    at most ``total`` rows overall (the oldest rows go first).
+
+    ``add`` only queues (a refusal is answered at once); the group-commit writer thread
+    flushes the queue in one transaction after each batch of events, ``list`` and ``close``
+    flush first. A crash can lose the refusals of the last few milliseconds, never events.
+    """
+
+    def __init__(self, datastore: Any, per_match: int, total: int, table: str) -> None:
+        self.per_match, self.total = per_match, total
+        self._ds = datastore
+        self._pending: list[Rejection] = []
+        self._pending_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._postgres = type(datastore).__module__.startswith("eventsourcing.postgres")
+        if self._postgres:
+            schema = datastore.schema
+            self._table = f'"{schema}"."{table}"'
+            ddl = [
+                f"CREATE TABLE IF NOT EXISTS {self._table} (id bigserial PRIMARY KEY, "
+                "match_id text NOT NULL, seat integer, action text NOT NULL, "
+                "reason text NOT NULL, rule text NOT NULL, message text NOT NULL, "
+                "time text NOT NULL)",
+                f'CREATE INDEX IF NOT EXISTS "{table}_match_idx" ON {self._table} '
+                "(match_id, id)",
+            ]
+        else:
+            self._table = f'"{table}"'
+            ddl = [
+                f"CREATE TABLE IF NOT EXISTS {self._table} (id INTEGER PRIMARY KEY "
+                "AUTOINCREMENT, match_id TEXT NOT NULL, seat INTEGER, action TEXT NOT NULL, "
+                "reason TEXT NOT NULL, rule TEXT NOT NULL, message TEXT NOT NULL, "
+                "time TEXT NOT NULL)",
+                f'CREATE INDEX IF NOT EXISTS "{table}_match_idx" ON {self._table} '
+                "(match_id, id)",
+            ]
+        with self._write_lock, self._transaction() as curs:
+            for statement in ddl:
+                curs.execute(statement)
+            curs.execute(f"SELECT count(*) AS n FROM {self._table}")
+            self._count = int(self._first(curs.fetchone()))
+        self._since_recount = 0
+
+    def _sql(self, text: str) -> str:
+        return text.replace("?", "%s") if self._postgres else text
+
+    @staticmethod
+    def _first(row: Any) -> Any:
+        if isinstance(row, dict):
+            return next(iter(row.values()))
+        return row[0]
+
+    def _transaction(self) -> Any:
+        return self._ds.transaction(commit=True)
+
+    @staticmethod
+    def _rowcount(curs: Any) -> int:
+        return max(getattr(curs, "sqlite_cursor", curs).rowcount or 0, 0)
+
+    def add(self, rejection: Rejection) -> None:
+        with self._pending_lock:
+            self._pending.append(rejection)
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    def flush(self) -> None:
+        """Write the queued refusals and enforce both bounds, in one transaction."""
+        with self._write_lock:
+            with self._pending_lock:
+                batch, self._pending = self._pending, []
+            if not batch:
+                return
+            t = self._table
+            with self._transaction() as curs:
+                curs.executemany(
+                    self._sql(f"INSERT INTO {t} (match_id, seat, action, reason, rule, "
+                              "message, time) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                    [(r.match_id, r.seat, r.action, r.reason, r.rule, r.message, r.time)
+                     for r in batch],
+                )
+                self._count += len(batch)
+                self._since_recount += len(batch)
+                trim = self._sql(
+                    f"DELETE FROM {t} WHERE match_id = ? AND id <= (SELECT id FROM {t} "
+                    "WHERE match_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
+                )
+                counts = collections.Counter(r.match_id for r in batch)
+                for match_id in counts:
+                    curs.execute(trim, (match_id, match_id, self.per_match))
+                    self._count -= self._rowcount(curs)
+                # Other processes write too: recount now and then, and before trimming.
+                if self._count > self.total or self._since_recount >= 1000:
+                    curs.execute(f"SELECT count(*) AS n FROM {t}")
+                    self._count = int(self._first(curs.fetchone()))
+                    self._since_recount = 0
+                if self._count > self.total:
+                    curs.execute(self._sql(
+                        f"DELETE FROM {t} WHERE id <= (SELECT id FROM {t} "
+                        "ORDER BY id DESC LIMIT 1 OFFSET ?)"), (self.total,))
+                    self._count -= self._rowcount(curs)
+
+    def list(self, match_id: str = "", limit: int = 0) -> list[Rejection]:
+        self.flush()
+        t = self._table
+        cols = "match_id, seat, action, reason, rule, message, time"
+        cap = limit if limit > 0 else (self.per_match if match_id else self.total)
+        with self._ds.transaction(commit=False) as curs:
+            if match_id:
+                curs.execute(self._sql(f"SELECT {cols} FROM {t} WHERE match_id = ? "
+                                       "ORDER BY id DESC LIMIT ?"), (match_id, cap))
+            else:
+                curs.execute(self._sql(f"SELECT {cols} FROM {t} ORDER BY id DESC LIMIT ?"),
+                             (cap,))
+            rows = curs.fetchall()
+        out = []
+        for row in reversed(rows):
+            v = list(row.values()) if isinstance(row, dict) else list(row)
+            out.append(Rejection(v[0], v[1], v[2], v[3], v[4], v[5], v[6]))
+        return out
+
+
+class _Pending:
+    """One caller's events waiting for the group commit."""
+
+    __slots__ = ("aggregate", "done", "error", "events")
+
+    def __init__(self, aggregate: Any, events: Sequence[Any]) -> None:
+        self.aggregate, self.events = aggregate, events
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
+class GroupCommitter:
+    """Group commit: one writer thread; whatever callers hand in while a transaction runs is
+    written together in the next one (up to ``max_batch`` aggregates). Each caller waits for
+    its own commit. A failed batch is retried one aggregate at a time, so only the callers
+    whose own events fail see an error."""
+
+    def __init__(self, record: Callable[[list[_Pending]], None], max_batch: int,
+                 after: Callable[[], None] = lambda: None) -> None:
+        self._record, self._after, self.max_batch = record, after, max(1, max_batch)
+        self._queue: deque[_Pending] = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="referee-commit", daemon=True)
+        self._thread.start()
+
+    def commit(self, aggregate: Any, events: Sequence[Any]) -> None:
+        """Write ``events`` (all of one aggregate); return once they are committed."""
+        item = _Pending(aggregate, events)
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the referee is closing")
+            self._queue.append(item)
+            self._cond.notify()
+        item.done.wait()
+        if item.error is not None:
+            raise item.error
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait(0.5)
+                    if not self._queue:
+                        break
+                if not self._queue and self._closed:
+                    self._after()
+                    return
+                n = min(len(self._queue), self.max_batch)
+                batch = [self._queue.popleft() for _ in range(n)]
+            if batch:
+                self._write(batch)
+            try:
+                self._after()
+            except Exception:  # the audit trail must not stop commits
+                _log.exception("writing the rejection trail failed")
+
+    def _write(self, batch: list[_Pending]) -> None:
+        try:
+            self._record(batch)
+        except BaseException as exc:  # handed to the callers
+            if len(batch) == 1:
+                batch[0].error = exc
+            else:
+                for item in batch:
+                    try:
+                        self._record([item])
+                    except BaseException as own:
+                        item.error = own
+        finally:
+            for item in batch:
+                item.done.set()
+
 
 def hash_token(token: str) -> str:
     """Tokens are stored only as SHA-256 hashes (they are 256-bit random strings)."""
@@ -192,12 +418,25 @@ class Referee(Application[UUID]):
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or settings_from_env()
         super().__init__(env=self.settings.store_env)
-        self.rejections = RejectionLog(
-            self.settings.rejections_per_match, self.settings.rejections_total
-        )
+        datastore = getattr(self.recorder, "datastore", None)
+        self.rejections: RejectionLog | StoredRejectionLog
+        if datastore is None:  # POPO: in memory
+            self.rejections = RejectionLog(
+                self.settings.rejections_per_match, self.settings.rejections_total
+            )
+        else:
+            self.rejections = StoredRejectionLog(
+                datastore, self.settings.rejections_per_match, self.settings.rejections_total,
+                f"{self.name.lower()}_rejections",
+            )
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._changed = threading.Condition()
+        self._live: OrderedDict[UUID, Match] = OrderedDict()
+        self._live_guard = threading.Lock()
+        self._committer = GroupCommitter(
+            self._record_batch, self.settings.commit_batch, self.rejections.flush
+        )
 
     # -- creating ----------------------------------------------------------------------------
     def create_match(
@@ -242,7 +481,7 @@ class Referee(Application[UUID]):
             rules_version=referee.RULES_VERSION,
         )
         self._deal(match, seed_entropy)
-        self.save(match)
+        self._commit(match)
         self._wake_watchers()
         return Created(match.id, names, tokens, spectator, match.version, match.hand.commitment)
 
@@ -269,9 +508,25 @@ class Referee(Application[UUID]):
         principal: Principal | None = None
         try:
             with self._lock(match_id):
-                match = self._get(match_id)
+                match = self._cached(match_id, fresh=False)
                 principal = self.authorize(match, token)
-                return self._submit(match, principal, action, command_id, expected_version, seat)
+                try:
+                    return self._submit(
+                        match, principal, action, command_id, expected_version, seat
+                    )
+                except (RefereeError, RulesError) as exc:
+                    # Never refuse on a stale cache: catch up with other processes first
+                    # (unless the refusal cannot depend on the state, or the aggregate was
+                    # dropped and reloaded already).
+                    if (
+                        isinstance(exc, InvalidActionError | PermissionDeniedError)
+                        or self._live.get(match_id) is not match
+                        or not self._catch_up(match)
+                    ):
+                        raise
+                    return self._submit(
+                        match, principal, action, command_id, expected_version, seat
+                    )
         except (RefereeError, RulesError) as exc:
             if not isinstance(exc, MatchNotFoundError):
                 self._reject(match_id, principal, action, exc)
@@ -304,17 +559,28 @@ class Referee(Application[UUID]):
                 f"the match is at version {match.version}, not {expected_version}",
                 expectedVersion=expected_version, actualVersion=match.version,
             )
-        match.take_action(principal.seat, text, command_id)
-        if match.needs_deal:
-            self._deal(match)
+        before = match.version
         try:
-            self.save(match)
+            match.take_action(principal.seat, text, command_id)
+            if match.needs_deal:
+                self._deal(match)
+            self._commit(match)
         except IntegrityError:
-            actual = self._get(match.id).version
+            self._evict(match.id)
+            current = self._cached(match.id, fresh=False)
+            if command_id:  # the same command committed by another process: answer it
+                done = current.outcomes.get(Match.command_key(principal.seat, command_id))
+                if done is not None:
+                    return self._replayed(current, done, text)
+            actual = current.version
             raise VersionConflictError(
                 f"another command changed the match first; it is at version {actual}",
                 actualVersion=actual,
             ) from None
+        except BaseException:
+            if match.version != before:  # mutated but not committed: drop it
+                self._evict(match.id)
+            raise
         self._wake_watchers()
         assert match.last_outcome is not None
         return self._answer(match, match.last_outcome)
@@ -341,11 +607,13 @@ class Referee(Application[UUID]):
 
     # -- reading -----------------------------------------------------------------------------
     def get_match(self, match_id: UUID) -> Match:
-        return self._get(match_id)
+        """A private copy of the match as committed (safe to mutate)."""
+        with self._reading(match_id) as match:
+            return deepcopy(match)
 
     def get_view(self, match_id: UUID, token: str) -> View:
-        match = self._get(match_id)
-        return self.view_of(match, self.authorize(match, token))
+        with self._reading(match_id) as match:
+            return self.view_of(match, self.authorize(match, token))
 
     def view_of(self, match: Match, who: Principal) -> View:
         """The redacted view of ``who``: the rules core's ``view``, never raw state."""
@@ -409,8 +677,13 @@ class Referee(Application[UUID]):
         by other processes.
         """
         deadline = time.monotonic() + timeout
+        polled = time.monotonic()
         while True:
-            current = self._get(match_id).version
+            poll = time.monotonic() - polled >= 1.0
+            if poll:
+                polled = time.monotonic()
+            with self._lock(match_id):
+                current = self._cached(match_id, fresh=poll).version
             left = deadline - time.monotonic()
             if current > version or left <= 0:
                 return current
@@ -422,31 +695,31 @@ class Referee(Application[UUID]):
     def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
         """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
         any hand for the auditor."""
-        match = self._get(match_id)
-        who = self.authorize(match, token)
-        log = self._hand(match, hand, who)
-        return _hand_record(match, log).to_json(), log.result is not None
+        with self._reading(match_id) as match:
+            who = self.authorize(match, token)
+            log = self._hand(match, hand, who)
+            return _hand_record(match, log).to_json(), log.result is not None
 
     def match_record(self, match_id: UUID, token: str) -> tuple[dict[str, JSON], bool]:
         """The match as a ``referee.match/v1`` record (finished hands; the auditor also gets
         the running one)."""
-        match = self._get(match_id)
-        who = self.authorize(match, token)
-        hands = [
-            _hand_record(match, h) for h in match.hands
-            if h.result is not None or who.role is Role.AUDITOR
-        ]
-        result = match_state_json(match.match_state) if match.over else None
-        record = MatchRecord(
-            game=match.game_name, rules=match.rules, players=tuple(match.players),
-            hands=tuple(hands), result=result,
-        )
-        return record.to_json(), match.over
+        with self._reading(match_id) as match:
+            who = self.authorize(match, token)
+            hands = [
+                _hand_record(match, h) for h in match.hands
+                if h.result is not None or who.role is Role.AUDITOR
+            ]
+            result = match_state_json(match.match_state) if match.over else None
+            record = MatchRecord(
+                game=match.game_name, rules=match.rules, players=tuple(match.players),
+                hands=tuple(hands), result=result,
+            )
+            return record.to_json(), match.over
 
     def verify_deal(self, match_id: UUID, hand: int, token: str) -> DealCheck:
         """Reveal a finished hand's pack and nonce and check them against its commitment."""
-        match = self._get(match_id)
-        log = self._hand(match, hand, self.authorize(match, token))
+        with self._reading(match_id) as match:
+            log = self._hand(match, hand, self.authorize(match, token))
         ok = hmac.compare_digest(commitment(log.nonce, log.cards), log.commitment)
         return DealCheck(log.commitment, log.nonce, list(log.cards), ok)
 
@@ -485,11 +758,81 @@ class Referee(Application[UUID]):
 
     # -- helpers -----------------------------------------------------------------------------
     def _get(self, match_id: UUID) -> Match:
+        """The match as committed, read from the store (not the cache)."""
         try:
             match: Match = self.repository.get(match_id)
         except AggregateNotFoundError:
             raise MatchNotFoundError(f"no match {match_id}", matchId=match_id) from None
         return match
+
+    @contextmanager
+    def _reading(self, match_id: UUID) -> Iterator[Match]:
+        """The live aggregate, under the match's lock (so nothing uncommitted is seen)."""
+        with self._lock(match_id):
+            yield self._cached(match_id, fresh=self.settings.fresh_reads)
+
+    def _cached(self, match_id: UUID, fresh: bool) -> Match:
+        """The live aggregate (call with the match's lock held): from the cache, else
+        replayed from the store once. ``fresh``: first apply events other processes wrote."""
+        with self._live_guard:
+            match = self._live.get(match_id)
+            if match is not None:
+                self._live.move_to_end(match_id)
+        if match is None:
+            match = self._get(match_id)
+            self._remember(match)
+        elif fresh:
+            self._catch_up(match)
+        return match
+
+    def _catch_up(self, match: Match) -> bool:
+        """Apply events written since ``match.version`` (by another process); True if any."""
+        new = list(self.repository.event_store.get(match.id, gt=match.version))
+        for e in new:
+            e.mutate(match)  # type: ignore[attr-defined]
+        return bool(new)
+
+    def _remember(self, match: Match) -> None:
+        with self._live_guard:
+            self._live[match.id] = match
+            self._live.move_to_end(match.id)
+            while len(self._live) > self.settings.cache_size:
+                self._live.popitem(last=False)
+
+    def _evict(self, match_id: UUID) -> None:
+        with self._live_guard:
+            self._live.pop(match_id, None)
+
+    def _commit(self, match: Match) -> None:
+        """Hand the match's new events to the group committer; return once committed."""
+        self._committer.commit(match, match.collect_events())
+        self._remember(match)
+
+    def _record_batch(self, batch: list[_Pending]) -> None:
+        """One transaction for the events of every aggregate in ``batch`` (writer thread)."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for item in batch:
+            processing_event.events.extend(item.events)
+            processing_event.aggregates[item.aggregate.id] = item.aggregate
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+
+    def _record(self, processing_event: ProcessingEvent[UUID]) -> Any:
+        recordings = super()._record(processing_event)
+        # Saved from outside the live cache (``app.save(aggregate)``): the cache is stale.
+        for aggregate_id, aggregate in processing_event.aggregates.items():
+            with self._live_guard:
+                live = self._live.get(aggregate_id)
+                if live is not None and live is not aggregate:
+                    del self._live[aggregate_id]
+        return recordings
+
+    def close(self) -> None:
+        committer = getattr(self, "_committer", None)
+        if committer is not None:
+            committer.close()
+        super().close()
 
     def _hand(self, match: Match, hand: int, who: Principal) -> HandLog:
         if not 1 <= hand <= len(match.hands):
@@ -505,7 +848,7 @@ class Referee(Application[UUID]):
         with self._locks_guard:
             lock = self._locks.get(match_id)
             if lock is None:
-                if len(self._locks) > 10_000:
+                if len(self._locks) > max(10_000, 2 * self.settings.cache_size):
                     for key in [k for k, v in self._locks.items() if not v.locked()]:
                         del self._locks[key]
                 lock = self._locks[match_id] = threading.Lock()
@@ -536,21 +879,23 @@ class Referee(Application[UUID]):
     ) -> Iterator[tuple[list[PublicEvent], View | None, int]]:
         """Updates for a watcher while ``alive()``: ``(events, view, version)``; heartbeats
         have no events and no view. The first update brings everything after ``after``."""
-        match = self._get(match_id)
-        who = self.authorize(match, token)
+        with self._reading(match_id) as match:
+            who = self.authorize(match, token)
         sent = after
         first = True
         while True:
-            if match.version > sent or first:
-                events = self.events_after(match, who, sent)
-                yield events, self.view_of(match, who), match.version
-                sent, first = match.version, False
-            else:
-                yield [], None, match.version
+            with self._reading(match_id) as match:
+                version = match.version
+                update: tuple[list[PublicEvent], View | None, int] = ([], None, version)
+                if version > sent or first:
+                    update = (self.events_after(match, who, sent), self.view_of(match, who),
+                              version)
+            yield update
+            if update[1] is not None:
+                sent, first = version, False
             self.wait_for_change(match_id, sent, heartbeat, alive)
             if not alive():
                 return
-            match = self._get(match_id)
 
 
 def _action_is_public(text: str) -> bool:

@@ -5,7 +5,13 @@
   (``POSTGRES_ENABLE_DB_FUNCTIONS`` defaults to ``y``).
 - ``REFEREE_AUDITOR_TOKEN``: the auditor credential (unset: no auditor).
 - ``REFEREE_REJECTIONS_PER_MATCH`` (default 200) and ``REFEREE_REJECTIONS_TOTAL`` (default
-  100000): bounds of the rejection audit trail.
+  100000): bounds of the rejection audit trail (a table next to the events; in memory on POPO).
+- ``AGGREGATE_CACHE_MAXSIZE`` (default 20000): open matches kept in memory by the application's
+  own cache (eventsourcing's repository cache is left off: it would copy and re-read the
+  stream on every use).
+- ``REFEREE_FRESH_READS`` (default ``y``): before a read, fetch events written by *other*
+  processes (one small query). ``n`` serves reads from the cache alone (one replica per match).
+- ``REFEREE_COMMIT_BATCH`` (default 512): most actions committed in one transaction.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ class Settings:
     auditor_token: str | None
     rejections_per_match: int = 200
     rejections_total: int = 100_000
+    cache_size: int = 20_000
+    fresh_reads: bool = True
+    commit_batch: int = 512
 
     @property
     def backend(self) -> str:
@@ -33,7 +42,7 @@ class Settings:
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``environ`` (default ``os.environ``)."""
     env = dict(os.environ if environ is None else environ)
-    store: dict[str, str] = {"AGGREGATE_CACHE_MAXSIZE": env.get("AGGREGATE_CACHE_MAXSIZE", "2000")}
+    store: dict[str, str] = {}
     module = env.get("PERSISTENCE_MODULE", "eventsourcing.sqlite")
     store["PERSISTENCE_MODULE"] = module
     if module == "eventsourcing.sqlite":
@@ -51,4 +60,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         auditor_token=env.get("REFEREE_AUDITOR_TOKEN") or None,
         rejections_per_match=int(env.get("REFEREE_REJECTIONS_PER_MATCH", "200")),
         rejections_total=int(env.get("REFEREE_REJECTIONS_TOTAL", "100000")),
+        cache_size=int(env.get("AGGREGATE_CACHE_MAXSIZE", "20000")),
+        fresh_reads=env.get("REFEREE_FRESH_READS", "y").lower() in ("y", "yes", "1", "true", "on"),
+        commit_batch=int(env.get("REFEREE_COMMIT_BATCH", "512")),
     )
