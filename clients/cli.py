@@ -1,0 +1,607 @@
+"""``referee-client``: play, watch, export, verify and replay matches from the command line.
+
+Every command takes the connection options (``--address``, ``--tls``, ``--timeout``,
+``--retries``) and ``--json``. Expected errors are one line on stderr (exit 1; 2 for a bad
+record or bad usage), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from clients import state as local_state
+from clients.bots import STRATEGIES, Seat, play_all, play_seat
+from clients.errors import RefereeError
+from clients.records import RecordProblem, hand_of, load_file, replay, verify_file
+from clients.render import (
+    action_text,
+    cards_text,
+    render_view,
+    scoreboard,
+    scoreboard_text,
+    scores_text,
+    seat_name,
+    side_name,
+)
+from clients.sdk import DEFAULT_ADDRESS, RefereeClient, Update, View
+
+
+class UsageProblem(Exception):
+    """A command line that cannot be carried out (exit 2)."""
+
+
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("connection and output")
+    g.add_argument("--address", default=os.environ.get("REFEREE_ADDRESS", DEFAULT_ADDRESS),
+                   help="referee host:port (env REFEREE_ADDRESS; default %(default)s)")
+    g.add_argument("--tls", action="store_true", help="connect with TLS")
+    g.add_argument("--ca", metavar="PEM", help="CA certificate file for --tls (default: system)")
+    g.add_argument("--timeout", type=float, default=10.0, help="deadline per call, seconds")
+    g.add_argument("--retries", type=int, default=3,
+                   help="retries of idempotent calls when the referee is unreachable")
+    g.add_argument("--json", action="store_true", help="print JSON for scripts")
+    g.add_argument("--state", metavar="FILE", type=Path,
+                   help="local token file (default $REFEREE_CLIENT_STATE or "
+                        "~/.config/referee-client/state.json); written only with --save")
+    return p
+
+
+def _match_args(p: argparse.ArgumentParser, *, seat: bool = True) -> None:
+    p.add_argument("--match", required=True, metavar="ID", help="the match id")
+    p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""),
+                   help="a seat, spectator or auditor token (env REFEREE_TOKEN)")
+    if seat:
+        p.add_argument("--seat", type=int, help="use this seat's token from the state file")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="referee-client", description=__doc__.split("\n\n")[0],
+        epilog="Run 'referee-client COMMAND --help' for a command's options.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+
+    add("games", "list the games and their rule parameters")
+
+    p = add("create", "create a match; prints the match id and one secret token per seat")
+    p.add_argument("--game", required=True, help="game name or alias (see 'games')")
+    p.add_argument("--players", help="comma-separated player names, one per seat")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule parameter (value as JSON, else text); repeatable")
+    p.add_argument("--rules", metavar="JSON", help="rule parameters as a JSON object")
+    p.add_argument("--first-dealer", type=int, help="the first dealer (default 0)")
+    p.add_argument("--public", action="store_true", help="anyone may watch without a token")
+    p.add_argument("--save", action="store_true", help="store the tokens in the state file")
+
+    p = add("join", "take a seat with its token (checks it; --save stores it locally)")
+    _match_args(p, seat=False)
+    p.add_argument("--seat", type=int, required=True, help="your seat")
+    p.add_argument("--save", action="store_true", help="store the token in the state file")
+
+    p = add("show", "show your hand and the table")
+    _match_args(p)
+    p = add("legal", "list your legal actions (when it is your turn)")
+    _match_args(p)
+
+    p = add("act", "submit an action in record notation, e.g. 'play:JH', 'pass', 'name:S'")
+    _match_args(p)
+    p.add_argument("action", help="the action")
+    p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
+    p.add_argument("--expected-version", type=int, help="act only if the match is at this version")
+
+    p = add("watch", "follow a match live (until it ends)")
+    _match_args(p)
+    p.add_argument("--after-version", type=int, default=0, help="start after this version")
+    p.add_argument("--max-updates", type=int, help="stop after this many updates")
+    p.add_argument("--color", action="store_true", help="red hearts and diamonds (ANSI)")
+
+    p = add("scoreboard", "the match scores and each finished hand's points")
+    _match_args(p)
+
+    p = add("export", "write a match record (or one hand's record) as JSON")
+    _match_args(p)
+    p.add_argument("--hand", type=int, help="only this hand (from 1)")
+    p.add_argument("--out", type=Path, help="output file (default: stdout)")
+
+    p = add("verify", "verify a record file (or a match's record) with the rules")
+    p.add_argument("file", nargs="?", help="a referee.hand/v1 or referee.match/v1 file")
+    p.add_argument("--match", metavar="ID", help="verify this match's record instead")
+    p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
+    p.add_argument("--legal", action="store_true", help="report the legal set at each step")
+    p.add_argument("--deals", action="store_true",
+                   help="with --match: also check each finished hand's pack commitment")
+
+    p = add("replay", "replay a hand step by step for an arbiter, or render it as HTML")
+    p.add_argument("file", nargs="?", help="a hand or match record file")
+    p.add_argument("--match", metavar="ID", help="fetch the record of this match instead")
+    p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
+    p.add_argument("--hand", type=int, help="the hand of a match (from 1; default the last)")
+    p.add_argument("--at", type=int, metavar="N", help="show every hand after N actions")
+    p.add_argument("--step", action="store_true", help="wait for Enter after each action")
+    p.add_argument("--legal", action="store_true", help="show the legal set before each action")
+    p.add_argument("--html", type=Path, metavar="OUT", help="write the hand viewer page here")
+
+    p = add("bot", "play one seat (or every seat) with a bot until the match ends")
+    p.add_argument("--match", required=True, metavar="ID", help="the match id")
+    p.add_argument("--seat", type=int, help="the seat to play")
+    p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="its token")
+    p.add_argument("--tokens", help="comma-separated tokens of every seat: fill every seat")
+    p.add_argument("--all", action="store_true", help="every seat, tokens from the state file")
+    p.add_argument("--strategy", choices=sorted(STRATEGIES), default="greedy",
+                   help="random: any legal action; greedy: a cheap heuristic (default)")
+    p.add_argument("--seed", type=int, help="random seed")
+    p.add_argument("--quiet", action="store_true", help="print only the final scores")
+
+    p = add("demo", "start a referee (or use --address), seat bots, play a whole match")
+    p.add_argument("--game", default="euchre", help="game name (default euchre)")
+    p.add_argument("--target", type=int, help="a lower target score (Ulti: number of deals)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule parameter override; repeatable")
+    p.add_argument("--strategy", action="append", choices=sorted(STRATEGIES),
+                   help="bot strategy per seat, cycled (default greedy)")
+    p.add_argument("--seed", type=int, help="random seed of the bots")
+    p.add_argument("--out", type=Path, help="directory for the match record (default: a temp dir)")
+    p.add_argument("--connect", action="store_true",
+                   help="use the referee at --address instead of starting one")
+    return parser
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _client(args: argparse.Namespace) -> RefereeClient:
+    root = Path(args.ca).read_bytes() if getattr(args, "ca", None) else None
+    return RefereeClient(args.address, tls=args.tls, root_certificates=root,
+                         timeout=args.timeout, retries=args.retries)
+
+
+def _state_path(args: argparse.Namespace) -> Path:
+    return args.state or local_state.default_path()
+
+
+def _token(args: argparse.Namespace) -> str:
+    if args.token:
+        return str(args.token)
+    seat = getattr(args, "seat", None)
+    saved = local_state.token_for(_state_path(args), args.match, seat)
+    if saved:
+        return saved
+    if seat is not None:
+        raise UsageProblem(f"no saved token for seat {seat} of match {args.match}; "
+                           "pass --token (or create/join with --save)")
+    return ""  # a public match
+
+
+def _parse_rules(pairs: Sequence[str], base: str | None = None) -> dict[str, Any]:
+    rules: dict[str, Any] = {}
+    if base:
+        try:
+            loaded = json.loads(base)
+        except json.JSONDecodeError as exc:
+            raise UsageProblem(f"--rules is not JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise UsageProblem("--rules must be a JSON object")
+        rules.update(loaded)
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise UsageProblem(f"--rule wants NAME=VALUE, not {pair!r}")
+        try:
+            rules[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            rules[name.strip()] = value
+    return rules
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print(text)
+
+
+def _view_json(view: View) -> dict[str, Any]:
+    return dict(vars(view))
+
+
+def _record_source(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    """The record named by ``FILE`` or ``--match`` and its players."""
+    if bool(args.file) == bool(args.match):
+        raise UsageProblem("give either a record FILE or --match ID")
+    if args.file:
+        data = load_file(args.file)
+    else:
+        with _client(args) as client:
+            data = client.get_match_record(args.match, args.token).data
+    return data, list(data.get("players") or [])
+
+
+# -- commands -----------------------------------------------------------------------------
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        games = client.list_games()
+    data = [{"name": g.name, "title": g.title, "seats": g.seats, "aliases": list(g.aliases),
+             "parameters": [{"name": p.name, "type": p.type, "default": json.loads(p.default_json),
+                             "rule": p.rule, "doc": p.doc} for p in g.parameters]}
+            for g in games]
+    lines = []
+    for g in data:
+        lines.append(f"{g['name']} ({g['title']}, {g['seats']} seats)")
+        lines += [f"  {p['name']} = {json.dumps(p['default'])}  [{p['rule']}] {p['doc']}"
+                  for p in g["parameters"]]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    rules = _parse_rules(args.rule, args.rules)
+    players = [p.strip() for p in args.players.split(",")] if args.players else []
+    with _client(args) as client:
+        m = client.create_match(args.game, rules=rules, players=players,
+                                first_dealer=args.first_dealer, public_spectators=args.public)
+        game = client.get_view(m.match_id, m.spectator_token).game
+    if args.save:
+        local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
+                                spectator=m.spectator_token, game=game, address=args.address)
+    data = {"match_id": m.match_id, "game": game, "version": m.version,
+            "deal_commitment": m.deal_commitment, "spectator_token": m.spectator_token,
+            "seats": [{"seat": i, "player": p, "token": t}
+                      for i, (p, t) in enumerate(zip(m.players, m.tokens, strict=True))]}
+    lines = [f"match {m.match_id} ({game}) created; keep these tokens secret:"]
+    lines += [f"  seat {i} {p!r}: {t}" for i, (p, t) in enumerate(zip(m.players, m.tokens,
+                                                                        strict=True))]
+    lines.append(f"  spectator: {m.spectator_token}")
+    if args.save:
+        lines.append(f"tokens saved in {_state_path(args)}")
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageProblem("join needs --token (the seat token given at creation)")
+    with _client(args) as client:
+        view = client.get_view(args.match, args.token)
+    if view.role != "seat" or view.seat != args.seat:
+        raise UsageProblem(f"that token is a {view.role} token"
+                           + (f" for seat {view.seat}" if view.seat is not None else "")
+                           + f", not seat {args.seat}'s")
+    if args.save:
+        local_state.save_tokens(_state_path(args), args.match, seats={args.seat: args.token},
+                                game=view.game, address=args.address)
+    text = f"joined {view.game} match {args.match} as {seat_name(view.seat, view.players)}"
+    if args.save:
+        text += f"; token saved in {_state_path(args)}"
+    _emit(args, {"joined": True, "saved": args.save, "view": _view_json(view)},
+          text + "\n" + render_view(view))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        view = client.get_view(args.match, _token(args))
+    _emit(args, _view_json(view), render_view(view))
+    return 0
+
+
+def cmd_legal(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        view = client.get_view(args.match, _token(args))
+    if view.legal_actions:
+        text = "\n".join(view.legal_actions)
+    elif view.match_over:
+        text = "the match is over"
+    else:
+        text = f"not your turn: {seat_name(view.to_act, view.players)} is to act"
+    _emit(args, {"to_act": view.to_act, "seat": view.seat, "version": view.version,
+                 "legal_actions": view.legal_actions}, text)
+    return 0
+
+
+def cmd_act(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        r = client.submit_action(args.match, _token(args), args.action,
+                                 command_id=args.command_id,
+                                 expected_version=args.expected_version)
+    data = {"version": r.version, "seat": r.seat, "action": r.action, "hand_over": r.hand_over,
+            "match_over": r.match_over, "scores": r.scores, "replayed": r.replayed,
+            "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
+    lines = [f"seat {r.seat}: {action_text(r.action)} accepted (version {r.version})"
+             + (" [replayed]" if r.replayed else "")]
+    lines += [_fact_text(f.kind, f.data) for f in r.facts]
+    _emit(args, data, "\n".join(line for line in lines if line))
+    return 0
+
+
+def _fact_text(kind: str, data: dict[str, Any]) -> str:
+    if kind == "trick_taken":
+        plays = " ".join(f"{p['seat']}:{cards_text([p['card']])}" for p in data.get("plays", []))
+        return f"  trick {data.get('number')}: {plays} -> seat {data.get('winner')}"
+    if kind == "hand_ended":
+        return f"  hand {data.get('hand')} over: {json.dumps(data.get('result'))}"
+    if kind == "match_ended":
+        return f"  match over: scores {data.get('scores')}, winner {data.get('winner')}"
+    if kind == "announced":
+        return f"  announced {data.get('what')}: {json.dumps(data.get('data'))}"
+    if kind == "hand_dealt":
+        return f"  hand {data.get('hand')} dealt by seat {data.get('dealer')}"
+    return ""
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    token = _token(args)
+    n = 0
+    with _client(args) as client:
+        for update in client.watch(args.match, token, after_version=args.after_version,
+                                   heartbeat_seconds=10):
+            if update.heartbeat:
+                continue
+            n += 1
+            _print_update(args, update)
+            if (update.view and update.view.match_over) or (
+                    args.max_updates and n >= args.max_updates):
+                break
+    return 0
+
+
+def _print_update(args: argparse.Namespace, update: Update) -> None:
+    if args.json:
+        print(json.dumps({"version": update.version, "events": [
+            {"version": e.version, "hand": e.hand, "seat": e.seat, "action": e.action,
+             "facts": [{"kind": f.kind, **f.data} for f in e.facts]} for e in update.events],
+            "view": _view_json(update.view) if update.view else None}, ensure_ascii=False),
+            flush=True)
+        return
+    for e in update.events:
+        if e.seat is not None:
+            print(f"[{e.version}] hand {e.hand} seat {e.seat}: "
+                  f"{action_text(e.action, color=args.color)}")
+        for f in e.facts:
+            text = _fact_text(f.kind, f.data)
+            if text:
+                print(text)
+    if update.view:
+        print(render_view(update.view, color=args.color))
+        print("-" * 60, flush=True)
+
+
+def cmd_scoreboard(args: argparse.Namespace) -> int:
+    token = _token(args)
+    with _client(args) as client:
+        view = client.get_view(args.match, token)
+        record = client.get_match_record(args.match, token)
+    rows = scoreboard(record.data, view.scores, view.game)
+    data = {"match_id": args.match, "game": view.game, "players": view.players,
+            "scores": view.scores, "match_over": view.match_over, "winner": view.winner,
+            "hands": rows}
+    head = f"{view.game} match {args.match}: {scores_text(view.scores, view.game)}"
+    if view.match_over:
+        head += "  (over: " + ("a tie" if view.winner is None
+                               else side_name(view.winner, view.game) + " wins") + ")"
+    _emit(args, data, head + "\n" + scoreboard_text(rows, view.scores, view.game))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    token = _token(args)
+    with _client(args) as client:
+        record = (client.get_hand_record(args.match, args.hand, token) if args.hand
+                  else client.get_match_record(args.match, token))
+    if args.out:
+        args.out.write_text(record.to_text(), encoding="utf-8")
+        _emit(args, {"path": str(args.out), "finished": record.finished},
+              f"wrote {args.out}" + ("" if record.finished else " (not finished yet)"))
+    else:
+        sys.stdout.write(record.to_text())
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    if bool(args.file) == bool(args.match):
+        raise UsageProblem("give either a record FILE or --match ID")
+    deals: list[dict[str, Any]] = []
+    if args.match:
+        with _client(args) as client:
+            record = client.get_match_record(args.match, args.token)
+            if args.deals:
+                for h in range(1, len(record.data.get("hands", [])) + 1):
+                    check = client.verify_deal(args.match, h, args.token)
+                    deals.append({"hand": h, "valid": check.valid,
+                                  "recomputed": check.recompute()})
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "record.json"
+            path.write_text(record.to_text(), encoding="utf-8")
+            code, report = verify_file(path, legal=args.legal)
+    else:
+        code, report = verify_file(args.file, legal=args.legal)
+    if deals:
+        report["deals"] = deals
+        if not all(d["valid"] and d["recomputed"] for d in deals):
+            report["ok"], code = False, max(code, 1)
+    if args.json:
+        print(json.dumps(report))
+    elif report.get("ok"):
+        print("ok: every action is legal" + (", every pack matches its commitment"
+                                             if deals else ""))
+        if report.get("result"):
+            print(f"result: {json.dumps(report['result'])}")
+    else:
+        err = report.get("error") or {}
+        where = "".join(f" {k} {err[k]}" for k in ("hand", "index", "seat") if k in err)
+        print(f"not ok:{where} {err.get('action', '')} {err.get('reason', '')}: "
+              f"{err.get('message', 'a pack does not match its commitment')}".replace("  ", " "),
+              file=sys.stderr)
+    return code
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    data, players = _record_source(args)
+    hand = hand_of(data, args.hand)
+    rep = replay(hand)
+    if args.html:
+        from clients.viewer import render_hand
+
+        number = args.hand or len(data.get("hands", [])) or 1
+        title = f"{rep.game.capitalize()} — hand {number}" + (
+            f" of match {args.match}" if args.match else "")
+        args.html.write_text(render_hand(rep, players=players, title=title), encoding="utf-8")
+        _emit(args, {"html": str(args.html), "tricks": len(rep.tricks)}, f"wrote {args.html}")
+        return 0
+    if args.json:
+        print(json.dumps({"game": rep.game, "dealer": rep.dealer, "hands": rep.hands,
+                          "stock": rep.stock, "steps": [vars(s) for s in rep.steps],
+                          "tricks": rep.tricks, "result": rep.result, "error": rep.error},
+                         ensure_ascii=False))
+        return 1 if rep.error else 0
+    print(f"{rep.game} hand, dealer seat {rep.dealer}")
+    for seat, cards in enumerate(rep.hands):
+        print(f"  {seat_name(seat, players)}: {cards_text(cards)}")
+    if rep.stock:
+        print(f"  stock: {cards_text(rep.stock, sort=False)}")
+    for s in rep.steps:
+        if args.at is not None and s.index >= args.at:
+            break
+        if args.legal:
+            print(f"    legal: {', '.join(s.legal)}")
+        print(f"{s.index + 1:3}. {seat_name(s.seat, players)}: {action_text(s.action)}")
+        for t in s.tricks:
+            print(_fact_text("trick_taken", t) + (f" ({t['points']} points)" if t["points"]
+                                                  else ""))
+        for a in s.announced:
+            print(_fact_text("announced", a))
+        if s.error:
+            print(f"     ILLEGAL: {s.error['message']}")
+        if args.step:
+            input("     [Enter] ")
+    if args.at is not None:
+        shown = [s for s in rep.steps if s.index < args.at]
+        table = shown[-1].table if shown else {}
+        print(f"after {len(shown)} actions:")
+        for seat, cards in enumerate(table.get("hands", [])):
+            print(f"  {seat_name(seat, players)} holds {cards_text(cards)}")
+        trick = table.get("trick") or []
+        if trick:
+            print("  on the table: " + "  ".join(f"{p['seat']}:{cards_text([p['card']])}"
+                                                for p in trick))
+        return 0
+    if rep.result is not None:
+        print(f"result: {json.dumps(rep.result)}")
+    return 1 if rep.error else 0
+
+
+def cmd_bot(args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed)
+    strategy = STRATEGIES[args.strategy]
+    with _client(args) as client:
+        if args.tokens or args.all:
+            if args.tokens:
+                tokens = dict(enumerate(t.strip() for t in args.tokens.split(",")))
+            else:
+                tokens = local_state.seat_tokens(_state_path(args), args.match)
+                if not tokens:
+                    raise UsageProblem(f"no saved tokens for match {args.match}")
+            bots = [Seat(s, t, strategy, random.Random(rng.random()))
+                    for s, t in sorted(tokens.items())]
+            view = play_all(client, args.match, bots,
+                            on_action=None if args.quiet or args.json else _print_action)
+        else:
+            if args.seat is None:
+                raise UsageProblem("bot needs --seat and --token, or --tokens / --all")
+            token = _token(args)
+            bot = Seat(args.seat, token, strategy, random.Random(rng.random()))
+            view = play_seat(client, args.match, bot,
+                             on_action=None if args.quiet or args.json else _print_action)
+    _emit(args, {"match_id": args.match, "scores": view.scores, "winner": view.winner,
+                 "match_over": view.match_over},
+          f"match over: {scores_text(view.scores, view.game)}" if view.match_over
+          else f"stopped: {scores_text(view.scores, view.game)}")
+    return 0
+
+
+def _print_action(r: Any) -> None:
+    print(f"seat {r.seat}: {action_text(r.action)}", flush=True)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from clients.demo import default_out_dir, local_referee, run_demo, target_rules
+
+    out = args.out or default_out_dir()
+    overrides = _parse_rules(args.rule)
+
+    def go(client: RefereeClient) -> int:
+        rules = {**target_rules(client, args.game, args.target), **overrides}
+        result = run_demo(client, args.game, out_dir=out, rules=rules, strategies=args.strategy,
+                          seed=args.seed)
+        v = result.view
+        rows = scoreboard(json.loads(result.record_path.read_text("utf-8")), v.scores, v.game)
+        ok = bool(result.verified and result.verified.get("ok"))
+        data = {"match_id": result.match_id, "game": v.game, "players": v.players,
+                "scores": v.scores, "winner": v.winner, "hands": result.hands,
+                "actions": result.actions, "record": str(result.record_path), "verified": ok}
+        winner = "a tie" if v.winner is None else side_name(v.winner, v.game) + " wins"
+        text = "\n".join([
+            f"{v.game}: {result.hands} hands, {result.actions} actions through gRPC; {winner}",
+            "players: " + ", ".join(f"{i}={p}" for i, p in enumerate(v.players)),
+            scoreboard_text(rows, v.scores, v.game),
+            f"match record: {result.record_path}",
+            "referee verify: " + ("ok" if ok else json.dumps(result.verified)),
+        ])
+        _emit(args, data, text)
+        return 0 if ok else 1
+
+    if args.connect:
+        with _client(args) as client:
+            return go(client)
+    if not args.json:
+        print(f"starting a referee (data in {out})", flush=True)
+    with local_referee(out) as address, RefereeClient(address, timeout=args.timeout) as client:
+        return go(client)
+
+
+COMMANDS = {
+    "games": cmd_games, "create": cmd_create, "join": cmd_join, "show": cmd_show,
+    "legal": cmd_legal, "act": cmd_act, "watch": cmd_watch, "scoreboard": cmd_scoreboard,
+    "export": cmd_export, "verify": cmd_verify, "replay": cmd_replay, "bot": cmd_bot,
+    "demo": cmd_demo,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``referee-client``; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except RefereeError as exc:
+        _error(args, exc.to_json(), str(exc))
+        return 1
+    except (RecordProblem, UsageProblem) as exc:
+        _error(args, {"reason": "USAGE" if isinstance(exc, UsageProblem) else "INVALID_RECORD",
+                      "message": str(exc)}, str(exc))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _error(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps({"ok": False, "error": data}))
+    print(f"referee-client: {text}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

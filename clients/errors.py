@@ -1,0 +1,211 @@
+"""Exceptions for the referee's errors, mapped from the gRPC status and its ``ErrorInfo``.
+
+Every error the referee sends carries one ``google.rpc.ErrorInfo`` (domain
+``referee.cardgames``); :func:`from_rpc_error` turns it into the matching class below, so a
+program can ``except IllegalAction as e: print(e.rule, e.message)``.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+DOMAIN = "referee.cardgames"
+
+
+class RefereeError(Exception):
+    """An error answer from the referee (or the transport).
+
+    ``code`` is the gRPC status code name, ``reason`` the ``ErrorInfo`` reason (empty when
+    the status had none), ``message`` the human text, ``metadata`` the ``ErrorInfo`` metadata.
+    """
+
+    reason_name = ""
+
+    def __init__(
+        self, message: str, *, code: str = "UNKNOWN", reason: str = "",
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.reason = reason or self.reason_name
+        self.metadata = dict(metadata or {})
+
+    def to_json(self) -> dict[str, object]:
+        """The error as a JSON-ready object (what ``--json`` prints)."""
+        return {"code": self.code, "reason": self.reason, "message": self.message,
+                "metadata": self.metadata}
+
+    def __str__(self) -> str:
+        return f"{self.reason or self.code}: {self.message}"
+
+
+class InvalidAction(RefereeError):
+    """The action text is not valid syntax."""
+
+    reason_name = "INVALID_ACTION"
+
+
+class MalformedRequest(RefereeError):
+    """A missing or bad request field."""
+
+    reason_name = "MALFORMED_REQUEST"
+
+
+class UnknownGame(RefereeError):
+    """No such game is registered."""
+
+    reason_name = "UNKNOWN_GAME"
+
+
+class InvalidRules(RefereeError):
+    """An unknown or ill-typed rule parameter."""
+
+    reason_name = "INVALID_RULES"
+
+
+class NotYourTurn(RefereeError):
+    """Another seat is to act."""
+
+    reason_name = "NOT_YOUR_TURN"
+
+
+class IllegalAction(RefereeError):
+    """The rules forbid the action now; ``rule`` names the rule (e.g. ``EU-18``)."""
+
+    reason_name = "ILLEGAL_ACTION"
+
+    @property
+    def rule(self) -> str:
+        return self.metadata.get("rule", "")
+
+    def __str__(self) -> str:
+        return f"illegal action: {self.message}" + (f" ({self.rule})" if self.rule else "")
+
+
+class MatchOver(RefereeError):
+    """The match is over."""
+
+    reason_name = "MATCH_OVER"
+
+
+class HandNotFinished(RefereeError):
+    """The hand is still running (records and deal checks wait for its end)."""
+
+    reason_name = "HAND_NOT_FINISHED"
+
+
+class CommandIdReused(RefereeError):
+    """The command id was already used for another action."""
+
+    reason_name = "COMMAND_ID_REUSED"
+
+
+class MatchNotFound(RefereeError):
+    """No such match."""
+
+    reason_name = "MATCH_NOT_FOUND"
+
+
+class HandNotFound(RefereeError):
+    """No such hand in the match."""
+
+    reason_name = "HAND_NOT_FOUND"
+
+
+class BadToken(RefereeError):
+    """The token is missing or not valid for this match."""
+
+    reason_name = "BAD_TOKEN"
+
+
+class PermissionDenied(RefereeError):
+    """The token is valid but lacks the right (e.g. a spectator acting)."""
+
+    reason_name = "PERMISSION_DENIED"
+
+
+class VersionConflict(RefereeError):
+    """The match moved on; ``current_version`` is its version when known: re-read and retry."""
+
+    reason_name = "VERSION_CONFLICT"
+
+    @property
+    def current_version(self) -> int | None:
+        value = self.metadata.get("actualVersion")
+        return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+
+class StoreUnavailable(RefereeError):
+    """The referee's store is unreachable."""
+
+    reason_name = "STORE_UNAVAILABLE"
+
+
+class Internal(RefereeError):
+    """The referee failed (no details are sent)."""
+
+    reason_name = "INTERNAL"
+
+
+class Unavailable(RefereeError):
+    """The referee cannot be reached (transport error, no ``ErrorInfo``)."""
+
+    reason_name = "UNAVAILABLE"
+
+
+class DeadlineExceeded(RefereeError):
+    """The call did not finish before its deadline."""
+
+    reason_name = "DEADLINE_EXCEEDED"
+
+
+BY_REASON: dict[str, type[RefereeError]] = {
+    cls.reason_name: cls
+    for cls in (
+        InvalidAction, MalformedRequest, UnknownGame, InvalidRules, NotYourTurn, IllegalAction,
+        MatchOver, HandNotFinished, CommandIdReused, MatchNotFound, HandNotFound, BadToken,
+        PermissionDenied, VersionConflict, StoreUnavailable, Internal,
+    )
+}
+"""ErrorInfo reason -> exception class."""
+
+BY_CODE: dict[grpc.StatusCode, type[RefereeError]] = {
+    grpc.StatusCode.UNAVAILABLE: Unavailable,
+    grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceeded,
+    grpc.StatusCode.UNAUTHENTICATED: BadToken,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+    grpc.StatusCode.ABORTED: VersionConflict,
+    grpc.StatusCode.NOT_FOUND: MatchNotFound,
+    grpc.StatusCode.INTERNAL: Internal,
+}
+"""Fallback by status code, for errors without an ``ErrorInfo`` (proxies, transport)."""
+
+
+def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``ErrorInfo`` in ``err``'s rich status, if any."""
+    try:
+        status = rpc_status.from_call(err)  # type: ignore[arg-type]
+    except (ValueError, AttributeError):
+        return None
+    if status is None:
+        return None
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info
+    return None
+
+
+def from_rpc_error(err: grpc.RpcError) -> RefereeError:
+    """The :class:`RefereeError` subclass for a failed call."""
+    code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
+    message = (err.details() if hasattr(err, "details") else None) or str(code)
+    info = error_info(err)
+    if info is not None and info.reason:
+        cls = BY_REASON.get(info.reason, RefereeError)
+        return cls(message, code=code.name, reason=info.reason, metadata=dict(info.metadata))
+    cls = BY_CODE.get(code, RefereeError)
+    return cls(message, code=code.name)
