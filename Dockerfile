@@ -1,0 +1,34 @@
+# Trick Referee: the gRPC service (`referee serve`) and its projection workers.
+# Build: docker build -t trick-referee .   Run: docker run -p 50051:50051 -p 9464:9464 trick-referee
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    REFEREE_DATA_DIR=/var/lib/referee \
+    REFEREE_METRICS_PORT=9464
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY referee ./referee
+COPY projections ./projections
+COPY clients ./clients
+RUN pip install . \
+    && useradd --system --uid 10001 --no-create-home --home-dir /nonexistent referee \
+    && mkdir -p /var/lib/referee \
+    && chown referee /var/lib/referee
+
+USER 10001
+VOLUME ["/var/lib/referee"]
+# gRPC (referee.api.v1, grpc.health.v1, reflection) and Prometheus /metrics.
+EXPOSE 50051 9464
+
+HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["referee", "health", "--address", "127.0.0.1:50051"]
+
+# SIGTERM: health turns NOT_SERVING, calls in flight get --grace seconds (keep the
+# orchestrator's kill timeout above it).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["referee"]
+CMD ["serve", "--address", "0.0.0.0:50051", "--grace", "20"]
