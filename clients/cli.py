@@ -595,6 +595,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+        return 0
 
 
 def _error(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

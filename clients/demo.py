@@ -19,7 +19,7 @@ from clients.bots import STRATEGIES, Seat, play_all
 from clients.records import verify_file
 from clients.sdk import RefereeClient, View
 
-BOT_NAMES = ["North", "East", "South", "West"]
+BOT_NAMES = ["Ada", "Bob", "Cleo", "Dan"]
 
 
 def free_port() -> int:

@@ -49,7 +49,7 @@ def action_text(action: str, *, color: bool = False) -> str:
 def seat_name(seat: int | None, players: Sequence[str]) -> str:
     if seat is None:
         return "-"
-    if 0 <= seat < len(players) and players[seat]:
+    if 0 <= seat < len(players) and players[seat] and players[seat] != f"seat {seat}":
         return f"seat {seat} ({players[seat]})"
     return f"seat {seat}"
 
@@ -105,7 +105,7 @@ def render_view(view: Any, *, color: bool = False) -> str:
     summary = contract_text(s)
     if summary:
         lines.append(summary)
-    if s.get("upcard") and s.get("phase") in ("round1", "bidding1", "auction", "order"):
+    if s.get("upcard") and s.get("phase") != "play":
         lines.append(f"upcard: {card_text(s['upcard'], color=color)}")
     tricks = s.get("tricks") or []
     if tricks:

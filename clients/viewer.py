@@ -76,7 +76,8 @@ h1 {{ font-size: 22px; margin: 0 0 4px; }} h2 {{ font-size: 17px; margin: 18px 0
 .play {{ display: inline-block; text-align: center; font-size: 11px; margin-right: 2px; }}
 .play.winner svg rect {{ stroke: #ffd700; stroke-width: 6; }}
 table.list {{ border-collapse: collapse; }}
-table.list td, table.list th {{ padding: 2px 10px 2px 0; text-align: left; vertical-align: top; }}
+table.list td, table.list th {{ padding: 2px 10px 2px 0; text-align: left; }}
+table.list svg {{ vertical-align: middle; }} .note {{ color: #ffe08a; }}
 """
 
 
@@ -108,6 +109,9 @@ def render_hand(rep: HandReplay, *, players: Sequence[str] = (), title: str = ""
     for s in rep.auction:
         out.append(f"<tr><td>{s.index + 1}</td><td>{_seat_label(s.seat, players, -1)}</td>"
                    f"<td>{_action_html(s.action)}</td></tr>")
+        for a in s.announced:
+            out.append(f'<tr class="note"><td></td><td>announced</td><td>{html.escape(a["what"])}'
+                       f": {_value(a['data'])}</td></tr>")
     if not rep.auction:
         out.append("<tr><td colspan=3>no decisions before play</td></tr>")
     out.append("</table>")
