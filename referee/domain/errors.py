@@ -70,3 +70,29 @@ class VersionConflictError(RefereeError):
     """The match is not at the version the client expected, or a concurrent write won."""
 
     reason = "VERSION_CONFLICT"
+
+
+class TournamentNotFoundError(RefereeError):
+    reason = "TOURNAMENT_NOT_FOUND"
+
+
+class ActionIndexOutOfRangeError(RefereeError):
+    """A dispute replay asked for an action index the hand does not have."""
+
+    reason = "ACTION_INDEX_OUT_OF_RANGE"
+
+
+class ReplayNotAllowedError(PermissionDeniedError):
+    """A seat or spectator asked for the replay of a hand that is still being played."""
+
+    reason = "HAND_IN_PROGRESS"
+
+
+class InvalidRulingError(MalformedRequestError):
+    reason = "INVALID_RULING"
+
+
+class ViewNotReadyError(RefereeError):
+    """The projection has not caught up with the log yet (retry shortly)."""
+
+    reason = "VIEW_NOT_READY"

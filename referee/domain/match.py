@@ -14,6 +14,7 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
+from referee.domain.chain import GENESIS, event_hash
 from referee.domain.deal import commitment
 from referee.domain.errors import MatchOverError
 from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED, fact_json
@@ -51,6 +52,31 @@ class Outcome:
 class Match(Aggregate):
     """One match at one table."""
 
+    class Event(Aggregate.Event):
+        """Every match event links to the one before it (``referee.domain.chain``)."""
+
+        prev_hash: str
+
+        def mutate(self, aggregate: Any) -> Any:
+            agg = super().mutate(aggregate)
+            agg._last_event = self  # hashed lazily, only when a new event is triggered
+            return agg
+
+    @classmethod
+    def _create(cls, event_class: Any, **kwargs: Any) -> Any:
+        kwargs["prev_hash"] = GENESIS
+        return super()._create(event_class, **kwargs)
+
+    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
+        kwargs["prev_hash"] = self.chain_head
+        super().trigger_event(event_class, **kwargs)
+
+    @property
+    def chain_head(self) -> str:
+        """The hash of the latest event (the next event's ``prev_hash``)."""
+        last = getattr(self, "_last_event", None)
+        return GENESIS if last is None else event_hash(last)
+
     @event("Created")
     def __init__(
         self,
@@ -77,6 +103,7 @@ class Match(Aggregate):
         self.hand_state: Any = None
         self.outcomes: dict[str, Outcome] = {}
         self.last_outcome: Outcome | None = None
+        self.rulings: list[dict[str, Any]] = []
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
@@ -110,7 +137,7 @@ class Match(Aggregate):
     def deal(self, cards: list[str], nonce: str) -> None:
         """Start the next hand with this pack order (shuffled by the application)."""
         assert self.needs_deal, "a hand is running"
-        self.game.new_hand(
+        state = self.game.new_hand(
             self.game.deal([parse_card(c) for c in cards], self.match_state.dealer),
             self.match_state.dealer,
             self.rules,
@@ -121,6 +148,7 @@ class Match(Aggregate):
             cards=cards,
             nonce=nonce,
             commitment=commitment(nonce, cards),
+            to_act=self.game.current_seat(state),
         )
 
     def take_action(self, seat: int, text: str, command_id: str) -> None:
@@ -139,6 +167,7 @@ class Match(Aggregate):
             action=game.format_action(action),
             command_id=command_id,
             facts=[fact_json(f) for f in step.facts if not isinstance(f, HandEnded)],
+            to_act=game.current_seat(step.state),
         )
         if game.is_terminal(self.hand_state):
             result = game.result(self.hand_state)
@@ -150,6 +179,13 @@ class Match(Aggregate):
                 state = self.match_state
                 self._match_ended(scores=list(state.scores), winner=state.winner)
 
+    def record_ruling(
+        self, hand: int, kind: str, adjust: list[int], reason: str, by: str = "auditor"
+    ) -> None:
+        """Record an auditor's ruling on a finished hand: ``adjust`` is added to the reported
+        scores (penalty, annulled hand, correction). History and match flow are unchanged."""
+        self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by)
+
     # -- events ----------------------------------------------------------------------------
     def _caused(self, fact: dict[str, Any]) -> None:
         """Attach a follow-up fact to the action that caused it (inside event bodies)."""
@@ -159,7 +195,8 @@ class Match(Aggregate):
 
     @event("HandDealt")
     def _hand_dealt(
-        self, hand: int, dealer: int, cards: list[str], nonce: str, commitment: str
+        self, hand: int, dealer: int, cards: list[str], nonce: str, commitment: str,
+        to_act: int | None = None,
     ) -> None:
         game = self.game
         deal = game.deal([parse_card(c) for c in cards], dealer)
@@ -171,7 +208,8 @@ class Match(Aggregate):
 
     @event("ActionTaken")
     def _action_taken(
-        self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]]
+        self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]],
+        to_act: int | None = None,
     ) -> None:
         game = self.game
         self.hand_state = game.apply(self.hand_state, seat, game.parse_action(action)).state
@@ -193,3 +231,10 @@ class Match(Aggregate):
     def _match_ended(self, scores: list[int], winner: int | None) -> None:
         self._caused({"kind": MATCH_ENDED, "scores": scores, "winner": winner})
 
+    @event("RulingRecorded")
+    def _ruling_recorded(
+        self, hand: int, kind: str, adjust: list[int], reason: str, by: str
+    ) -> None:
+        self.rulings.append(
+            {"hand": hand, "kind": kind, "adjust": list(adjust), "reason": reason, "by": by}
+        )

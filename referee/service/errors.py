@@ -25,6 +25,11 @@ log = logging.getLogger("referee.service")
 # (exception class, code, reason or None to use the exception's own ``reason``). First match
 # wins, so subclasses come before their bases.
 ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...] = (
+    (d.ReplayNotAllowedError, grpc.StatusCode.PERMISSION_DENIED, "HAND_IN_PROGRESS"),
+    (d.InvalidRulingError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_RULING"),
+    (d.TournamentNotFoundError, grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND"),
+    (d.ActionIndexOutOfRangeError, grpc.StatusCode.OUT_OF_RANGE, "ACTION_INDEX_OUT_OF_RANGE"),
+    (d.ViewNotReadyError, grpc.StatusCode.UNAVAILABLE, "VIEW_NOT_READY"),
     (r.InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ACTION"),
     (r.NotYourTurnError, grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
     (r.IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION, "ILLEGAL_ACTION"),

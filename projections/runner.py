@@ -1,0 +1,216 @@
+"""Running the projections: batched catch-up, following the log, rebuilding.
+
+- :class:`BatchRunner` pulls pages of the application's notification log
+  (``recorder.select_notifications``) from the view's tracking position and processes each
+  page inside ``view.batch()``: one transaction per page, rows and position together. It works
+  on every store, including SQLite, which has no subscriptions; it is how views catch up and
+  rebuild, and how the embedded default follows the log (woken by the application's saves,
+  polling for other processes' writes).
+- On PostgreSQL, ``referee projections`` catches up in batches, then hands each view to
+  eventsourcing's ``ProjectionRunner`` (``LISTEN``-driven subscription from the view's
+  position, one transaction per event) to follow live writes.
+- :class:`ProjectionWorker` runs every view in one background thread of ``referee serve``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection, ProjectionRunner
+
+from projections.store import APP_NAME, DocView, open_view, view_class, view_env
+from projections.views import PROJECTIONS
+from referee.application import Referee
+from referee.config import Settings, settings_from_env
+
+log = logging.getLogger("referee.projections")
+DEFAULT_BATCH = 1000
+
+
+class RefereeLog(Referee):
+    """The referee application built from an environment mapping (as ``ProjectionRunner``
+    constructs applications); used only to read the log."""
+
+    def __init__(self, env: Any = None) -> None:
+        super().__init__(settings_from_env({**os.environ, **dict(env or {})}))
+
+
+class BatchRunner:
+    """Feeds one projection from the log, a page per transaction."""
+
+    def __init__(self, app: Referee, projection_class: type[Projection[Any]], view: DocView,
+                 batch_size: int = DEFAULT_BATCH) -> None:
+        self.app, self.view, self.batch_size = app, view, batch_size
+        self.projection = projection_class(view)
+        self.name = projection_class.name
+
+    def run_once(self, stop: Callable[[], bool] = lambda: False) -> int:
+        """Process everything recorded so far; return how many events were processed."""
+        position = self.view.position()
+        done = 0
+        recorder, mapper = self.app.recorder, self.app.mapper
+        while not stop():
+            notes = recorder.select_notifications(  # type: ignore[attr-defined]
+                start=position, limit=self.batch_size, inclusive_of_start=False
+            )
+            if not notes:
+                break
+            with self.view.batch():
+                for n in notes:
+                    self.projection.process_event(mapper.to_domain_event(n),
+                                                  Tracking(APP_NAME, n.id))
+            position = notes[-1].id
+            done += len(notes)
+        return done
+
+    def rebuild(self) -> int:
+        """Drop the view and rebuild it from the whole log, in batches."""
+        self.view.drop()
+        self.view.rebuilding = True
+        try:
+            return self.run_once()
+        finally:
+            self.view.rebuilding = False
+
+
+class ProjectionWorker:
+    """Every view, followed in one background thread (the embedded default of ``serve``)."""
+
+    def __init__(self, app: Referee, names: Sequence[str] = tuple(PROJECTIONS),
+                 poll: float = 0.5, batch_size: int = DEFAULT_BATCH) -> None:
+        self.app = app
+        self.runners = [
+            BatchRunner(app, PROJECTIONS[n], open_view(n, app.settings), batch_size)
+            for n in names
+        ]
+        self.poll = poll
+        self.error: BaseException | None = None
+        self._stop = threading.Event()
+        self._progress = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="referee-projections",
+                                        daemon=True)
+
+    def start(self) -> ProjectionWorker:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        changed: threading.Condition | None = getattr(self.app, "_changed", None)
+        while not self._stop.is_set():
+            try:
+                for r in self.runners:
+                    r.run_once(self._stop.is_set)
+            except Exception as exc:  # logged, retried after a pause (store down, ...)
+                self.error = exc
+                log.exception("projection worker failed; retrying")
+                self._stop.wait(1.0)
+                continue
+            with self._progress:
+                self._progress.notify_all()
+            if changed is not None:
+                with changed:
+                    changed.wait(self.poll)
+            else:
+                self._stop.wait(self.poll)
+
+    def positions(self) -> dict[str, int]:
+        return {r.name: r.view.position() for r in self.runners}
+
+    def wait(self, notification_id: int | None = None, timeout: float = 10.0) -> None:
+        """Block until every view has processed ``notification_id`` (default: the log's
+        head now). :raises TimeoutError: if not within ``timeout``."""
+        target = notification_id
+        if target is None:
+            target = self.app.recorder.max_notification_id() or 0  # type: ignore[attr-defined]
+        deadline = time.monotonic() + timeout
+        while min(self.positions().values()) < target:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"views at {self.positions()}, waiting for {target}")
+            changed = getattr(self.app, "_changed", None)
+            if changed is not None:
+                with changed:
+                    changed.notify_all()
+            with self._progress:
+                self._progress.wait(min(left, 0.05))
+
+    def stop(self) -> None:
+        self._stop.set()
+        changed = getattr(self.app, "_changed", None)
+        if changed is not None:
+            with changed:
+                changed.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(10)
+
+
+def start_in_process(app: Referee) -> ProjectionWorker | None:
+    """Start the views inside ``referee serve`` for the embedded default (SQLite), or when
+    ``REFEREE_PROJECTIONS=inprocess``; ``off`` or a separate worker disables it."""
+    mode = os.environ.get("REFEREE_PROJECTIONS", "")
+    if mode == "off" or (mode != "inprocess" and app.settings.backend != "sqlite"):
+        return None
+    return ProjectionWorker(app).start()
+
+
+def run_process(
+    names: Sequence[str], *, rebuild: str | None = None, once: bool = False,
+    batch_size: int = DEFAULT_BATCH, stop: threading.Event | None = None,
+) -> int:
+    """``referee projections``: catch up (or rebuild one view), then follow the log."""
+    settings = settings_from_env()
+    app = Referee(settings)
+    stop = stop or threading.Event()
+    try:
+        if rebuild:
+            if rebuild not in PROJECTIONS:
+                raise SystemExit(f"unknown view {rebuild!r}: one of {', '.join(PROJECTIONS)}")
+            r = BatchRunner(app, PROJECTIONS[rebuild], open_view(rebuild, settings), batch_size)
+            t0 = time.perf_counter()
+            n = r.rebuild()
+            dt = time.perf_counter() - t0
+            print(f"rebuilt {rebuild}: {n} events in {dt:.2f}s "
+                  f"({n / dt if dt else 0:.0f} events/s)", flush=True)
+            return 0
+        runners = [BatchRunner(app, PROJECTIONS[n], open_view(n, settings), batch_size)
+                   for n in names]
+        for r in runners:
+            n = r.run_once()
+            print(f"{r.name}: caught up ({n} events)", flush=True)
+        if once:
+            return 0
+        if settings.backend == "postgres":
+            return _follow_with_projection_runners(names, settings, stop)
+        while not stop.is_set():
+            for r in runners:
+                r.run_once(stop.is_set)
+            stop.wait(0.2)
+        return 0
+    finally:
+        app.close()
+
+
+def _follow_with_projection_runners(names: Sequence[str], settings: Settings,
+                                    stop: threading.Event) -> int:
+    """Follow live writes with eventsourcing's ProjectionRunner, one per view."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        runners = []
+        for name in names:
+            env = view_env(name, settings)
+            runners.append(stack.enter_context(ProjectionRunner(
+                application_class=RefereeLog, projection_class=PROJECTIONS[name],
+                view_class=view_class(name, settings.backend), env=env,
+            )))
+        while not stop.is_set():
+            for r in runners:
+                r.run_forever(timeout=0.0)  # re-raises a worker's error
+            stop.wait(0.5)
+    return 0

@@ -1,0 +1,107 @@
+"""Tournament standings and the duplicate comparison: a pure function of the tournament and
+its matches' summaries (what the standings projection stores).
+
+- A match counts once it is over: each side's entrant gets the match's final scores with
+  rulings applied as points for (its own) and against (the other sides'); the winner is the
+  rules' winner, or, when rulings changed the scores, the one highest adjusted score (a tie
+  is a draw).
+- Duplicate boards: matches attached with the same ``board`` were dealt the same fixed packs,
+  so hand ``h`` (for ``h`` up to the number of fixed deals) is the same deal at every table.
+  For each such hand finished at two or more tables, side ``i``'s *net* at a table is
+  ``(n - 1) * p_i - sum(p_others)`` (for two sides: own points minus the opponents'), with
+  ``p`` the hand's points plus any ruling on that hand. Side ``i``'s comparison at table
+  ``t`` is the sum over the other tables ``u`` of ``net_i(t) - net_i(u)``: the entrants who
+  held the same cards are compared, and the totals are zero-sum.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+
+def _hand_points(summary: dict[str, Any], hand: int) -> list[int] | None:
+    points = summary["hands"].get(str(hand))
+    if points is None:
+        return None
+    out = list(points)
+    for r in summary["rulings"]:
+        if r["hand"] == hand:
+            out = [a + b for a, b in zip(out, r["adjust"], strict=True)]
+    return out
+
+
+def _final(summary: dict[str, Any]) -> tuple[list[int], int | None]:
+    scores = list(summary["scores"])
+    if not summary["rulings"]:
+        return scores, summary["winner"]
+    for r in summary["rulings"]:
+        scores = [a + b for a, b in zip(scores, r["adjust"], strict=True)]
+    best = max(scores)
+    leaders = [i for i, s in enumerate(scores) if s == best]
+    return scores, leaders[0] if len(leaders) == 1 else None
+
+
+def _net(points: list[int], side: int) -> int:
+    n = len(points)
+    return (n - 1) * points[side] - (sum(points) - points[side])
+
+
+def compute_standings(
+    tournament: dict[str, Any], summaries: dict[str, dict[str, Any] | None]
+) -> dict[str, Any]:
+    """The standings document of one tournament."""
+    rows: dict[str, dict[str, Any]] = {
+        name: {"entrant": name, "played": 0, "won": 0, "lost": 0, "drawn": 0,
+               "points_for": 0, "points_against": 0, "duplicate": 0}
+        for name in tournament["entrants"]
+    }
+    boards: dict[str, list[str]] = defaultdict(list)
+    for mid, attached in sorted(tournament["matches"].items()):
+        summary = summaries.get(mid)
+        if summary is None:
+            continue
+        if attached["board"]:
+            boards[attached["board"]].append(mid)
+        if not summary["over"]:
+            continue
+        scores, winner = _final(summary)
+        for side, entrant in enumerate(attached["sides"]):
+            row = rows[entrant]
+            row["played"] += 1
+            row["points_for"] += scores[side]
+            row["points_against"] += sum(scores) - scores[side]
+            if winner is None:
+                row["drawn"] += 1
+            elif winner == side:
+                row["won"] += 1
+            else:
+                row["lost"] += 1
+    comparisons = []
+    for board, mids in sorted(boards.items()):
+        deals = min(summaries[m]["fixed_deals"] for m in mids)  # type: ignore[index]
+        for hand in range(1, deals + 1):
+            tables = []
+            for mid in mids:
+                points = _hand_points(summaries[mid], hand)  # type: ignore[arg-type]
+                if points is not None:
+                    tables.append((mid, tournament["matches"][mid]["sides"], points))
+            if len(tables) < 2:
+                continue
+            out_tables = []
+            for mid, sides, points in tables:
+                dup = []
+                for side in range(len(points)):
+                    d = sum(_net(points, side) - _net(other, side)
+                            for omid, _, other in tables if omid != mid)
+                    dup.append(d)
+                    rows[sides[side]]["duplicate"] += d
+                out_tables.append({"match_id": mid, "sides": sides, "points": points,
+                                   "duplicate": dup})
+            comparisons.append({"board": board, "hand": hand, "tables": out_tables})
+    ranking = sorted(rows.values(), key=lambda r: (-r["won"], -r["duplicate"],
+                                                    -(r["points_for"] - r["points_against"]),
+                                                    r["entrant"]))
+    return {"tournament_id": tournament["tournament_id"], "name": tournament["name"],
+            "game": tournament["game"], "entrants": ranking, "boards": comparisons,
+            "matches": len(tournament["matches"])}

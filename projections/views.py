@@ -1,0 +1,314 @@
+"""The projections: scoreboard, hands (history, exports, replay source) and standings.
+
+Each is an eventsourcing ``Projection`` whose ``process_event`` single-dispatches on the
+``Match`` and ``Tournament`` event classes, stages documents in its view and ends with
+``view.commit(tracking)`` (rows and position in one transaction, or one per batch). They read
+the facts the events carry and never run the rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventsourcing.dispatch import singledispatchmethod
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection
+
+from projections.standings import compute_standings
+from projections.store import Doc, DocView
+from referee.domain.match import Match
+from referee.domain.tournament import Tournament
+from referee.rules.registry import find_game
+
+MATCH_EVENTS = (Match.Created, Match.HandDealt, Match.ActionTaken, Match.HandScored,
+                Match.MatchEnded, Match.RulingRecorded)
+TOURNAMENT_EVENTS = (Tournament.Created, Tournament.EntrantRegistered, Tournament.MatchAttached)
+
+
+def _ts(event: Any) -> str:
+    return str(event.timestamp.isoformat())
+
+
+def _sides(game: str) -> int:
+    g = find_game(game)  # static metadata (seats, partnerships), not the rules
+    return g.num_seats // 2 if g.partnerships else g.num_seats
+
+
+def adjusted(scores: list[int], rulings: list[dict[str, Any]]) -> list[int]:
+    out = list(scores)
+    for r in rulings:
+        out = [a + b for a, b in zip(out, r["adjust"], strict=True)]
+    return out
+
+
+def _auth(e: Any) -> Doc:
+    return {"seat_token_hashes": list(e.seat_token_hashes),
+            "spectator_token_hash": e.spectator_token_hash,
+            "public_spectators": bool(e.public_spectators)}
+
+
+class ScoreboardProjection(Projection[DocView]):
+    """Per match: state, whose turn, running score hand by hand, rulings applied."""
+
+    name = "scoreboard"
+    topics = ()  # every event, so the position reaches the log head (read-your-writes)
+
+    @singledispatchmethod
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        self.view.commit(tracking)
+
+    def _doc(self, e: Any) -> Doc:
+        doc = self.view.get("match", str(e.originator_id))
+        assert doc is not None, f"no Created event seen for {e.originator_id}"
+        doc["version"] = e.originator_version
+        doc["updated"] = _ts(e)
+        return doc
+
+    def _save(self, doc: Doc, tracking: Tracking) -> None:
+        doc["adjusted_scores"] = adjusted(doc["scores"], doc["rulings"])
+        self.view.put("match", doc["match_id"], doc)
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Match.Created, tracking: Tracking) -> None:
+        n = _sides(e.game)
+        doc: Doc = {
+            "match_id": str(e.originator_id), "game": e.game, "players": list(e.players),
+            "state": "playing", "version": e.originator_version, "created": _ts(e),
+            "updated": _ts(e), "hand": 0, "dealer": e.first_dealer, "to_act": None,
+            "scores": [0] * n, "winner": None, "hands": [], "rulings": [], "auth": _auth(e),
+        }
+        self._save(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.HandDealt, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc.update(hand=e.hand, dealer=e.dealer, to_act=getattr(e, "to_act", None),
+                   tricks=0, hand_state="playing")
+        self._save(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.ActionTaken, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["to_act"] = getattr(e, "to_act", None)
+        doc["tricks"] = doc.get("tricks", 0) + sum(f["kind"] == "trick_taken" for f in e.facts)
+        self._save(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.HandScored, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        result = dict(e.result)
+        before = doc["scores"]
+        doc["hands"].append({
+            "hand": e.hand, "dealer": doc["dealer"], "points": result.pop("points"),
+            "detail": result, "scores_before": before, "scores_after": list(e.scores),
+            "rulings": [],
+        })
+        doc.update(scores=list(e.scores), to_act=None, hand_state="scored")
+        self._save(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.MatchEnded, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc.update(state="over", scores=list(e.scores), winner=e.winner, to_act=None)
+        self._save(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.RulingRecorded, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        ruling = {"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
+                  "by": e.by, "version": e.originator_version, "time": _ts(e)}
+        doc["rulings"].append(ruling)
+        for h in doc["hands"]:
+            if h["hand"] == e.hand:
+                h["rulings"].append(ruling)
+        self._save(doc, tracking)
+
+
+class HandsProjection(Projection[DocView]):
+    """One row per hand (deal, timed actions, result), one per match: the source of the
+    hand history, the exports and the dispute replay."""
+
+    name = "hands"
+    topics = ()  # every event, so the position reaches the log head (read-your-writes)
+
+    @singledispatchmethod
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        self.view.commit(tracking)
+
+    @staticmethod
+    def _key(match_id: Any, hand: int) -> str:
+        return f"{match_id}:{hand:05d}"
+
+    def _match(self, e: Any) -> Doc:
+        doc = self.view.get("match", str(e.originator_id))
+        assert doc is not None, f"no Created event seen for {e.originator_id}"
+        return doc
+
+    @process_event.register
+    def _(self, e: Match.Created, tracking: Tracking) -> None:
+        self.view.put("match", str(e.originator_id), {
+            "match_id": str(e.originator_id), "game": e.game, "rules": dict(e.rules),
+            "players": list(e.players), "fixed_deals": len(e.fixed_deals), "hands": 0,
+            "over": False, "result": None, "auth": _auth(e), "created": _ts(e),
+        })
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Match.HandDealt, tracking: Tracking) -> None:
+        m = self._match(e)
+        m["hands"] = e.hand
+        self.view.put("match", m["match_id"], m)
+        self.view.put("hand", self._key(e.originator_id, e.hand), {
+            "match_id": m["match_id"], "hand": e.hand, "dealer": e.dealer,
+            "cards": list(e.cards), "nonce": e.nonce, "commitment": e.commitment,
+            "actions": [], "result": None, "scores": None, "finished": False,
+            "started": _ts(e), "ended": None, "rulings": [],
+        }, parent=m["match_id"])
+        self.view.commit(tracking)
+
+    def _hand(self, e: Any, hand: int | None = None) -> Doc:
+        if hand is None:
+            m = self._match(e)
+            hand = int(m["hands"])
+        doc = self.view.get("hand", self._key(e.originator_id, hand))
+        assert doc is not None
+        return doc
+
+    def _put_hand(self, doc: Doc, tracking: Tracking) -> None:
+        self.view.put("hand", self._key(doc["match_id"], doc["hand"]), doc,
+                      parent=doc["match_id"])
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Match.ActionTaken, tracking: Tracking) -> None:
+        doc = self._hand(e)
+        doc["actions"].append([e.seat, e.action, _ts(e)])
+        self._put_hand(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.HandScored, tracking: Tracking) -> None:
+        doc = self._hand(e, e.hand)
+        doc.update(result=dict(e.result), scores=list(e.scores), finished=True, ended=_ts(e))
+        self._put_hand(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.MatchEnded, tracking: Tracking) -> None:
+        m = self._match(e)
+        m.update(over=True, result={"scores": list(e.scores), "winner": e.winner, "over": True})
+        self.view.put("match", m["match_id"], m)
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Match.RulingRecorded, tracking: Tracking) -> None:
+        doc = self._hand(e, e.hand)
+        doc["rulings"].append({"kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
+                               "by": e.by, "version": e.originator_version, "time": _ts(e)})
+        self._put_hand(doc, tracking)
+
+
+class StandingsProjection(Projection[DocView]):
+    """Tournaments: entrants, attached matches, per-match summaries, and the standings with
+    the duplicate comparison per board (recomputed once per commit for changed tournaments)."""
+
+    name = "standings"
+    topics = ()
+
+    def __init__(self, view: DocView) -> None:
+        super().__init__(view)
+        self._dirty: set[str] = set()
+        view.before_flush = self._recompute
+
+    @singledispatchmethod
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        self.view.commit(tracking)
+
+    # -- matches: compact summaries --------------------------------------------------------
+    def _summary(self, e: Any) -> Doc:
+        doc = self.view.get("match", str(e.originator_id))
+        assert doc is not None
+        return doc
+
+    def _save_summary(self, doc: Doc, tracking: Tracking) -> None:
+        self.view.put("match", doc["match_id"], doc, parent=doc.get("tournament", ""))
+        if doc.get("tournament"):
+            self._dirty.add(doc["tournament"])
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Match.Created, tracking: Tracking) -> None:
+        self.view.put("match", str(e.originator_id), {
+            "match_id": str(e.originator_id), "game": e.game, "players": list(e.players),
+            "sides": _sides(e.game), "fixed_deals": len(e.fixed_deals), "hands": {},
+            "scores": [0] * _sides(e.game), "over": False, "winner": None, "rulings": [],
+            "tournament": "",
+        })
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Match.HandScored, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        doc["hands"][str(e.hand)] = list(e.result["points"])
+        doc["scores"] = list(e.scores)
+        self._save_summary(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.MatchEnded, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        doc.update(over=True, winner=e.winner, scores=list(e.scores))
+        self._save_summary(doc, tracking)
+
+    @process_event.register
+    def _(self, e: Match.RulingRecorded, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        doc["rulings"].append({"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust),
+                               "reason": e.reason})
+        self._save_summary(doc, tracking)
+
+    # -- tournaments -----------------------------------------------------------------------
+    @process_event.register
+    def _(self, e: Tournament.Created, tracking: Tracking) -> None:
+        tid = str(e.originator_id)
+        self.view.put("tournament", tid, {"tournament_id": tid, "name": e.name, "game": e.game,
+                                          "entrants": {}, "matches": {}, "created": _ts(e)})
+        self._dirty.add(tid)
+        self.view.commit(tracking)
+
+    def _tournament(self, e: Any) -> Doc:
+        doc = self.view.get("tournament", str(e.originator_id))
+        assert doc is not None
+        return doc
+
+    @process_event.register
+    def _(self, e: Tournament.EntrantRegistered, tracking: Tracking) -> None:
+        doc = self._tournament(e)
+        doc["entrants"][e.entrant] = list(e.members)
+        self.view.put("tournament", doc["tournament_id"], doc)
+        self._dirty.add(doc["tournament_id"])
+        self.view.commit(tracking)
+
+    @process_event.register
+    def _(self, e: Tournament.MatchAttached, tracking: Tracking) -> None:
+        doc = self._tournament(e)
+        doc["matches"][e.match_id] = {"sides": list(e.sides), "board": e.board}
+        self.view.put("tournament", doc["tournament_id"], doc)
+        summary = self.view.get("match", e.match_id)
+        if summary is not None:
+            summary["tournament"] = doc["tournament_id"]
+            self.view.put("match", e.match_id, summary, parent=doc["tournament_id"])
+        self._dirty.add(doc["tournament_id"])
+        self.view.commit(tracking)
+
+    def _recompute(self) -> None:
+        for tid in sorted(self._dirty):
+            t = self.view.get("tournament", tid)
+            if t is None:
+                continue
+            summaries = {mid: self.view.get("match", mid) for mid in t["matches"]}
+            self.view.put("standings", tid, compute_standings(t, summaries))
+        self._dirty.clear()
+
+
+PROJECTIONS: dict[str, type[Projection[Any]]] = {
+    p.name: p for p in (ScoreboardProjection, HandsProjection, StandingsProjection)
+}

@@ -1,0 +1,158 @@
+"""Use cases beside the play path: tournaments and rulings (the auditor's role).
+
+They sit in their own module over :class:`~referee.application.Referee` so the hot write path
+stays untouched: a ruling takes the match's lock, appends one ``RulingRecorded`` event through
+the application's ``save`` and drops the match from the live cache.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+
+from referee.application import Referee
+from referee.domain.errors import (
+    HandNotFinishedError,
+    HandNotFoundError,
+    InvalidRulingError,
+    MalformedRequestError,
+    PermissionDeniedError,
+    TournamentNotFoundError,
+    UnauthenticatedError,
+)
+from referee.domain.match import Match
+from referee.domain.tournament import Tournament
+from referee.rules.registry import find_game
+
+RULING_KINDS = ("penalty", "annul", "correction")
+
+
+def require_auditor(app: Referee, token: str) -> None:
+    """:raises UnauthenticatedError, PermissionDeniedError: unless ``token`` is the auditor's."""
+    if not token:
+        raise UnauthenticatedError("the auditor token is required")
+    if not app._is_auditor(token):
+        raise PermissionDeniedError("only the auditor may do this")
+
+
+def record_ruling(
+    app: Referee, match_id: UUID, token: str, hand: int, kind: str, points: list[int],
+    reason: str,
+) -> tuple[int, list[int]]:
+    """Record a ruling on a finished hand; return the match's new version and the adjustment.
+
+    ``penalty``: ``points[i]`` (>= 0) is taken from side ``i``; ``correction``: ``points`` is
+    added as given; ``annul``: the hand's effect on the scores is undone (``points`` ignored).
+    """
+    require_auditor(app, token)
+    if kind not in RULING_KINDS:
+        raise InvalidRulingError(f"ruling kind must be one of {', '.join(RULING_KINDS)}",
+                                 kind=kind)
+    if not reason.strip():
+        raise InvalidRulingError("a ruling needs a reason")
+    with app._lock(match_id):
+        match = app.get_match(match_id)
+        if not 1 <= hand <= len(match.hands):
+            raise HandNotFoundError(
+                f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
+            )
+        log = match.hands[hand - 1]
+        if log.result is None:
+            raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+        sides = len(match.match_state.scores)
+        if kind == "annul":
+            adjust = _hand_effect(app, match, hand)
+            adjust = [-x for x in adjust]
+        else:
+            if len(points) != sides:
+                raise InvalidRulingError(f"points must list {sides} values, one per side")
+            if kind == "penalty" and any(p < 0 for p in points):
+                raise InvalidRulingError("penalty points are taken away: give them as >= 0")
+            adjust = [-p for p in points] if kind == "penalty" else list(points)
+        match.record_ruling(hand, kind, adjust, reason.strip())
+        app.save(match)
+        evict = getattr(app, "_evict", None)
+        if evict is not None:  # the live cache re-reads the stream on the next command
+            evict(match_id)
+    app._wake_watchers()
+    return match.version, adjust
+
+
+def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
+    """How much hand ``hand`` changed the match scores (from the HandScored events)."""
+    before: list[int] = [0] * len(match.match_state.scores)
+    for e in app.repository.event_store.get(match.id):
+        if type(e).__name__ == "HandScored":
+            scores = list(e.scores)  # type: ignore[attr-defined]
+            if e.hand == hand:  # type: ignore[attr-defined]
+                return [a - b for a, b in zip(scores, before, strict=True)]
+            before = scores
+    raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+
+
+# -- tournaments -----------------------------------------------------------------------------
+def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
+    require_auditor(app, token)
+    if not name.strip():
+        raise MalformedRequestError("a tournament needs a name")
+    try:
+        g = find_game(game)
+    except ValueError as exc:
+        raise MalformedRequestError(str(exc), game=game) from None
+    t = Tournament(name=name.strip(), game=g.name)
+    app.save(t)
+    return t.id
+
+
+def get_tournament(app: Referee, tournament_id: UUID) -> Tournament:
+    try:
+        t: Any = app.repository.get(tournament_id)
+    except AggregateNotFoundError:
+        t = None
+    if not isinstance(t, Tournament):
+        raise TournamentNotFoundError(f"no tournament {tournament_id}",
+                                      tournamentId=tournament_id)
+    return t
+
+
+def register_entrant(
+    app: Referee, token: str, tournament_id: UUID, entrant: str, members: list[str]
+) -> int:
+    require_auditor(app, token)
+    t = get_tournament(app, tournament_id)
+    if not entrant.strip():
+        raise MalformedRequestError("an entrant needs a name")
+    if entrant in t.entrants:
+        raise MalformedRequestError(f"entrant {entrant!r} is already registered",
+                                    entrant=entrant)
+    t.register(entrant, list(members))
+    app.save(t)
+    return t.version
+
+
+def attach_match(
+    app: Referee, token: str, tournament_id: UUID, match_id: UUID, sides: list[str],
+    board: str = "",
+) -> int:
+    require_auditor(app, token)
+    t = get_tournament(app, tournament_id)
+    match = app.get_match(match_id)
+    if match.game_name != t.game:
+        raise MalformedRequestError(f"the match plays {match.game_name}, the tournament {t.game}")
+    n = len(match.match_state.scores)
+    if len(sides) != n:
+        raise MalformedRequestError(f"sides must name {n} entrants, one per side")
+    unknown = [s for s in sides if s not in t.entrants]
+    if unknown:
+        raise MalformedRequestError(f"not registered: {', '.join(unknown)}")
+    if len(set(sides)) != len(sides):
+        raise MalformedRequestError("an entrant cannot play both sides")
+    if str(match_id) in t.matches:
+        raise MalformedRequestError("the match is already attached", matchId=match_id)
+    if board and not match.fixed_deals:
+        raise MalformedRequestError("a duplicate board needs a match created with fixed deals")
+    t.attach(str(match_id), list(sides), board)
+    app.save(t)
+    return t.version
