@@ -274,6 +274,27 @@ def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]
 class PedroState:
     """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
 
+    __slots__ = (
+        "bids",
+        "dealer",
+        "discards",
+        "hands",
+        "high",
+        "led",
+        "maker",
+        "phase",
+        "requested",
+        "rules",
+        "taken",
+        "to_act",
+        "trick",
+        "tricks",
+        "trump",
+        "widow",
+        "widow_left",
+        "widow_up",
+    )
+
     rules: PedroRules
     dealer: Seat
     widow: tuple[Card, ...]
@@ -299,7 +320,24 @@ class PedroState:
     def copy(self) -> PedroState:
         """A shallow copy (every field is immutable)."""
         s = _new_state(PedroState)
-        s.__dict__ = self.__dict__.copy()
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.widow = self.widow
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.bids = self.bids
+        s.high = self.high
+        s.maker = self.maker
+        s.trump = self.trump
+        s.discards = self.discards
+        s.requested = self.requested
+        s.widow_left = self.widow_left
+        s.widow_up = self.widow_up
+        s.led = self.led
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.taken = self.taken
         return s
 
     def __repr__(self) -> str:
@@ -309,9 +347,9 @@ class PedroState:
 _new_state = object.__new__
 
 
-def _step(pair: tuple[PedroState, tuple[Fact, ...]]) -> Step:
-    """``Step(state, facts)`` without the named tuple's Python-level constructor (hot path)."""
-    return tuple.__new__(Step, pair)
+_new_tuple = tuple.__new__
+"""``_new_tuple(Step, (state, facts))``: a Step without the named tuple's Python-level
+constructor (hot path)."""
 
 
 class Pedro:
@@ -432,22 +470,47 @@ class Pedro:
         phase = state.phase
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
-        if phase == PLAY:
-            hand = state.hands[seat]
-            if 0 <= action < 52 and hand >> action & 1:
-                led = state.led
-                if led < 0:
-                    return self._play(state, seat, action)
-                t = state.trump
+        if phase == PLAY:  # the hot path, inline
+            hands = state.hands
+            hand = hands[seat]
+            if not (0 <= action < 52 and hand >> action & 1):
+                raise self._illegal(state, action)
+            led = state.led
+            t = state.trump
+            if led >= 0:
                 trumps = hand & TRUMPS[t]
                 if led == t:  # PE-16: trump on a trump lead, if able
-                    if not trumps or trumps >> action & 1:
-                        return self._play(state, seat, action)
+                    if trumps and not trumps >> action & 1:
+                        raise self._illegal(state, action)
                 else:  # PE-16: follow suit or trump, anything when void
                     follow = hand & EFF_MASK[t][led]
-                    if not follow or (follow | trumps) >> action & 1:
-                        return self._play(state, seat, action)
-            raise self._illegal(state, action)
+                    if follow and not (follow | trumps) >> action & 1:
+                        raise self._illegal(state, action)
+            new = list(hands)
+            new[seat] = hand ^ (1 << action)
+            trick = (*state.trick, (seat, action))
+            s = _new_state(PedroState)
+            s.rules = state.rules
+            s.dealer = state.dealer
+            s.widow = state.widow
+            s.hands = tuple(new)
+            s.bids = state.bids
+            s.high = state.high
+            s.maker = state.maker
+            s.trump = t
+            s.discards = state.discards
+            s.requested = state.requested
+            s.widow_left = state.widow_left
+            s.widow_up = state.widow_up
+            if len(trick) < 4:
+                s.phase = PLAY
+                s.to_act = (seat + 1) & 3
+                s.led = EFF_SUIT[t][action] if led < 0 else led
+                s.trick = trick
+                s.tricks = state.tricks
+                s.taken = state.taken
+                return _new_tuple(Step, (s, ()))
+            return self._end_trick(state, s, trick)
         if phase == BID:
             return self._bid(state, seat, action)
         if phase == NAME:
@@ -486,7 +549,7 @@ class Pedro:
             s.maker = seat
         if len(s.bids) < 4:
             s.to_act = (seat + 1) % 4
-            return _step((s, ()))
+            return _new_tuple(Step, (s, ()))
         if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
             return Step(s, (HandEnded(self.result(s)),))
@@ -549,7 +612,7 @@ class Pedro:
         s.hands = tuple(hands)
         s.widow_left = state.widow_left & ~(1 << c)
         if hands[seat].bit_count() < HAND:
-            return _step((s, ()))
+            return _new_tuple(Step, (s, ()))
         return Step(s, (self._start_play(s),))
 
     def _start_play(self, s: PedroState) -> Announced:
@@ -560,20 +623,11 @@ class Pedro:
         s.to_act = s.maker
         return Announced("widow", {"cards": [CARD_NAMES[c] for c in cards_in(s.widow_up)]})
 
-    def _play(self, state: PedroState, seat: Seat, c: Card) -> Step:
-        s = _new_state(PedroState)
-        d = s.__dict__ = state.__dict__.copy()
-        hands = list(state.hands)
-        hands[seat] ^= 1 << c
-        d["hands"] = tuple(hands)
-        trick = (*state.trick, (seat, c))
+    def _end_trick(
+        self, state: PedroState, s: PedroState, trick: tuple[tuple[Seat, Card], ...]
+    ) -> Step:
+        """Complete ``s`` (every field but the trick's set) after the fourth card."""
         t = state.trump
-        if len(trick) < 4:
-            d["trick"] = trick
-            d["to_act"] = (seat + 1) & 3
-            if state.led < 0:
-                d["led"] = EFF_SUIT[t][c]
-            return _step((s, ()))
         # the trick is complete (PE-17, PE-18)
         power = POWER[t][state.led]
         points = POINTS[t]
@@ -598,6 +652,7 @@ class Pedro:
         s.trick = ()
         s.led = -1
         s.to_act = winner
+        s.phase = PLAY
         if len(s.tricks) == HAND:
             s.phase = OVER
             return Step(s, (fact, HandEnded(self.result(s))))
