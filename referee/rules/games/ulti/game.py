@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from operator import add, itemgetter
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -197,116 +198,385 @@ def trick_winner(trick: Sequence[Card], trump: int) -> int:
     return best
 
 
-class UltiState:
-    """One Ulti deal. Treat as immutable: :meth:`Ulti.apply` returns a new one."""
+# -- the legal-card and trick tables (UL-23 .. UL-26) ---------------------------------------
+
+_Entry = tuple[int, int, int, int, int, int]
+"""For a trick so far: ``(led, beat, trumps, overtrump, best, beaten_by)``. A hand must play
+``hand & beat`` if it holds any card of ``led`` (else just ``led``), or else ``hand & overtrump``
+if it holds any of ``trumps`` (else just ``trumps``), or else anything (UL-24). ``best`` is the
+index of the winning card so far, ``beaten_by`` the cards that would beat it (UL-26)."""
+
+
+def _entry(cards: tuple[Card, ...], trump: int, must_beat: bool) -> _Entry:
+    colourless = trump < 0
+    strength = STRENGTH[colourless]
+    above = ABOVE[colourless]
+    led = SUIT_OF[cards[0]]
+    best_led = cards[0]
+    best_trump = -1
+    for c in cards:
+        s = SUIT_OF[c]
+        if s == led and strength[c] > strength[best_led]:
+            best_led = c
+        if s == trump and (best_trump < 0 or strength[c] > strength[best_trump]):
+            best_trump = c
+    led_mask = SUIT_MASKS[led]
+    beat = led_mask if best_trump >= 0 and led != trump and not must_beat else above[best_led]
+    trumps = SUIT_MASKS[trump] if trump >= 0 else 0
+    overtrump = above[best_trump] if best_trump >= 0 else trumps
+    best = 0
+    if len(cards) == 2:
+        a, b = cards
+        if SUIT_OF[a] == SUIT_OF[b]:
+            best = int(strength[b] > strength[a])
+        else:
+            best = int(SUIT_OF[b] == trump)
+    w = cards[best]
+    beaten_by = above[w] | (trumps if SUIT_OF[w] != trump else 0)
+    return (led_mask, beat, trumps, overtrump, best, beaten_by)
+
+
+_NO_ENTRY: Final[_Entry] = (0, 0, 0, 0, 0, 0)
+_TABLES: dict[tuple[int, bool], tuple[tuple[_Entry, ...], tuple[_Entry, ...]]] = {}
+
+
+def _play_tables(trump: int, must_beat: bool) -> tuple[tuple[_Entry, ...], tuple[_Entry, ...]]:
+    """``(by_lead, by_two)``: the entry after the lead ``c``, and after ``a`` then ``b`` at
+    ``52 * a + b``, for a trump suit (-1: colourless) and the UL-24 variant."""
+    key = (trump, must_beat)
+    tables = _TABLES.get(key)
+    if tables is None:
+        one = [_NO_ENTRY] * 52
+        two = [_NO_ENTRY] * (52 * 52)
+        for a in HUNGARIAN_32:
+            one[a] = _entry((a,), trump, must_beat)
+            for b in HUNGARIAN_32:
+                if a != b:
+                    two[52 * a + b] = _entry((a, b), trump, must_beat)
+        tables = _TABLES[key] = (tuple(one), tuple(two))
+    return tables
+
+
+def _mask_from(hand: CardSet, entry: _Entry) -> CardSet:
+    """UL-24 through a table entry (the same as :func:`legal_from`)."""
+    led, beat, trumps, overtrump, _, _ = entry
+    follow = hand & led
+    if follow:
+        return hand & beat or follow
+    t = hand & trumps
+    if t:
+        return t & overtrump or t
+    return hand
+
+
+# -- the auction's legal sets (UL-9 .. UL-12) ------------------------------------------------
+
+
+class _BidTables:
+    """Per ladder variant and current bid rank: the legal bids, and the legal auction actions
+    of a seat that does not (index ``2 * cur``) or does (``2 * cur + 1``) hold the bid."""
+
+    __slots__ = ("auction", "auction_set", "bids", "bids_set")
+
+    def __init__(self, rules: UltiRules) -> None:
+        rows = [higher_bids(rules, cur) for cur in range(len(LADDER) + 1)]
+        self.bids: tuple[list[Action], ...] = tuple(list(r) for r in rows)
+        self.bids_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in rows)
+        auction = []
+        for higher in rows:
+            for is_holder in (False, True):
+                out = [STAND] if is_holder else [PASS]
+                if higher:
+                    out.insert(0 if out[0] == STAND else 1, PICKUP)
+                    if rules.raise_without_talon:
+                        out.extend(higher)
+                auction.append(sorted(out))
+        self.auction: tuple[list[Action], ...] = tuple(auction)
+        self.auction_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in auction)
+
+
+_BID_TABLES: dict[tuple[str, bool, bool], _BidTables] = {}
+
+
+def _bid_tables(rules: UltiRules) -> _BidTables:
+    key = (rules.ladder, rules.equal_value_overcall, rules.raise_without_talon)
+    t = _BID_TABLES.get(key)
+    if t is None:
+        t = _BID_TABLES[key] = _BidTables(rules)
+    return t
+
+
+_KONTRA_LISTS: Final = tuple([PASS, *(KONTRA_BASE + sub for sub in _SUBSETS[m])] for m in range(64))
+_KONTRA_SETS: Final = tuple(frozenset(r) for r in _KONTRA_LISTS)
+_REKONTRA_LISTS: Final = tuple(
+    [PASS, *(REKONTRA_BASE + sub for sub in _SUBSETS[m])] for m in range(64)
+)
+_REKONTRA_SETS: Final = tuple(frozenset(r) for r in _REKONTRA_LISTS)
+_NAME_LIST: Final = [NAME_BASE + s for s in NAMEABLE]
+_NAME_SET: Final = frozenset(_NAME_LIST)
+_NEXT: Final = (1, 2, 0)
+_DISCARD_PICK: Final = (
+    itemgetter(*(i for i in range(12) for _ in range(i + 1, 12))),
+    itemgetter(*(j for i in range(12) for j in range(i + 1, 12))),
+)
+"""The first and second card of each pair of a 12-card hand, in ``(i, j)`` order."""
+
+# -- the state -------------------------------------------------------------------------------
+
+
+class _Fixed:
+    """The part of a deal that no card play changes: the rules, the auction's record, the
+    contract and the kontras. States share it by reference; auction and kontra decisions
+    replace it with a changed copy."""
 
     __slots__ = (
         "bids",
+        "btab",
+        "cmask",
         "contract",
         "cur",
         "dealer",
         "declarer",
         "discarder",
         "first",
-        "hands",
         "hold",
         "holder",
         "kdone",
         "kon",
-        "leader",
-        "lmask",
         "marriages",
         "passes",
-        "phase",
-        "plays",
-        "pts",
         "rek",
-        "res",
         "rules",
+        "stop",
+        "tab1",
+        "tab2",
         "talon",
-        "to_act",
-        "tricks",
         "trump",
-        "won",
     )
 
     rules: UltiRules
+    btab: _BidTables
     dealer: Seat
     first: Seat
-    phase: int
-    to_act: Seat
-    hands: tuple[CardSet, ...]
     talon: CardSet
     discarder: Seat
     cur: int
-    """Rank of the current bid, 0 before the first."""
     holder: Seat
-    hold: CardSet
-    """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
     passes: int
     bids: tuple[tuple[Seat, int], ...]
     contract: Contract | None
     declarer: Seat
     trump: int
     marriages: tuple[tuple[Seat, int], ...]
-    leader: Seat
-    plays: tuple[tuple[Seat, Card], ...]
-    tricks: tuple[TrickTaken, ...]
-    won: tuple[int, ...]
-    pts: tuple[int, ...]
+    hold: CardSet
     kon: tuple[int, ...]
     rek: tuple[int, ...]
     kdone: int
+    cmask: int
+    """The components a kontra may name (UL-18), set when play starts."""
+    stop: int
+    """UL-27 early stop: 0 none, 1 when the declarer wins a trick, 2 when the declarer
+    loses one."""
+    tab1: tuple[_Entry, ...]
+    tab2: tuple[_Entry, ...]
+
+    def copy(self) -> _Fixed:
+        f: _Fixed = _new_state(_Fixed)
+        f.bids = self.bids
+        f.btab = self.btab
+        f.cmask = self.cmask
+        f.contract = self.contract
+        f.cur = self.cur
+        f.dealer = self.dealer
+        f.declarer = self.declarer
+        f.discarder = self.discarder
+        f.first = self.first
+        f.hold = self.hold
+        f.holder = self.holder
+        f.kdone = self.kdone
+        f.kon = self.kon
+        f.marriages = self.marriages
+        f.passes = self.passes
+        f.rek = self.rek
+        f.rules = self.rules
+        f.stop = self.stop
+        f.tab1 = self.tab1
+        f.tab2 = self.tab2
+        f.talon = self.talon
+        f.trump = self.trump
+        return f
+
+
+class UltiState:
+    """One Ulti deal. Treat as immutable: :meth:`Ulti.apply` returns a new one.
+
+    Only what a card play changes lives here; the rest is in ``fx``, shared between states
+    (and readable through the properties below)."""
+
+    __slots__ = ("fx", "hands", "lmask", "phase", "res", "to_act", "trick", "tricks")
+
+    fx: _Fixed
+    phase: int
+    to_act: Seat
+    hands: tuple[CardSet, ...]
     lmask: CardSet
-    res: HandResult | None
+    """The legal cards of ``to_act`` in the play phase."""
+    trick: tuple[Card, ...]
+    """The cards of the trick in progress, in play order."""
+    tricks: tuple[TrickTaken, ...]
+    res: HandResult
+    """Set once the deal is over."""
 
     def copy(self) -> UltiState:
         """A shallow copy (every field is immutable)."""
         s: UltiState = _new_state(UltiState)
-        s.bids = self.bids
-        s.contract = self.contract
-        s.cur = self.cur
-        s.dealer = self.dealer
-        s.declarer = self.declarer
-        s.discarder = self.discarder
-        s.first = self.first
+        s.fx = self.fx
         s.hands = self.hands
-        s.holder = self.holder
-        s.hold = self.hold
-        s.kdone = self.kdone
-        s.kon = self.kon
-        s.leader = self.leader
         s.lmask = self.lmask
-        s.marriages = self.marriages
-        s.passes = self.passes
         s.phase = self.phase
-        s.plays = self.plays
-        s.pts = self.pts
-        s.rek = self.rek
-        s.res = self.res
-        s.rules = self.rules
-        s.talon = self.talon
         s.to_act = self.to_act
+        s.trick = self.trick
         s.tricks = self.tricks
-        s.trump = self.trump
-        s.won = self.won
+        if self.phase == OVER:
+            s.res = self.res
         return s
+
+    @property
+    def rules(self) -> UltiRules:
+        return self.fx.rules
+
+    @property
+    def dealer(self) -> Seat:
+        return self.fx.dealer
+
+    @property
+    def first(self) -> Seat:
+        return self.fx.first
+
+    @property
+    def talon(self) -> CardSet:
+        return self.fx.talon
+
+    @property
+    def discarder(self) -> Seat:
+        return self.fx.discarder
+
+    @property
+    def cur(self) -> int:
+        """Rank of the current bid, 0 before the first."""
+        return self.fx.cur
+
+    @property
+    def holder(self) -> Seat:
+        return self.fx.holder
+
+    @property
+    def passes(self) -> int:
+        return self.fx.passes
+
+    @property
+    def bids(self) -> tuple[tuple[Seat, int], ...]:
+        return self.fx.bids
+
+    @property
+    def contract(self) -> Contract | None:
+        return self.fx.contract
+
+    @property
+    def declarer(self) -> Seat:
+        return self.fx.declarer
+
+    @property
+    def trump(self) -> int:
+        return self.fx.trump
+
+    @property
+    def marriages(self) -> tuple[tuple[Seat, int], ...]:
+        return self.fx.marriages
+
+    @property
+    def hold(self) -> CardSet:
+        """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
+        return self.fx.hold
+
+    @property
+    def kon(self) -> tuple[int, ...]:
+        return self.fx.kon
+
+    @property
+    def rek(self) -> tuple[int, ...]:
+        return self.fx.rek
+
+    @property
+    def kdone(self) -> int:
+        return self.fx.kdone
+
+    @property
+    def plays(self) -> tuple[tuple[Seat, Card], ...]:
+        """The trick in progress as ``(seat, card)``."""
+        first = (self.to_act - len(self.trick)) % 3
+        return tuple(((first + i) % 3, c) for i, c in enumerate(self.trick))
+
+    @property
+    def leader(self) -> Seat:
+        if self.tricks:
+            return self.tricks[-1].winner
+        return self.fx.declarer if self.phase in (PLAY, KONTRA) else -1
+
+    @property
+    def won(self) -> tuple[int, ...]:
+        """Tricks won per seat."""
+        won = [0, 0, 0]
+        for t in self.tricks:
+            won[t.winner] += 1
+        return (won[0], won[1], won[2])
+
+    @property
+    def pts(self) -> tuple[int, ...]:
+        """Card points won per seat (UL-3)."""
+        pts = [0, 0, 0]
+        for t in self.tricks:
+            pts[t.winner] += t.points
+        return (pts[0], pts[1], pts[2])
 
     def __repr__(self) -> str:
         return f"<UltiState phase={Phase(self.phase).name} to_act={self.to_act}>"
 
 
 _new_state = object.__new__
+_new_step = tuple.__new__
 _CHUNKS: Final = tuple(
     tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
     for s in SUITS
 )
+_C0, _C1, _C2, _C3 = _CHUNKS
 
 
 def _cards_of(m: CardSet) -> list[Card]:
     """``cards_in`` through per-suit tables (the hot path of ``legal_actions``)."""
-    c0, c1, c2, c3 = _CHUNKS
-    return [*c0[m & 0x1FFF], *c1[m >> 13 & 0x1FFF], *c2[m >> 26 & 0x1FFF], *c3[m >> 39]]
+    return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
+
+
+def _trick_taken(number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat,
+                 points: int) -> TrickTaken:
+    """``TrickTaken(...)`` without the frozen dataclass's ``__init__`` (hot path)."""
+    t: TrickTaken = _new_state(TrickTaken)
+    d = t.__dict__
+    d["number"] = number
+    d["plays"] = plays
+    d["winner"] = winner
+    d["points"] = points
+    return t
+
+
+def _announced(what: str, data: dict[str, JSON]) -> Announced:
+    """``Announced(what, data)`` without the frozen dataclass's ``__init__``."""
+    a: Announced = _new_state(Announced)
+    d = a.__dict__
+    d["what"] = what
+    d["data"] = data
+    return a
+
 
 _HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
 
@@ -352,34 +622,36 @@ class Ulti:
         first = (dealer + 1) % 3
         sizes = tuple(12 if s == first else 10 for s in range(3))
         hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
-        s = _new_state(UltiState)
-        s.rules = rules
-        s.dealer = dealer
-        s.first = first
+        f: _Fixed = _new_state(_Fixed)
+        f.rules = rules
+        f.btab = _bid_tables(rules)
+        f.dealer = dealer
+        f.first = first
+        f.talon = 0
+        f.discarder = -1
+        f.cur = 0
+        f.holder = -1
+        f.passes = 0
+        f.bids = ()
+        f.contract = None
+        f.declarer = -1
+        f.trump = -1
+        f.marriages = ()
+        f.hold = 0
+        f.kon = (0, 0, 0)
+        f.rek = (0, 0, 0)
+        f.kdone = 0
+        f.cmask = 0
+        f.stop = 0
+        f.tab1 = f.tab2 = ()
+        s: UltiState = _new_state(UltiState)
+        s.fx = f
         s.phase = DISCARD
         s.to_act = first
         s.hands = tuple(hands)
-        s.talon = 0
-        s.discarder = -1
-        s.cur = 0
-        s.holder = -1
-        s.hold = 0
-        s.passes = 0
-        s.bids = ()
-        s.contract = None
-        s.declarer = -1
-        s.trump = -1
-        s.marriages = ()
-        s.leader = -1
-        s.plays = ()
-        s.tricks = ()
-        s.won = (0, 0, 0)
-        s.pts = (0, 0, 0)
-        s.kon = (0, 0, 0)
-        s.rek = (0, 0, 0)
-        s.kdone = 0
         s.lmask = 0
-        s.res = None
+        s.trick = ()
+        s.tricks = ()
         return s
 
     # -- play ------------------------------------------------------------------------------
@@ -393,270 +665,319 @@ class Ulti:
     def legal_actions(self, state: UltiState) -> list[Action]:
         phase = state.phase
         if phase == PLAY:
-            return _cards_of(state.lmask)
+            m = state.lmask
+            return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF],
+                    *_C3[m >> 39]]
         if phase == DISCARD:
             cards = _cards_of(state.hands[state.to_act])
+            if len(cards) == 12:
+                first, second = _DISCARD_PICK
+                return list(map(add, map(_PAIR_BASE.__getitem__, first(cards)), second(cards)))
             return [_PAIR_BASE[a] + b for i, a in enumerate(cards) for b in cards[i + 1:]]
-        if phase == BID:
-            return list(higher_bids(state.rules, state.cur))
+        fx = state.fx
         if phase == AUCTION:
-            higher = higher_bids(state.rules, state.cur)
-            out = [STAND] if state.to_act == state.holder else [PASS]
-            if higher:
-                out.insert(0 if out[0] == STAND else 1, PICKUP)
-                if state.rules.raise_without_talon:
-                    out.extend(higher)
-            return sorted(out)
-        if phase == TRUMP:
-            return [NAME_BASE + s for s in NAMEABLE]
+            return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)][:]
+        if phase == BID:
+            return fx.btab.bids[fx.cur][:]
         if phase == KONTRA:
-            return self._kontra_actions(state)
+            return self._kontra_actions(state)[:]
+        if phase == TRUMP:
+            return _NAME_LIST[:]
         return []
 
     def _kontra_actions(self, state: UltiState) -> list[Action]:
+        """The shared (not to be changed) kontra row of the seat to act (UL-18, UL-19)."""
+        fx = state.fx
         seat = state.to_act
-        if seat == state.declarer:
+        if seat == fx.declarer:
             doubled = 0
             for e in range(3):
-                doubled |= state.kon[e] & ~state.rek[e]
-            return [PASS, *(REKONTRA_BASE + sub for sub in _SUBSETS[doubled])]
-        assert state.contract is not None
-        free = components_mask(state.contract, state.rules) & ~state.kon[seat]
-        return [PASS, *(KONTRA_BASE + sub for sub in _SUBSETS[free])]
+                doubled |= fx.kon[e] & ~fx.rek[e]
+            return _REKONTRA_LISTS[doubled]
+        return _KONTRA_LISTS[fx.cmask & ~fx.kon[seat]]
 
-    def apply(self, state: UltiState, seat: Seat, action: Action) -> Step:
-        if seat != state.to_act or state.phase == OVER:
-            raise self._not_your_turn(state, seat, action)
-        if state.phase == PLAY:
-            if 0 <= action < VERB_BASE and (state.lmask >> action) & 1:
-                return self._play(state, seat, action)
-            raise self._illegal(state, action)
-        if state.phase == DISCARD:
+    def _is_legal(self, state: UltiState, action: Action) -> bool:
+        """Whether ``action`` is legal outside the play (UL-9 .. UL-20)."""
+        fx = state.fx
+        phase = state.phase
+        if phase == DISCARD:
             pair = action - DISCARD_BASE
             a, b = divmod(pair, 52)
-            hand = state.hands[seat]
-            if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
+            hand = state.hands[state.to_act]
+            return 0 <= pair < 2704 and a < b and bool((hand >> a) & (hand >> b) & 1)
+        if phase == AUCTION:
+            return action in fx.btab.auction_set[2 * fx.cur + (state.to_act == fx.holder)]
+        if phase == BID:
+            return action in fx.btab.bids_set[fx.cur]
+        if phase == KONTRA:
+            seat = state.to_act
+            if seat == fx.declarer:
+                doubled = 0
+                for e in range(3):
+                    doubled |= fx.kon[e] & ~fx.rek[e]
+                return action in _REKONTRA_SETS[doubled]
+            return action in _KONTRA_SETS[fx.cmask & ~fx.kon[seat]]
+        if phase == TRUMP:
+            return action in _NAME_SET
+        return False
+
+    def apply(self, state: UltiState, seat: Seat, action: Action) -> Step:
+        phase = state.phase
+        if phase == PLAY and seat == state.to_act:
+            if not (0 <= action < VERB_BASE and (state.lmask >> action) & 1):
                 raise self._illegal(state, action)
-        elif action not in self.legal_actions(state):
+            # a card (UL-22 .. UL-27), inline: the hot path
+            fx = state.fx
+            h0, h1, h2 = state.hands
+            b = ~(1 << action)
+            hands = (h0 & b, h1, h2) if seat == 0 else (
+                (h0, h1 & b, h2) if seat == 1 else (h0, h1, h2 & b))
+            tricks = state.tricks
+            facts: tuple[Fact, ...] = ()
+            if not tricks and fx.marriages:  # UL-16: announced with the first card
+                facts = self._marriage_facts(fx, seat)
+            s: UltiState = _new_state(UltiState)
+            s.fx = fx
+            s.hands = hands
+            trick = state.trick
+            if len(trick) < 2:
+                if trick:
+                    entry = fx.tab2[52 * trick[0] + action]
+                    s.trick = (trick[0], action)
+                else:
+                    entry = fx.tab1[action]
+                    s.trick = (action,)
+                s.tricks = tricks
+                nxt = _NEXT[seat]
+                s.to_act = nxt
+                if (not tricks and nxt != fx.declarer and not (fx.kdone >> nxt) & 1
+                        and fx.rules.kontra_timing == "with_first_card"):
+                    s.phase = KONTRA
+                    s.lmask = state.lmask
+                    return _new_step(Step, (s, facts))
+                s.phase = PLAY
+                hand = hands[nxt]
+                led, beat, trumps, overtrump, _, _ = entry
+                m = hand & led
+                if m:
+                    m = hand & beat or m
+                else:
+                    m = hand & trumps
+                    m = (m & overtrump or m) if m else hand
+                hold = fx.hold
+                if (hold and nxt == fx.declarer and m & hold and m != hold
+                        and len(tricks) < 9):
+                    m &= ~hold  # UL-25
+                s.lmask = m
+                return _new_step(Step, (s, facts))
+            # the trick is complete (UL-26)
+            c0, c1 = trick
+            entry = fx.tab2[52 * c0 + c1]
+            p0 = _NEXT[seat]
+            p1 = _NEXT[p0]
+            winner = seat if (entry[5] >> action) & 1 else (p1 if entry[4] else p0)
+            number = len(tricks) + 1
+            points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[action]
+            if number == 10:
+                points += 10  # UL-3: the last trick
+            taken = _trick_taken(number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
+            s.tricks = (*tricks, taken)
+            s.trick = ()
+            s.to_act = winner
+            d = fx.declarer
+            stop = fx.stop
+            if number == 10 or (stop and (winner == d if stop == 1 else winner != d)):  # UL-27
+                s.phase = OVER
+                s.lmask = 0
+                res = s.res = self._compute_result(s)
+                return _new_step(Step, (s, (*facts, taken, HandEnded(res))))
+            s.phase = PLAY
+            if number == 1:
+                contract = fx.contract
+                assert contract is not None
+                facts = (*facts, taken)
+                if contract.open:  # UL-21
+                    facts = (*facts, _announced("open_hand", {"seat": d, "hand": [
+                        CARD_NAMES[x] for x in cards_in(hands[d])]}))
+                self._kontra_turn(s)
+                if s.phase == KONTRA:
+                    s.lmask = state.lmask
+                    return _new_step(Step, (s, facts))
+            else:
+                facts = (taken,)
+            m = hands[s.to_act]
+            hold = fx.hold
+            if hold and s.to_act == d and m & hold and m != hold and number < 9:
+                m &= ~hold  # UL-25
+            s.lmask = m
+            return _new_step(Step, (s, facts))
+        if seat != state.to_act or phase == OVER:
+            raise self._not_your_turn(state, seat, action)
+        if phase == PLAY or not self._is_legal(state, action):
             raise self._illegal(state, action)
         s = state.copy()
-        phase = state.phase
-        facts: list[Fact] = []
+        f = s.fx = state.fx.copy()
+        out: list[Fact] = []
         if phase == DISCARD:  # UL-10, UL-11
             pair = _pair_mask(action)
-            hands = list(s.hands)
-            hands[seat] &= ~pair
-            s.hands = tuple(hands)
-            s.talon = pair
-            s.discarder = seat
+            hands_ = list(s.hands)
+            hands_[seat] &= ~pair
+            s.hands = tuple(hands_)
+            f.talon = pair
+            f.discarder = seat
             s.phase = BID
-            facts.append(Announced("discard", {"seat": seat}))
+            out.append(_announced("discard", {"seat": seat}))
         elif phase == BID or (phase == AUCTION and action >= BID_BASE):
-            self._bid(s, seat, action, facts)
+            self._bid(s, seat, action, out)
         elif phase == AUCTION:
             if action == PICKUP:  # UL-11: 12 cards, discard two, bid higher
-                hands = list(s.hands)
-                hands[seat] |= s.talon
-                s.hands = tuple(hands)
-                s.talon = 0
+                hands_ = list(s.hands)
+                hands_[seat] |= f.talon
+                s.hands = tuple(hands_)
+                f.talon = 0
                 s.phase = DISCARD
-                facts.append(Announced("pickup", {"seat": seat}))
+                out.append(_announced("pickup", {"seat": seat}))
             elif action == PASS:
-                s.passes += 1
-                facts.append(Announced("pass", {"seat": seat}))
-                if s.rules.auction_end == "two_passes" and s.passes >= 2:
-                    self._end_auction(s, facts)
+                f.passes += 1
+                out.append(_announced("pass", {"seat": seat}))
+                if f.rules.auction_end == "two_passes" and f.passes >= 2:
+                    self._end_auction(s, out)
                 else:
                     s.to_act = (seat + 1) % 3
             else:  # STAND, UL-12
-                facts.append(Announced("stand", {"seat": seat}))
-                self._end_auction(s, facts)
+                out.append(_announced("stand", {"seat": seat}))
+                self._end_auction(s, out)
         elif phase == TRUMP:  # UL-14
-            s.trump = action - NAME_BASE
-            facts.append(Announced("trump", {"seat": seat, "trump": SUIT_LETTERS[s.trump]}))
+            f.trump = action - NAME_BASE
+            out.append(_announced("trump", {"seat": seat, "trump": SUIT_LETTERS[f.trump]}))
             self._start_play(s)
         else:  # KONTRA, UL-18 .. UL-20
-            self._kontra(s, seat, action, facts)
-        return Step(s, tuple(facts))
+            self._kontra(s, seat, action, out)
+        return _new_step(Step, (s, tuple(out)))
+
+    def _marriage_facts(self, fx: _Fixed, seat: Seat) -> tuple[Fact, ...]:
+        return tuple(
+            _announced("marriage", {"seat": seat, "suit": SUIT_LETTERS[suit],
+                                    "value": 40 if suit == fx.trump else 20})
+            for who, suit in fx.marriages
+            if who == seat
+        )
 
     def _bid(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
         """UL-9 .. UL-11: the bid becomes current, the turn moves on."""
+        f = s.fx
         rank = action - BID_BASE + 1
-        s.cur = rank
-        s.holder = seat
-        s.passes = 0
-        s.bids = (*s.bids, (seat, rank))
+        f.cur = rank
+        f.holder = seat
+        f.passes = 0
+        f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
         s.to_act = (seat + 1) % 3
-        facts.append(Announced("bid", {"seat": seat, "contract": LADDER[rank - 1].key}))
+        facts.append(_announced("bid", {"seat": seat, "contract": LADDER[rank - 1].key}))
 
     def _end_auction(self, s: UltiState, facts: list[Fact]) -> None:
         """UL-13 .. UL-15: the holder declares the current bid."""
-        contract = LADDER[s.cur - 1]
-        s.contract = contract
-        s.declarer = s.holder
-        facts.append(Announced("contract", {"declarer": s.holder, "contract": contract.key}))
-        if contract.rank == 1 and s.rules.passz_standing == "pay":
+        f = s.fx
+        contract = LADDER[f.cur - 1]
+        f.contract = contract
+        f.declarer = f.holder
+        facts.append(_announced("contract", {"declarer": f.holder, "contract": contract.key}))
+        if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
             s.res = HandResult(
-                passz_not_played(s.declarer),
-                {"contract": contract.key, "declarer": s.declarer, "played": False},
+                passz_not_played(f.declarer),
+                {"contract": contract.key, "declarer": f.declarer, "played": False},
             )
             facts.append(HandEnded(s.res))
             return
         if contract.trump == CHOOSE:
             s.phase = TRUMP
-            s.to_act = s.declarer
+            s.to_act = f.declarer
             return
-        s.trump = HEARTS if contract.trump == PIROS else -1
-        if s.trump >= 0:
-            facts.append(Announced("trump", {"seat": s.declarer, "trump": "H"}))
+        f.trump = HEARTS if contract.trump == PIROS else -1
+        if f.trump >= 0:
+            facts.append(_announced("trump", {"seat": f.declarer, "trump": "H"}))
         self._start_play(s)
 
     def _start_play(self, s: UltiState) -> None:
         """UL-16, UL-22: marriages are fixed from the hands; the declarer leads."""
-        if s.trump >= 0:
-            s.marriages = tuple(
+        f = s.fx
+        contract = f.contract
+        assert contract is not None
+        rules = f.rules
+        trump = f.trump
+        if trump >= 0:
+            f.marriages = tuple(
                 (seat, suit)
                 for seat in range(3)
                 for suit in SUITS
                 if (s.hands[seat] >> card(KING, suit)) & (s.hands[seat] >> card(QUEEN, suit)) & 1
             )
-        assert s.contract is not None
-        if s.trump >= 0 and s.contract.mask & ULTI and s.rules.hold_ulti_seven:
-            s.hold = 1 << SEVENS[s.trump]
+        if trump >= 0 and contract.mask & ULTI and rules.hold_ulti_seven:
+            f.hold = 1 << SEVENS[trump]
+        f.cmask = components_mask(contract, rules)
+        f.tab1, f.tab2 = _play_tables(trump, rules.must_beat_after_trumped)
+        if trump < 0 and rules.early_stop:  # UL-27
+            mask = contract.mask
+            f.stop = 1 if mask & BETLI else (2 if mask == DURCHMARS else 0)
         s.phase = PLAY
-        s.leader = s.declarer
-        s.to_act = s.declarer
+        s.to_act = f.declarer
         s.lmask = self._legal_mask(s)
 
     def _legal_mask(self, s: UltiState) -> CardSet:
+        """The legal cards of the seat to act (UL-23 .. UL-25)."""
+        f = s.fx
         seat = s.to_act
         hand = s.hands[seat]
-        plays = s.plays
-        if plays:
-            trump = s.trump
-            colourless = trump < 0
-            strength = STRENGTH[colourless]
-            lead = plays[0][1]
-            led = SUIT_OF[lead]
-            best_led = lead
-            best_trump = -1
-            for _, c in plays:
-                suit = SUIT_OF[c]
-                if suit == led and strength[c] > strength[best_led]:
-                    best_led = c
-                if suit == trump and (best_trump < 0 or strength[c] > strength[best_trump]):
-                    best_trump = c
-            m = legal_from(hand, led, best_led, best_trump, trump, s.rules.must_beat_after_trumped)
-        else:
+        trick = s.trick
+        if not trick:
             m = hand
-        hold = s.hold
-        if hold and seat == s.declarer and m & hold and m != hold and len(s.tricks) < 9:
+        elif len(trick) == 1:
+            m = _mask_from(hand, f.tab1[trick[0]])
+        else:
+            m = _mask_from(hand, f.tab2[52 * trick[0] + trick[1]])
+        hold = f.hold
+        if hold and seat == f.declarer and m & hold and m != hold and len(s.tricks) < 9:
             m &= ~hold  # UL-25
         return m
 
-    def _play(self, state: UltiState, seat: Seat, c: Card) -> Step:
-        s = state.copy()
-        h0, h1, h2 = state.hands
-        b = 1 << c
-        s.hands = (h0 & ~b, h1, h2) if seat == 0 else (
-            (h0, h1 & ~b, h2) if seat == 1 else (h0, h1, h2 & ~b))
-        plays = (*state.plays, (seat, c))
-        facts: list[Fact] = []
-        first_trick = not state.tricks
-        if first_trick and state.marriages:  # UL-16: marriages are announced with the first card
-            for who, suit in state.marriages:
-                if who == seat:
-                    value = 40 if suit == state.trump else 20
-                    facts.append(Announced("marriage", {"seat": seat, "suit": SUIT_LETTERS[suit],
-                                                        "value": value}))
-        if len(plays) < 3:
-            s.plays = plays
-            nxt = (seat + 1) % 3
-            s.to_act = nxt
-            if (first_trick and nxt != s.declarer and not (s.kdone >> nxt) & 1
-                    and s.rules.kontra_timing == "with_first_card"):
-                s.phase = KONTRA
-            else:
-                s.lmask = self._legal_mask(s)
-            return Step(s, tuple(facts) if facts else ())
-        # the trick is complete (UL-26)
-        cards = (plays[0][1], plays[1][1], plays[2][1])
-        winner = plays[trick_winner(cards, state.trump)][0]
-        number = len(state.tricks) + 1
-        points = CARD_POINTS[cards[0]] + CARD_POINTS[cards[1]] + CARD_POINTS[cards[2]]
-        if number == 10:
-            points += 10  # UL-3: the last trick
-        taken = TrickTaken(number, plays, winner, points)
-        facts.append(taken)
-        s.tricks = (*state.tricks, taken)
-        s.plays = ()
-        won = list(state.won)
-        won[winner] += 1
-        s.won = tuple(won)
-        pts = list(state.pts)
-        pts[winner] += points
-        s.pts = tuple(pts)
-        s.leader = winner
-        s.to_act = winner
-        contract = state.contract
-        assert contract is not None
-        d = state.declarer
-        stop = number == 10
-        if not stop and state.trump < 0 and state.rules.early_stop:  # UL-27
-            mask = contract.mask
-            stop = bool(mask & BETLI and winner == d) or (mask == DURCHMARS and winner != d)
-        if stop:
-            s.phase = OVER
-            s.res = self._compute_result(s)
-            facts.append(HandEnded(s.res))
-            return Step(s, tuple(facts))
-        if number == 1:
-            if contract.open:  # UL-21
-                facts.append(Announced("open_hand", {"seat": d, "hand": [
-                    CARD_NAMES[x] for x in cards_in(s.hands[d])]}))
-            self._kontra_turn(s)
-            if s.phase == KONTRA:
-                return Step(s, tuple(facts))
-        s.lmask = self._legal_mask(s)
-        return Step(s, tuple(facts))
-
     def _kontra_turn(self, s: UltiState) -> None:
         """UL-20: after trick 1, each defender in play order, then the declarer if doubled."""
-        d = s.declarer
+        f = s.fx
+        d = f.declarer
         for e in ((d + 1) % 3, (d + 2) % 3):
-            if not (s.kdone >> e) & 1:
+            if not (f.kdone >> e) & 1:
                 s.phase = KONTRA
                 s.to_act = e
                 return
-        if not (s.kdone >> d) & 1 and any(s.kon):
+        if not (f.kdone >> d) & 1 and any(f.kon):
             s.phase = KONTRA
             s.to_act = d
             return
         s.phase = PLAY
-        s.to_act = s.leader
+        s.to_act = s.tricks[-1].winner
 
     def _kontra(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
-        assert s.contract is not None
-        s.kdone |= 1 << seat
+        f = s.fx
+        assert f.contract is not None
+        f.kdone |= 1 << seat
         if action == PASS:
-            facts.append(Announced("no_kontra", {"seat": seat}))
-        elif seat == s.declarer:  # rekontra doubles each doubled component again
+            facts.append(_announced("no_kontra", {"seat": seat}))
+        elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
-            s.rek = tuple(r | (k & sub) for r, k in zip(s.rek, s.kon, strict=True))
-            facts.append(Announced("rekontra", {"seat": seat, "components": _comp_names(sub)}))
+            f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
+            facts.append(_announced("rekontra", {"seat": seat, "components": _comp_names(sub)}))
         else:
             sub = action - KONTRA_BASE
-            kon = list(s.kon)
-            if s.contract.colourless:  # UL-19: individual
+            kon = list(f.kon)
+            if f.contract.colourless:  # UL-19: individual
                 kon[seat] |= sub
             else:  # UL-19: binds both defenders
                 for e in range(3):
-                    if e != s.declarer:
+                    if e != f.declarer:
                         kon[e] |= sub
-            s.kon = tuple(kon)
-            facts.append(Announced("kontra", {"seat": seat, "components": _comp_names(sub)}))
+            f.kon = tuple(kon)
+            facts.append(_announced("kontra", {"seat": seat, "components": _comp_names(sub)}))
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
@@ -667,38 +988,45 @@ class Ulti:
     # -- scoring (UL-28 .. UL-36) ----------------------------------------------------------
 
     def result(self, state: UltiState) -> HandResult:
-        if state.res is not None:
+        if state.phase == OVER:
             return state.res
         return self._compute_result(state)
 
     def _compute_result(self, state: UltiState) -> HandResult:
-        contract = state.contract
+        f = state.fx
+        contract = f.contract
         if contract is None:
             return HandResult((0, 0, 0), {"unfinished": True}, void=True)
-        d = state.declarer
-        trump = state.trump
+        d = f.declarer
+        trump = f.trump
+        tricks = state.tricks
         seven_seat = last_winner = -1
-        if len(state.tricks) == 10:
-            last = state.tricks[9]
+        if len(tricks) == 10:
+            last = tricks[9]
             last_winner = last.winner
             if trump >= 0:
                 for who, c in last.plays:
                     if c == SEVENS[trump]:
                         seven_seat = who
-        cp = state.pts[d]
-        if not state.rules.talon_to_defenders:
-            cp += sum(CARD_POINTS[c] for c in cards_in(state.talon))
+        won = [0, 0, 0]
+        cp = 0
+        for t in tricks:
+            won[t.winner] += 1
+            if t.winner == d:
+                cp += t.points
+        if not f.rules.talon_to_defenders:
+            cp += sum(CARD_POINTS[c] for c in cards_in(f.talon))
         tally = Tally(
             declarer=d,
             trump=trump,
             card_points=cp,
-            tricks=(state.won[0], state.won[1], state.won[2]),
-            marriages=state.marriages,
+            tricks=(won[0], won[1], won[2]),
+            marriages=f.marriages,
             seven_seat=seven_seat,
             last_winner=last_winner,
         )
-        points, detail = settle(contract, tally, state.kon, state.rek, state.rules)
-        detail["talon"] = [CARD_NAMES[c] for c in cards_in(state.talon)]
+        points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
+        detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
         return HandResult(points, detail)
 
     # -- views -----------------------------------------------------------------------------
