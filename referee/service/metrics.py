@@ -8,9 +8,9 @@
 - ``referee_projection_lag_events{view}``: for projection workers to set (notification-log
   positions behind the head); the server itself does not set it.
 
-The application does not batch commits (one action is one transaction), so there is no commit
-batch-size metric yet. Metrics go to ``prometheus_client``'s default registry, served by
-:func:`start` on ``--metrics-port`` (0 disables).
+The application group-commits (``REFEREE_COMMIT_BATCH``) but exposes no hook for the batch
+sizes, so there is no batch-size metric yet. Metrics go to ``prometheus_client``'s default
+registry, served by :func:`start` on ``--metrics-port`` (0 disables).
 """
 
 from __future__ import annotations
