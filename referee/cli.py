@@ -62,8 +62,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="none",
         help="also run OpenSpiel's Euchre in the same process (pip install 'trick-referee[bench]')",
     )
+    b = bench.add_parser(
+        "service", help="accepted actions/s and latency of the gRPC service on PostgreSQL",
+        description="Start `referee serve` on PostgreSQL (POSTGRES_*), drive many tables from "
+        "client processes, compare with a bare gRPC echo server; JSON report.",
+    )
+    b.add_argument("--tables", type=int, help="concurrent tables (200; 10000 with --memory)")
+    b.add_argument("--seconds", type=float, default=20.0)
+    b.add_argument("--warmup", type=float, default=5.0)
+    b.add_argument("--game", default="euchre")
+    b.add_argument("--client", choices=["mirror", "view"], default="mirror",
+                   help="mirror: client mirrors the rules, SubmitAction only; view: GetView first")
+    b.add_argument("--clients", type=int, default=1, help="client processes")
+    b.add_argument("--workers", type=int, help="server gRPC threads (default tables+16)")
+    b.add_argument("--memory", action="store_true", help="RSS with --tables open mid-hand tables")
+    b.add_argument("--no-echo", action="store_true", help="skip the echo-server ceiling")
 
     args = parser.parse_args(argv)
+    if args.command == "bench" and args.bench == "service":
+        from referee.bench_service import BenchError
+        from referee.bench_service import run as run_service
+
+        try:
+            result = run_service(
+                tables=args.tables, seconds=args.seconds, warmup=args.warmup, game=args.game,
+                mode=args.client, clients=args.clients, workers=args.workers,
+                memory=args.memory, echo=not args.no_echo,
+            )
+        except BenchError as exc:
+            print(f"referee bench service: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(result, indent=2))
+        return 0
     if args.command == "verify":
         from referee.verify import verify_path
 

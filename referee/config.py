@@ -12,6 +12,8 @@
 - ``REFEREE_FRESH_READS`` (default ``y``): before a read, fetch events written by *other*
   processes (one small query). ``n`` serves reads from the cache alone (one replica per match).
 - ``REFEREE_COMMIT_BATCH`` (default 512): most actions committed in one transaction.
+- ``REFEREE_GRPC_WORKERS`` (default 256): gRPC server threads, i.e. calls served at once;
+  callers waiting for a group commit hold one each, so this caps the batch size.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class Settings:
     cache_size: int = 20_000
     fresh_reads: bool = True
     commit_batch: int = 512
+    grpc_workers: int = 256
 
     @property
     def backend(self) -> str:
@@ -63,4 +66,5 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         cache_size=int(env.get("AGGREGATE_CACHE_MAXSIZE", "20000")),
         fresh_reads=env.get("REFEREE_FRESH_READS", "y").lower() in ("y", "yes", "1", "true", "on"),
         commit_batch=int(env.get("REFEREE_COMMIT_BATCH", "512")),
+        grpc_workers=int(env.get("REFEREE_GRPC_WORKERS", "256")),
     )

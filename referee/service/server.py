@@ -71,7 +71,9 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
 
     app = Referee()
     hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
-    server, port = build_server(app, address, interceptors=hooks)
+    server, port = build_server(
+        app, address, interceptors=hooks, max_workers=app.settings.grpc_workers
+    )
     server.start()
     host = address.rsplit(":", 1)[0]
     log.warning("referee serving on %s:%d (store: %s)", host, port, app.settings.backend)

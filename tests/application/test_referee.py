@@ -143,3 +143,61 @@ def test_rejection_log_is_bounded() -> None:
     assert len(kept) == 5
     assert [r.action for r in log.list("m3")] == ["a1", "a2", "a3"]
     assert log.list("m0") == [] and log.list(limit=2) == kept[-2:]
+
+
+def test_rejections_survive_a_restart_and_stay_bounded(env: dict[str, str]) -> None:
+    env = dict(env, REFEREE_REJECTIONS_PER_MATCH="3", REFEREE_REJECTIONS_TOTAL="5")
+    if "POSTGRES_HOST" in env:  # a table of our own, so other tests' rows do not count
+        env["POSTGRES_SCHEMA"] = _fresh_schema(env)
+    app = Referee(settings_from_env(env))
+    try:
+        one = app.create_match("euchre")
+        two = app.create_match("euchre")
+        for i in range(4):
+            with pytest.raises(InvalidActionError):
+                app.submit_action(one.match_id, one.seat_tokens[0], f"zzz{i}")
+        assert [r.action for r in app.list_rejections(AUDITOR, str(one.match_id))] == [
+            "zzz1", "zzz2", "zzz3"]  # the per-match ring
+        for i in range(40):  # a flood from another table
+            with pytest.raises(InvalidActionError):
+                app.submit_action(two.match_id, two.seat_tokens[1], f"bad{i}")
+        kept = app.list_rejections(AUDITOR)
+        # The flood keeps its own last 3; the cap of 5 then drops the oldest row overall.
+        assert [r.action for r in kept] == ["zzz2", "zzz3", "bad37", "bad38", "bad39"]
+    finally:
+        app.close()
+    again = Referee(settings_from_env(env))  # a restart: the trail is read from the store
+    try:
+        kept = again.list_rejections(AUDITOR, str(two.match_id))
+        assert [(r.seat, r.action, r.reason) for r in kept] == [
+            (1, f"bad{i}", "INVALID_ACTION") for i in (37, 38, 39)]
+        for i in range(3):  # the global cap holds across matches
+            with pytest.raises(InvalidActionError):
+                again.submit_action(one.match_id, one.seat_tokens[2], f"late{i}")
+        kept = again.list_rejections(AUDITOR)
+        assert len(kept) == 5
+        assert [r.action for r in kept] == ["bad38", "bad39", "late0", "late1", "late2"]
+        assert again.list_rejections(AUDITOR, limit=2) == kept[-2:]
+    finally:
+        again.close()
+        if "POSTGRES_SCHEMA" in env:
+            _pg(env, f'DROP SCHEMA "{env["POSTGRES_SCHEMA"]}" CASCADE')
+
+
+def _fresh_schema(env: dict[str, str]) -> str:
+    import uuid
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    _pg(env, f'CREATE SCHEMA "{name}"')
+    return name
+
+
+def _pg(env: dict[str, str], statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(
+        host=env["POSTGRES_HOST"], port=env.get("POSTGRES_PORT", "5432"),
+        user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD"),
+        dbname=env.get("POSTGRES_DBNAME"), autocommit=True,
+    ) as conn:
+        conn.execute(statement)  # type: ignore[arg-type]
