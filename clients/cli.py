@@ -235,7 +235,8 @@ def _record_source(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]
 def cmd_games(args: argparse.Namespace) -> int:
     with _client(args) as client:
         games = client.list_games()
-    data = [{"name": g.name, "title": g.title, "seats": g.seats, "aliases": list(g.aliases),
+    data: list[dict[str, Any]] = [
+        {"name": g.name, "title": g.title, "seats": g.seats, "aliases": list(g.aliases),
              "parameters": [{"name": p.name, "type": p.type, "default": json.loads(p.default_json),
                              "rule": p.rule, "doc": p.doc} for p in g.parameters]}
             for g in games]

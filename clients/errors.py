@@ -187,7 +187,7 @@ BY_CODE: dict[grpc.StatusCode, type[RefereeError]] = {
 def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The ``ErrorInfo`` in ``err``'s rich status, if any."""
     try:
-        status = rpc_status.from_call(err)  # type: ignore[arg-type]
+        status = rpc_status.from_call(err)
     except (ValueError, AttributeError):
         return None
     if status is None:

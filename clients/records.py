@@ -109,7 +109,7 @@ def replay(record: dict[str, Any]) -> HandReplay:
         raise RecordProblem(str(exc)) from None
     if not isinstance(parsed, hr.HandRecord):
         raise RecordProblem("expected a hand record; pick a hand of the match")
-    game = hr.find_game(parsed.game)
+    game: Any = hr.find_game(parsed.game)  # type: ignore[attr-defined]
     state = game.new_hand(parsed.deal, parsed.dealer, parsed.rules)
     steps: list[Step] = []
     tricks: list[dict[str, Any]] = []
@@ -126,6 +126,7 @@ def replay(record: dict[str, Any]) -> HandReplay:
             step.error = error
             break
         state = result.state
+        fact: Any
         for fact in result.facts:
             if hasattr(fact, "plays"):
                 trick = {"number": fact.number, "winner": fact.winner, "points": fact.points,

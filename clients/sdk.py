@@ -227,7 +227,7 @@ class RefereeClient:
             else:
                 channel = grpc.insecure_channel(address)
         self.channel = channel
-        self.stub = pbg.RefereeServiceStub(channel)
+        self.stub = pbg.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> RefereeClient:
         return self
