@@ -26,8 +26,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Sequence
-from itertools import product, starmap
-from operator import add, itemgetter
+from operator import itemgetter
 from typing import Any, ClassVar, Final
 
 from referee.rules.cards import (
@@ -217,45 +216,75 @@ def _cards_of(m: CardSet) -> list[Card]:
     return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
 
 
-_PICK: dict[tuple[int, int, int], Callable[[list[int]], Any]] = {}
+def _getter(idx: Sequence[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """A function taking the entries ``idx`` of a sequence, always as a tuple."""
+    if len(idx) > 1:
+        return itemgetter(*idx)
+    if idx:
+        i = idx[0]
+        return lambda seq: (seq[i],)
+    return lambda seq: ()
 
 
-def _picker(n: int, kmin: int, kmax: int) -> Callable[[list[int]], Any]:
-    """A getter taking, from the ``2**n`` subset sums, those with ``kmin..kmax`` members."""
-    key = (n, kmin, kmax)
-    found = _PICK.get(key)
+_Rows = tuple[tuple[Callable[[Sequence[int]], tuple[int, ...]], ...], Callable[[Any], Any]]
+_ROWS: dict[tuple[int, int, int, int], _Rows] = {}
+
+
+def _rows(n_lo: int, n_hi: int, kmin: int, kmax: int) -> _Rows:
+    """For subsets of ``n_lo`` low and ``n_hi`` high positions with ``kmin..kmax`` members:
+    per number ``a`` of high members, the getter of the low subsets that fit; and the getter
+    putting those rows in the order of the high subsets (position masks)."""
+    key = (n_lo, n_hi, kmin, kmax)
+    found = _ROWS.get(key)
     if found is None:
-        idx = [p for p in range(1 << n) if kmin <= p.bit_count() <= kmax]
-        found = itemgetter(*idx) if len(idx) > 1 else _single(idx[0])
-        _PICK[key] = found
+        lows = range(1 << n_lo)
+        per_a = tuple(
+            _getter([q for q in lows if kmin - a <= q.bit_count() <= kmax - a])
+            for a in range(n_hi + 1)
+        )
+        order = _getter([h.bit_count() for h in range(1 << n_hi)])
+        found = _ROWS[key] = (per_a, order)
     return found
 
 
-def _single(i: int) -> Callable[[list[int]], Any]:
-    def pick(sums: list[int]) -> tuple[int]:
-        return (sums[i],)
+_SUBSETS: Final[tuple[list[tuple[int, ...] | None], ...]] = tuple([None] * 8192 for _ in SUITS)
+"""``_SUBSETS[suit][block]``: every subset of the cards of one 13-bit suit block, as card
+masks in ascending order (filled on first use)."""
 
-    return pick
+
+def _subsets(s: int, block: int) -> tuple[int, ...]:
+    out = [0]
+    for c in _BLOCK[s][block]:
+        b = 1 << c
+        out += [x + b for x in out]
+    found = _SUBSETS[s][block] = tuple(out)
+    return found
 
 
 def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list[Action]:
     """Every ``DISCARD_BASE + (forced | S)`` with ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``, sorted.
 
-    The subset sums of the pool's five lowest cards and of the rest are built by doubling, so
-    entry ``p`` of their product is the subset with position mask ``p``, in ascending order;
-    the sizes wanted are then picked in one C-level call.
+    The subsets of the pool are the product of the subsets of its four suit blocks, highest
+    suit outermost: ``hi`` (spades, hearts) times ``lo`` (diamonds, clubs), entry ``p`` of
+    that product being the subset with position mask ``p``, in ascending order. For each high
+    part only the low parts that bring the size within ``kmin..kmax`` are added.
     """
-    cards = cards_in(pool)
-    lo = [0]
-    for c in cards[:5]:
-        b = 1 << c
-        lo += [x + b for x in lo]
-    hi = [DISCARD_BASE + forced]
-    for c in cards[5:]:
-        b = 1 << c
-        hi += [x + b for x in hi]
-    sums = list(starmap(add, product(hi, lo)))
-    return list(_picker(len(cards), kmin, kmax)(sums))
+    m0 = pool & 8191
+    m1 = pool >> 13 & 8191
+    m2 = pool >> 26 & 8191
+    m3 = pool >> 39
+    sub = _SUBSETS
+    s0 = sub[0][m0] or _subsets(0, m0)
+    s1 = sub[1][m1] or _subsets(1, m1)
+    s2 = sub[2][m2] or _subsets(2, m2)
+    s3 = sub[3][m3] or _subsets(3, m3)
+    base = DISCARD_BASE + forced
+    lo = [x + y for x in s1 for y in s0]
+    hi = [base + x + y for x in s3 for y in s2]
+    n_lo = (m0 | m1 << 13).bit_count()
+    per_a, order = _rows(n_lo, (m2 | m3 << 13).bit_count(), kmin, kmax)
+    rows = order([g(lo) for g in per_a])
+    return [x + y for x, row in zip(hi, rows, strict=True) for y in row]
 
 
 def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
