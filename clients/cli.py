@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="a referee.hand/v1 or referee.match/v1 file")
     p.add_argument("--match", metavar="ID", help="verify this match's record instead")
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
+    p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--legal", action="store_true", help="report the legal set at each step")
     p.add_argument("--deals", action="store_true",
                    help="with --match: also check each finished hand's pack commitment")
@@ -128,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="a hand or match record file")
     p.add_argument("--match", metavar="ID", help="fetch the record of this match instead")
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
+    p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--hand", type=int, help="the hand of a match (from 1; default the last)")
     p.add_argument("--at", type=int, metavar="N", help="show every hand after N actions")
     p.add_argument("--step", action="store_true", help="wait for Enter after each action")
@@ -225,7 +227,7 @@ def _record_source(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]
         data = load_file(args.file)
     else:
         with _client(args) as client:
-            data = client.get_match_record(args.match, args.token).data
+            data = client.get_match_record(args.match, _token(args)).data
     return data, list(data.get("players") or [])
 
 
@@ -417,11 +419,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise UsageProblem("give either a record FILE or --match ID")
     deals: list[dict[str, Any]] = []
     if args.match:
+        token = _token(args)
         with _client(args) as client:
-            record = client.get_match_record(args.match, args.token)
+            record = client.get_match_record(args.match, token)
             if args.deals:
                 for h in range(1, len(record.data.get("hands", [])) + 1):
-                    check = client.verify_deal(args.match, h, args.token)
+                    check = client.verify_deal(args.match, h, token)
                     deals.append({"hand": h, "valid": check.valid,
                                   "recomputed": check.recompute()})
         with tempfile.TemporaryDirectory() as tmp:
