@@ -157,7 +157,8 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
     start_at, stop_at = cfg["start_at"], cfg["stop_at"]
     stats = _Stats()
     mode = cfg["mode"]
-    packs_per_match = 60
+    packs_per_match = 30
+    interval = cfg["tables_total"] / cfg["rate"] if cfg.get("rate") else 0.0
 
     def pack() -> list[str]:
         cards = [CARD_NAMES[c] for c in game.pack]
@@ -177,6 +178,7 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
             hand = 0
             version = created.version
             guess = 0
+            next_at = time.time() + rng.random() * interval
             while time.time() < stop_at:
                 if mode == "mirror":
                     if state is None:
@@ -205,6 +207,11 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
                 req = pb.SubmitActionRequest(
                     match_id=created.match_id, token=tokens[seat], action=text,
                     command_id=uuid.uuid4().hex, expected_version=version, seat=seat)
+                if interval:  # paced: this table acts every `interval` seconds
+                    delay = next_at - time.time()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    next_at = max(next_at + interval, time.time() - interval)
                 t0 = time.perf_counter()
                 try:
                     resp = await stub.SubmitAction(req, timeout=30)
@@ -350,6 +357,7 @@ def run(
     memory: bool = False,
     echo: bool = True,
     metrics: bool = False,
+    rate: float = 0.0,
 ) -> dict[str, Any]:
     """Run the benchmark and return the JSON report (see the module docstring)."""
     pg = _pg_env()
@@ -367,12 +375,13 @@ def run(
         "machine": {
             "cpus": os.cpu_count(), "arch": platform.machine(),
             "python": platform.python_version(), "postgres": version,
-            "kernel": platform.release(),
+            "kernel": platform.release(), "loadavg_before": list(os.getloadavg()),
         },
         "config": {
             "tables": n_tables, "game": game, "client": mode, "client_processes": clients,
             "channels_per_client": channels, "grpc_workers": n_workers, "seconds": seconds,
             "warmup": warmup, "metrics_interceptor": metrics,
+            "offered_rate": rate or "unpaced (closed loop, no think time)",
         },
     }
     serve_cmd = [sys.executable, "-m", "referee", "serve", "--address", "127.0.0.1:0",
@@ -380,8 +389,8 @@ def run(
     try:
         proc, address = _start(serve_cmd, env)
         try:
-            base = {"address": address, "game": game, "rules": _short_rules(game),
-                    "channels": channels, "seed": 7}
+            base = {"address": address, "game": game, "rules": {}, "channels": channels,
+                    "seed": 7, "rate": rate, "tables_total": n_tables}
             if memory:
                 rss0 = _status_kib(proc.pid, "VmRSS")
                 cfg = dict(base, mode="memory", tables=n_tables, actions=3, concurrency=200,
@@ -402,6 +411,7 @@ def run(
             cfg = dict(base, mode=mode, tables=n_tables,
                        start_at=now + 2 + warmup, stop_at=now + 2 + warmup + seconds)
             report["service"] = _drive(cfg, clients, proc.pid)
+            report["service"]["loadavg_after"] = list(os.getloadavg())
         finally:
             _stop(proc)
         if echo:
@@ -436,17 +446,6 @@ def _drive_memory(cfg: dict[str, Any], clients: int) -> None:
         p.communicate(timeout=3600)
         if p.returncode != 0:
             raise BenchError(f"a client process failed (exit {p.returncode})")
-
-
-def _short_rules(game: str) -> dict[str, Any]:
-    """Keep tables cycling through whole matches: the lowest target score, where there is
-    one (as the service tests do)."""
-    from referee.rules.registry import find_game
-
-    for spec in find_game(game).rules_class.param_specs():
-        if spec.name == "target_score" and spec.minimum is not None:
-            return {"target_score": spec.minimum}
-    return {}
 
 
 def main(argv: Sequence[str]) -> None:

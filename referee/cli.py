@@ -77,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     b.add_argument("--workers", type=int, help="server gRPC threads (default tables+16)")
     b.add_argument("--memory", action="store_true", help="RSS with --tables open mid-hand tables")
     b.add_argument("--no-echo", action="store_true", help="skip the echo-server ceiling")
+    b.add_argument("--rate", type=float, default=0.0,
+                   help="offered actions/s over all tables (0: as fast as acknowledged)")
 
     args = parser.parse_args(argv)
     if args.command == "bench" and args.bench == "service":
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = run_service(
                 tables=args.tables, seconds=args.seconds, warmup=args.warmup, game=args.game,
                 mode=args.client, clients=args.clients, workers=args.workers,
-                memory=args.memory, echo=not args.no_echo,
+                memory=args.memory, echo=not args.no_echo, rate=args.rate,
             )
         except BenchError as exc:
             print(f"referee bench service: {exc}", file=sys.stderr)
