@@ -56,7 +56,6 @@ from referee.rules.game import (
     Action,
     Announced,
     Deal,
-    Fact,
     HandEnded,
     HandResult,
     MatchState,
@@ -216,6 +215,17 @@ def _cards_of(m: CardSet) -> list[Card]:
     return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
 
 
+_name = CARD_NAMES.__getitem__
+
+
+def _names_of(m: CardSet) -> list[str]:
+    """The names of the cards of ``m``, lowest index first (as ``cards_in``)."""
+    b = _BLOCK
+    return list(
+        map(_name, (*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]))
+    )
+
+
 def _getter(idx: Sequence[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
     """A function taking the entries ``idx`` of a sequence, always as a tuple."""
     if len(idx) > 1:
@@ -287,7 +297,19 @@ def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list
     return [x + y for x, row in zip(hi, rows, strict=True) for y in row]
 
 
+_BIDS: dict[tuple[int, int, bool, str, bool], list[Action]] = {}
+
+
 def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
+    """The legal bids (a fresh list), from a cache keyed by what they depend on."""
+    key = (high, rules.min_bid, rules.fourteen_overcall, rules.all_pass, dealer_alone)
+    found = _BIDS.get(key)
+    if found is None:
+        found = _BIDS[key] = _bid_list(high, rules, dealer_alone)
+    return found.copy()
+
+
+def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
     low = max(rules.min_bid, high + 1)
     if high == MAX_BID and rules.fourteen_overcall:
         low = MAX_BID
@@ -375,6 +397,18 @@ class PedroState:
 
 _new_state = object.__new__
 
+_BIT: Final = tuple(1 << c for c in range(52)).__getitem__
+_PACK_SET: Final = frozenset(PACK_52)
+
+
+def _deal_getter(dealer: int, seat: int) -> Callable[[Sequence[Card]], tuple[Card, ...]]:
+    """Seat's nine cards of the pack: three rounds of three from dealer+1 (PE-5)."""
+    i = 3 * ((seat - dealer - 1) % 4)
+    return itemgetter(*range(i, i + 3), *range(i + 12, i + 15), *range(i + 24, i + 27))
+
+
+_DEAL: Final = tuple(tuple(_deal_getter(d, s) for s in range(4)) for d in range(4))
+
 
 _new_tuple = tuple.__new__
 """``_new_tuple(Step, (state, facts))``: a Step without the named tuple's Python-level
@@ -397,7 +431,10 @@ class Pedro:
     def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
         """Three rounds of three cards from dealer+1 (PE-5); the last 16 are the widow."""
         p = tuple(pack)
-        hands: list[tuple[Card, ...]] = [(), (), (), ()]
+        if len(p) == 52:
+            g = _DEAL[dealer % 4]
+            return Deal(hands=(g[0](p), g[1](p), g[2](p), g[3](p)), stock=p[36:52])
+        hands: list[tuple[Card, ...]] = [(), (), (), ()]  # short: new_hand will say so
         for k in range(4):
             i = 3 * k
             hands[(dealer + 1 + k) % 4] = p[i : i + 3] + p[i + 12 : i + 15] + p[i + 24 : i + 27]
@@ -405,7 +442,17 @@ class Pedro:
 
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> PedroState:
         assert isinstance(rules, PedroRules)
-        hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
+        dealt = deal.hands
+        stock = deal.stock
+        if (
+            len(dealt) == 4
+            and len(stock) == WIDOW
+            and len(dealt[0]) == len(dealt[1]) == len(dealt[2]) == len(dealt[3]) == 9
+            and {*dealt[0], *dealt[1], *dealt[2], *dealt[3], *stock} == _PACK_SET
+        ):  # the usual case: the pack, every card once, in the right shape
+            hands: Sequence[CardSet] = [sum(map(_BIT, h)) for h in dealt]
+        else:  # check_deal names the problem
+            hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
         s = _new_state(PedroState)
         s.rules = rules
         s.dealer = dealer
@@ -419,7 +466,7 @@ class Pedro:
         s.trump = -1
         s.discards = (0, 0, 0, 0)
         s.requested = 0
-        s.widow_left = sum(1 << c for c in deal.stock)
+        s.widow_left = sum(map(_BIT, stock))
         s.widow_up = 0
         s.led = -1
         s.trick = ()
@@ -452,7 +499,8 @@ class Pedro:
             b = _BLOCK
             return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
         if phase == BID:
-            return _bid_legal(state.high, state.rules, self._dealer_alone(state))
+            high = state.high
+            return _bid_legal(high, state.rules, high < 0 and len(state.bids) == 3)
         if phase == DISCARD:
             return _discard_codes(*self._discard_spec(state))
         if phase == NAME:
@@ -559,7 +607,7 @@ class Pedro:
         return self._take(state, seat, action)
 
     def _bid(self, state: PedroState, seat: Seat, action: Action) -> Step:
-        if self._dealer_alone(state):
+        if state.high < 0 and len(state.bids) == 3:  # the dealer alone (PE-9)
             ok = action in _bid_legal(state.high, state.rules, True)
         else:  # PE-6, PE-7: pass, or strictly higher within min_bid..14
             r = state.rules
@@ -577,7 +625,7 @@ class Pedro:
             s.high = bid
             s.maker = seat
         if len(s.bids) < 4:
-            s.to_act = (seat + 1) % 4
+            s.to_act = (seat + 1) & 3
             return _new_tuple(Step, (s, ()))
         if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
@@ -606,30 +654,33 @@ class Pedro:
         discards[seat] = d
         s.discards = tuple(discards)
         s.requested = state.requested + d.bit_count() - 3
-        facts: list[Fact] = [
-            Announced("discard", {"seat": seat, "cards": [CARD_NAMES[c] for c in cards_in(d)]})
-        ]
-        if seat != state.dealer:
-            s.to_act = (seat + 1) % 4
-            return Step(s, tuple(facts))
+        fact = Announced("discard", {"seat": seat, "cards": _names_of(d)})
+        dealer = state.dealer
+        if seat != dealer:
+            s.to_act = (seat + 1) & 3
+            return _new_tuple(Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
-        widow = [c for c in state.widow]
+        widow = state.widow
+        left = state.widow_left
+        at = 0
         served = [0, 0, 0, 0]
         for k in range(1, 4 if state.rules.dealer_robs_pack else 5):
-            p = (state.dealer + k) % 4
+            p = (dealer + k) & 3
             need = HAND - hands[p].bit_count()
-            for c in widow[:need]:
-                hands[p] |= 1 << c
-                s.widow_left &= ~(1 << c)
+            got = 0
+            for c in widow[at : at + need]:
+                got |= 1 << c
+            hands[p] |= got
+            left &= ~got
             served[p] = need
-            del widow[:need]
+            at += need
         s.hands = tuple(hands)
-        facts.append(Announced("refill", {"served": served}))
+        s.widow_left = left
+        refill = Announced("refill", {"served": served})
         if hands[seat].bit_count() < HAND:
             s.phase = TAKE  # the dealer robs the pack (variant)
-            return Step(s, tuple(facts))
-        facts.append(self._start_play(s))
-        return Step(s, tuple(facts))
+            return _new_tuple(Step, (s, (fact, refill)))
+        return _new_tuple(Step, (s, (fact, refill, self._start_play(s))))
 
     def _take(self, state: PedroState, seat: Seat, action: Action) -> Step:
         c = action - TAKE_BASE
@@ -650,7 +701,7 @@ class Pedro:
         s.widow_left = 0
         s.phase = PLAY
         s.to_act = s.maker
-        return Announced("widow", {"cards": [CARD_NAMES[c] for c in cards_in(s.widow_up)]})
+        return Announced("widow", {"cards": _names_of(s.widow_up)})
 
     def _end_trick(
         self, state: PedroState, s: PedroState, trick: tuple[tuple[Seat, Card], ...]
@@ -684,8 +735,8 @@ class Pedro:
         s.phase = PLAY
         if len(s.tricks) == HAND:
             s.phase = OVER
-            return Step(s, (fact, HandEnded(self.result(s))))
-        return Step(s, (fact,))
+            return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
+        return _new_tuple(Step, (s, (fact,)))
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
