@@ -187,7 +187,9 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
                         deal = game.deal([_card(c) for c in packs[hand]], match_state.dealer)
                         state = game.new_hand(deal, match_state.dealer, rules)
                         hand += 1
-                    seat = game.current_seat(state)
+                    to_act = game.current_seat(state)
+                    assert to_act is not None
+                    seat = to_act
                     action = rng.choice(game.legal_actions(state))
                     text = game.format_action(action)
                 else:
@@ -314,7 +316,8 @@ def _drive(cfg: dict[str, Any], clients: int, server_pid: int) -> dict[str, Any]
     if wait > 0:
         time.sleep(wait)
     cpu_stop = _cpu_seconds(server_pid)
-    merged = {"accepted": 0, "rpcs": 0, "latencies": [], "errors": {}, "client_cpu": 0.0}
+    merged: dict[str, Any] = {"accepted": 0, "rpcs": 0, "latencies": [], "errors": {},
+                              "client_cpu": 0.0}
     for p in procs:
         out, _ = p.communicate(timeout=600)
         if p.returncode != 0:
