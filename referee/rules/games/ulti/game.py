@@ -315,6 +315,9 @@ _REKONTRA_SETS: Final = tuple(frozenset(r) for r in _REKONTRA_LISTS)
 _NAME_LIST: Final = [NAME_BASE + s for s in NAMEABLE]
 _NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
+_MARRIAGE: Final = tuple((1 << card(KING, s)) | (1 << card(QUEEN, s)) for s in SUITS)
+"""``_MARRIAGE[suit]``: the king and queen (felső) of ``suit`` (UL-16)."""
+_SHL1: Final = (1).__lshift__
 _DISCARD_PICK: Final = (
     itemgetter(*(i for i in range(12) for _ in range(i + 1, 12))),
     itemgetter(*(j for i in range(12) for j in range(i + 1, 12))),
@@ -598,6 +601,29 @@ def higher_bids(rules: UltiRules, cur: int) -> tuple[Action, ...]:
     return table[cur]
 
 
+def _dealt(deal: Deal, first: Seat) -> list[CardSet] | None:
+    """The hands as sets when ``deal`` is exactly the pack in Ulti's shape, else ``None``
+    (the fast path of ``check_deal``: 32 distinct bits summing to the pack's mask)."""
+    hands = deal.hands
+    if deal.stock or len(hands) != 3:
+        return None
+    h0, h1, h2 = hands
+    if (len(h0), len(h1), len(h2)) != _SIZES[first]:
+        return None
+    try:
+        m0 = sum(map(_SHL1, h0))
+        m1 = sum(map(_SHL1, h1))
+        m2 = sum(map(_SHL1, h2))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if m0 + m1 + m2 != PACK_MASK:
+        return None
+    return [m0, m1, m2]
+
+
+_SIZES: Final = ((12, 10, 10), (10, 12, 10), (10, 10, 12))
+
+
 class Ulti:
     """Ulti: 32 Hungarian cards, three players, the talon auction, one declarer against two."""
 
@@ -613,15 +639,21 @@ class Ulti:
 
     def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
         """Twelve cards to the first player (the talon included), ten to each other (UL-6)."""
+        a, b, c = tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])
+        deal: Deal = _new_state(Deal)  # Deal(hands=..., stock=()) without the frozen __init__
+        d = deal.__dict__
         first = (dealer + 1) % 3
-        chunks = [tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])]
-        return Deal(hands=tuple(chunks[(s - first) % 3] for s in range(3)), stock=())
+        d["hands"] = (a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a))
+        d["stock"] = ()
+        return deal
 
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> UltiState:
         assert isinstance(rules, UltiRules)
         first = (dealer + 1) % 3
-        sizes = tuple(12 if s == first else 10 for s in range(3))
-        hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
+        hands = _dealt(deal, first)
+        if hands is None:  # not the pack in the right shape: the checker names the problem
+            sizes = tuple(12 if s == first else 10 for s in range(3))
+            hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
         f: _Fixed = _new_state(_Fixed)
         f.rules = rules
         f.btab = _bid_tables(rules)
@@ -672,7 +704,7 @@ class Ulti:
             cards = _cards_of(state.hands[state.to_act])
             if len(cards) == 12:
                 first, second = _DISCARD_PICK
-                return list(map(add, map(_PAIR_BASE.__getitem__, first(cards)), second(cards)))
+                return list(map(add, first([*map(_PAIR_BASE.__getitem__, cards)]), second(cards)))
             return [_PAIR_BASE[a] + b for i, a in enumerate(cards) for b in cards[i + 1:]]
         fx = state.fx
         if phase == AUCTION:
@@ -790,7 +822,9 @@ class Ulti:
                 s.phase = OVER
                 s.lmask = 0
                 res = s.res = self._compute_result(s)
-                return _new_step(Step, (s, (*facts, taken, HandEnded(res))))
+                ended: HandEnded = _new_state(HandEnded)
+                ended.__dict__["result"] = res
+                return _new_step(Step, (s, (*facts, taken, ended)))
             s.phase = PLAY
             if number == 1:
                 contract = fx.contract
@@ -907,11 +941,12 @@ class Ulti:
         rules = f.rules
         trump = f.trump
         if trump >= 0:
+            hands = s.hands
             f.marriages = tuple(
                 (seat, suit)
                 for seat in range(3)
                 for suit in SUITS
-                if (s.hands[seat] >> card(KING, suit)) & (s.hands[seat] >> card(QUEEN, suit)) & 1
+                if hands[seat] & _MARRIAGE[suit] == _MARRIAGE[suit]
             )
         if trump >= 0 and contract.mask & ULTI and rules.hold_ulti_seven:
             f.hold = 1 << SEVENS[trump]
@@ -1016,18 +1051,23 @@ class Ulti:
                 cp += t.points
         if not f.rules.talon_to_defenders:
             cp += sum(CARD_POINTS[c] for c in cards_in(f.talon))
-        tally = Tally(
-            declarer=d,
-            trump=trump,
-            card_points=cp,
-            tricks=(won[0], won[1], won[2]),
-            marriages=f.marriages,
-            seven_seat=seven_seat,
-            last_winner=last_winner,
-        )
+        tally: Tally = _new_state(Tally)  # Tally(...) without the frozen __init__
+        td = tally.__dict__
+        td["declarer"] = d
+        td["trump"] = trump
+        td["card_points"] = cp
+        td["tricks"] = (won[0], won[1], won[2])
+        td["marriages"] = f.marriages
+        td["seven_seat"] = seven_seat
+        td["last_winner"] = last_winner
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
         detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
-        return HandResult(points, detail)
+        res: HandResult = _new_state(HandResult)  # HandResult(points, detail)
+        r = res.__dict__
+        r["points"] = points
+        r["detail"] = detail
+        r["void"] = False
+        return res
 
     # -- views -----------------------------------------------------------------------------
 

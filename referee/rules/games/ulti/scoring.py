@@ -63,6 +63,9 @@ def components(contract: Contract, rules: UltiRules) -> tuple[tuple[int, int], .
     return comps
 
 
+_SEAT_KEYS: Final = ("0", "1", "2")
+
+
 def settle(
     contract: Contract,
     tally: Tally,
@@ -73,32 +76,38 @@ def settle(
     """Each seat's points for the deal (zero-sum) and the evaluation as JSON detail."""
     d = tally.declarer
     trump = tally.trump
-    defenders = ((d + 1) % 3, (d + 2) % 3)
+    e0 = (d + 1) % 3
+    e1 = (d + 2) % 3
     tricks = tally.tricks
     mult = 2 if trump == HEARTS else 1
-    side_tricks = tricks[defenders[0]] + tricks[defenders[1]]
-
-    def valid(seat: int) -> bool:  # UL-17
-        if rules.marriage_needs_trick == "side" and seat != d:
-            return side_tricks > 0
-        return tricks[seat] > 0
-
-    marriages = [
-        {"seat": s, "suit": SUIT_LETTERS[suit], "value": 40 if suit == trump else 20,
-         "counts": valid(s)}
-        for s, suit in tally.marriages
-    ]
-    mar_d = sum(int(m["value"]) for m in marriages if m["seat"] == d and m["counts"])
-    mar_def = sum(int(m["value"]) for m in marriages if m["seat"] != d and m["counts"])
-    has40 = any(m["seat"] == d and m["counts"] and m["value"] == 40 for m in marriages)
-    has20 = any(m["seat"] == d and m["counts"] and m["value"] == 20 for m in marriages)
+    side_tricks = tricks[e0] + tricks[e1]
+    by_side = rules.marriage_needs_trick == "side"
+    marriages: list[JSON] = []
+    mar_d = mar_def = 0
+    has40 = has20 = False
+    for s, suit in tally.marriages:
+        mv = 40 if suit == trump else 20
+        counts = side_tricks > 0 if by_side and s != d else tricks[s] > 0  # UL-17
+        marriages.append({"seat": s, "suit": SUIT_LETTERS[suit], "value": mv, "counts": counts})
+        if counts:
+            if s == d:
+                mar_d += mv
+                if mv == 40:
+                    has40 = True
+                else:
+                    has20 = True
+            else:
+                mar_def += mv
     cp_d = tally.card_points
     cp_def = TOTAL - cp_d
     dtr = tricks[d]
-    pay = {defenders[0]: 0, defenders[1]: 0}  # what each defender pays D (negative: receives)
+    pay = [0, 0, 0]  # what each defender pays D (negative: receives); D's entry unused
     extra = [0, 0, 0]  # defenders' silent feats (everyone against everyone)
     out_comps: list[JSON] = []
     silent: list[JSON] = []
+    lost_ulti = rules.lost_ulti
+    seven_seat = tally.seven_seat
+    last_winner = tally.last_winner
     for comp, v in components(contract, rules):
         if comp == PARTI:  # UL-28
             won = cp_d + mar_d > cp_def + mar_def
@@ -107,9 +116,9 @@ def settle(
         elif comp == C20:  # UL-30
             won = has20 and cp_d + (20 if rules.declarer_marriages_limited else mar_d) >= 100
         elif comp == ULTI:  # UL-31
-            won = tally.seven_seat == d and tally.last_winner == d
+            won = seven_seat == d and last_winner == d
         elif comp == BETLI:  # UL-32
-            won = dtr == 0 and sum(tricks) == 10
+            won = dtr == 0 and tricks[0] + tricks[1] + tricks[2] == 10
         else:  # DURCHMARS, UL-33
             won = dtr == 10
         value = v
@@ -120,38 +129,40 @@ def settle(
             if not won and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
                 value = 2 * v
                 silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
-        levels = []
-        for e in defenders:
-            k = kontra_level(kon, rek, comp, e)
-            levels.append(k)
-            if won:
-                pay[e] += value * k
-            elif comp == ULTI and rules.lost_ulti == "double":
-                pay[e] -= 2 * value * k
-            elif comp == ULTI and rules.lost_ulti == "k_plus_one":
-                pay[e] -= value * (k + 1)
-            else:
-                pay[e] -= value * k
+        k0 = 4 if rek[e0] & comp else (2 if kon[e0] & comp else 1)  # UL-18
+        k1 = 4 if rek[e1] & comp else (2 if kon[e1] & comp else 1)
+        if won:
+            pay[e0] += value * k0
+            pay[e1] += value * k1
+        elif comp == ULTI and lost_ulti == "double":
+            pay[e0] -= 2 * value * k0
+            pay[e1] -= 2 * value * k1
+        elif comp == ULTI and lost_ulti == "k_plus_one":
+            pay[e0] -= value * (k0 + 1)
+            pay[e1] -= value * (k1 + 1)
+        else:
+            pay[e0] -= value * k0
+            pay[e1] -= value * k1
         out_comps.append(
             {"name": COMPONENT_NAMES[comp], "won": won, "value": value,
-             "kontra": {str(e): k for e, k in zip(defenders, levels, strict=True)}}
+             "kontra": {_SEAT_KEYS[e0]: k0, _SEAT_KEYS[e1]: k1}}
         )
     mask = contract.mask
     if trump >= 0:  # UL-35: silent feats in suit contracts only, never kontra'd
-        if not mask & ULTI and tally.seven_seat == d:
-            if tally.last_winner == d:
-                _add(pay, 2 * mult)
+        if not mask & ULTI and seven_seat == d:
+            if last_winner == d:
+                _add(pay, e0, e1, 2 * mult)
                 silent.append({"feat": "silent_ulti", "seat": d, "value": 2 * mult})
             elif rules.lost_silent_ulti:
-                _add(pay, -4 * mult)
+                _add(pay, e0, e1, -4 * mult)
                 silent.append({"feat": "silent_ulti_lost", "seat": d, "value": -4 * mult})
         if not mask & DURCHMARS and dtr == 10 and rules.silent_durchmars:
-            _add(pay, 3 * mult)
+            _add(pay, e0, e1, 3 * mult)
             silent.append({"feat": "silent_durchmars", "seat": d, "value": 3 * mult})
         if rules.defenders_silent_feats:
-            for e in defenders:
+            for e in (e0, e1):
                 gain = 0
-                if tally.seven_seat == e and tally.last_winner == e:
+                if seven_seat == e and last_winner == e:
                     gain += 2 * mult
                     silent.append({"feat": "silent_ulti", "seat": e, "value": 2 * mult})
                 if tricks[e] == 10:
@@ -160,9 +171,9 @@ def settle(
                 for o in range(3):
                     extra[o] += 2 * gain if o == e else -gain
     points = [0, 0, 0]
-    for e in defenders:
-        points[e] = -pay[e] + extra[e]
-    points[d] = pay[defenders[0]] + pay[defenders[1]] + extra[d]
+    points[e0] = -pay[e0] + extra[e0]
+    points[e1] = -pay[e1] + extra[e1]
+    points[d] = pay[e0] + pay[e1] + extra[d]
     detail: dict[str, JSON] = {
         "contract": contract.key,
         "declarer": d,
@@ -177,9 +188,9 @@ def settle(
     return (points[0], points[1], points[2]), detail
 
 
-def _add(pay: dict[int, int], amount: int) -> None:
-    for e in pay:
-        pay[e] += amount
+def _add(pay: list[int], e0: int, e1: int, amount: int) -> None:
+    pay[e0] += amount
+    pay[e1] += amount
 
 
 def _parti_value(
