@@ -327,34 +327,22 @@ _DISCARD_PICK: Final = (
 # -- the state -------------------------------------------------------------------------------
 
 
-class _Fixed:
-    """The part of a deal that no card play changes: the rules, the auction's record, the
-    contract and the kontras. States share it by reference; auction and kontra decisions
-    replace it with a changed copy."""
+class _Auction:
+    """The auction's record and the rules: what a card play never changes. States share it by
+    reference; auction decisions replace it with a changed copy. Until the auction ends the
+    contract-level fields below read as their class defaults."""
 
     __slots__ = (
         "bids",
         "btab",
-        "cmask",
-        "contract",
         "cur",
         "dealer",
-        "declarer",
         "discarder",
         "first",
-        "hold",
         "holder",
-        "kdone",
-        "kon",
-        "marriages",
         "passes",
-        "rek",
         "rules",
-        "stop",
-        "tab1",
-        "tab2",
         "talon",
-        "trump",
     )
 
     rules: UltiRules
@@ -367,21 +355,55 @@ class _Fixed:
     holder: Seat
     passes: int
     bids: tuple[tuple[Seat, int], ...]
-    contract: Contract | None
-    declarer: Seat
-    trump: int
-    marriages: tuple[tuple[Seat, int], ...]
-    hold: CardSet
-    kon: tuple[int, ...]
-    rek: tuple[int, ...]
-    kdone: int
-    cmask: int
-    """The components a kontra may name (UL-18), set when play starts."""
-    stop: int
+    contract: Contract | None = None
+    declarer: Seat = -1
+    trump: int = -1
+    marriages: tuple[tuple[Seat, int], ...] = ()
+    hold: CardSet = 0
+    kon: tuple[int, ...] = (0, 0, 0)
+    rek: tuple[int, ...] = (0, 0, 0)
+    kdone: int = 0
+    cmask: int = 0
+    """The components a kontra may name (UL-18)."""
+    stop: int = 0
     """UL-27 early stop: 0 none, 1 when the declarer wins a trick, 2 when the declarer
     loses one."""
-    tab1: tuple[_Entry, ...]
-    tab2: tuple[_Entry, ...]
+    tab1: tuple[_Entry, ...] = ()
+    tab2: tuple[_Entry, ...] = ()
+
+    def copy(self) -> _Auction:
+        f: _Auction = _new_state(_Auction)
+        f.bids = self.bids
+        f.btab = self.btab
+        f.cur = self.cur
+        f.dealer = self.dealer
+        f.discarder = self.discarder
+        f.first = self.first
+        f.holder = self.holder
+        f.passes = self.passes
+        f.rules = self.rules
+        f.talon = self.talon
+        return f
+
+
+class _Fixed(_Auction):
+    """:class:`_Auction` and the contract: the declarer, trump, marriages, kontras and the
+    play tables, fixed from the end of the auction (kontra decisions replace it)."""
+
+    __slots__ = (
+        "cmask",
+        "contract",
+        "declarer",
+        "hold",
+        "kdone",
+        "kon",
+        "marriages",
+        "rek",
+        "stop",
+        "tab1",
+        "tab2",
+        "trump",
+    )
 
     def copy(self) -> _Fixed:
         f: _Fixed = _new_state(_Fixed)
@@ -409,6 +431,32 @@ class _Fixed:
         f.trump = self.trump
         return f
 
+    @classmethod
+    def from_auction(cls, au: _Auction, contract: Contract) -> _Fixed:
+        f: _Fixed = _new_state(_Fixed)
+        f.bids = au.bids
+        f.btab = au.btab
+        f.cur = au.cur
+        f.dealer = au.dealer
+        f.discarder = au.discarder
+        f.first = au.first
+        f.holder = au.holder
+        f.passes = au.passes
+        f.rules = au.rules
+        f.talon = au.talon
+        f.contract = contract
+        f.declarer = au.holder
+        f.trump = -1
+        f.marriages = ()
+        f.hold = 0
+        f.kon = (0, 0, 0)
+        f.rek = (0, 0, 0)
+        f.kdone = 0
+        f.cmask = 0
+        f.stop = 0
+        f.tab1 = f.tab2 = ()
+        return f
+
 
 class UltiState:
     """One Ulti deal. Treat as immutable: :meth:`Ulti.apply` returns a new one.
@@ -418,7 +466,7 @@ class UltiState:
 
     __slots__ = ("fx", "hands", "lmask", "phase", "res", "to_act", "trick", "tricks")
 
-    fx: _Fixed
+    fx: _Auction
     phase: int
     to_act: Seat
     hands: tuple[CardSet, ...]
@@ -654,7 +702,7 @@ class Ulti:
         if hands is None:  # not the pack in the right shape: the checker names the problem
             sizes = tuple(12 if s == first else 10 for s in range(3))
             hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
-        f: _Fixed = _new_state(_Fixed)
+        f: _Auction = _new_state(_Auction)
         f.rules = rules
         f.btab = _bid_tables(rules)
         f.dealer = dealer
@@ -665,17 +713,6 @@ class Ulti:
         f.holder = -1
         f.passes = 0
         f.bids = ()
-        f.contract = None
-        f.declarer = -1
-        f.trump = -1
-        f.marriages = ()
-        f.hold = 0
-        f.kon = (0, 0, 0)
-        f.rek = (0, 0, 0)
-        f.kdone = 0
-        f.cmask = 0
-        f.stop = 0
-        f.tab1 = f.tab2 = ()
         s: UltiState = _new_state(UltiState)
         s.fx = f
         s.phase = DISCARD
@@ -847,21 +884,35 @@ class Ulti:
             return _new_step(Step, (s, facts))
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
-        if phase == PLAY or not self._is_legal(state, action):
-            raise self._illegal(state, action)
-        s = state.copy()
-        f = s.fx = state.fx.copy()
-        out: list[Fact] = []
+        fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
-            pair = _pair_mask(action)
-            hands_ = list(s.hands)
-            hands_[seat] &= ~pair
+            pair = action - DISCARD_BASE
+            a, b = divmod(pair, 52)
+            hand = state.hands[seat]
+            if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
+                raise self._illegal(state, action)
+            s = state.copy()
+            f = s.fx = fx.copy()
+            two = (1 << a) | (1 << b)
+            hands_ = list(state.hands)
+            hands_[seat] = hand & ~two
             s.hands = tuple(hands_)
-            f.talon = pair
+            f.talon = two
             f.discarder = seat
             s.phase = BID
-            out.append(_announced("discard", {"seat": seat}))
-        elif phase == BID or (phase == AUCTION and action >= BID_BASE):
+            return _new_step(Step, (s, (_announced("discard", {"seat": seat}),)))
+        if phase == AUCTION:
+            legal = action in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]
+        elif phase == BID:
+            legal = action in fx.btab.bids_set[fx.cur]
+        else:
+            legal = phase != PLAY and self._is_legal(state, action)
+        if not legal:
+            raise self._illegal(state, action)
+        s = state.copy()
+        f = s.fx = fx.copy()
+        out: list[Fact] = []
+        if phase == BID or (phase == AUCTION and action >= BID_BASE):
             self._bid(s, seat, action, out)
         elif phase == AUCTION:
             if action == PICKUP:  # UL-11: 12 cards, discard two, bid higher
@@ -877,11 +928,12 @@ class Ulti:
                 if f.rules.auction_end == "two_passes" and f.passes >= 2:
                     self._end_auction(s, out)
                 else:
-                    s.to_act = (seat + 1) % 3
+                    s.to_act = _NEXT[seat]
             else:  # STAND, UL-12
                 out.append(_announced("stand", {"seat": seat}))
                 self._end_auction(s, out)
         elif phase == TRUMP:  # UL-14
+            assert isinstance(f, _Fixed)
             f.trump = action - NAME_BASE
             out.append(_announced("trump", {"seat": seat, "trump": SUIT_LETTERS[f.trump]}))
             self._start_play(s)
@@ -889,7 +941,7 @@ class Ulti:
             self._kontra(s, seat, action, out)
         return _new_step(Step, (s, tuple(out)))
 
-    def _marriage_facts(self, fx: _Fixed, seat: Seat) -> tuple[Fact, ...]:
+    def _marriage_facts(self, fx: _Auction, seat: Seat) -> tuple[Fact, ...]:
         return tuple(
             _announced("marriage", {"seat": seat, "suit": SUIT_LETTERS[suit],
                                     "value": 40 if suit == fx.trump else 20})
@@ -906,15 +958,13 @@ class Ulti:
         f.passes = 0
         f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
-        s.to_act = (seat + 1) % 3
+        s.to_act = _NEXT[seat]
         facts.append(_announced("bid", {"seat": seat, "contract": LADDER[rank - 1].key}))
 
     def _end_auction(self, s: UltiState, facts: list[Fact]) -> None:
         """UL-13 .. UL-15: the holder declares the current bid."""
-        f = s.fx
-        contract = LADDER[f.cur - 1]
-        f.contract = contract
-        f.declarer = f.holder
+        contract = LADDER[s.fx.cur - 1]
+        f = s.fx = _Fixed.from_auction(s.fx, contract)
         facts.append(_announced("contract", {"declarer": f.holder, "contract": contract.key}))
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
@@ -936,6 +986,7 @@ class Ulti:
     def _start_play(self, s: UltiState) -> None:
         """UL-16, UL-22: marriages are fixed from the hands; the declarer leads."""
         f = s.fx
+        assert isinstance(f, _Fixed)
         contract = f.contract
         assert contract is not None
         rules = f.rules
@@ -994,6 +1045,7 @@ class Ulti:
 
     def _kontra(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
         f = s.fx
+        assert isinstance(f, _Fixed)
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
