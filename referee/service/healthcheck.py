@@ -14,7 +14,7 @@ def check(address: str, service: str = "", timeout: float = 3.0) -> int:
             stub = health_pb2_grpc.HealthStub(channel)
             reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
     except grpc.RpcError as exc:
-        print(f"unhealthy: {exc.code().name} {exc.details()}")  # type: ignore[attr-defined]
+        print(f"unhealthy: {exc.code().name} {exc.details()}")
         return 1
     name = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
     print(name)
