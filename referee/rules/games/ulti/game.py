@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from operator import add, itemgetter
+from itertools import combinations
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -318,11 +318,6 @@ _NEXT: Final = (1, 2, 0)
 _MARRIAGE: Final = tuple((1 << card(KING, s)) | (1 << card(QUEEN, s)) for s in SUITS)
 """``_MARRIAGE[suit]``: the king and queen (felső) of ``suit`` (UL-16)."""
 _SHL1: Final = (1).__lshift__
-_DISCARD_PICK: Final = (
-    itemgetter(*(i for i in range(12) for _ in range(i + 1, 12))),
-    itemgetter(*(j for i in range(12) for j in range(i + 1, 12))),
-)
-"""The first and second card of each pair of a 12-card hand, in ``(i, j)`` order."""
 
 # -- the state -------------------------------------------------------------------------------
 
@@ -608,18 +603,6 @@ def _cards_of(m: CardSet) -> list[Card]:
     return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
 
 
-def _trick_taken(number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat,
-                 points: int) -> TrickTaken:
-    """``TrickTaken(...)`` without the frozen dataclass's ``__init__`` (hot path)."""
-    t: TrickTaken = _new_state(TrickTaken)
-    d = t.__dict__
-    d["number"] = number
-    d["plays"] = plays
-    d["winner"] = winner
-    d["points"] = points
-    return t
-
-
 def _announced(what: str, data: dict[str, JSON]) -> Announced:
     """``Announced(what, data)`` without the frozen dataclass's ``__init__``."""
     a: Announced = _new_state(Announced)
@@ -738,11 +721,9 @@ class Ulti:
             return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF],
                     *_C3[m >> 39]]
         if phase == DISCARD:
-            cards = _cards_of(state.hands[state.to_act])
-            if len(cards) == 12:
-                first, second = _DISCARD_PICK
-                return list(map(add, first([*map(_PAIR_BASE.__getitem__, cards)]), second(cards)))
-            return [_PAIR_BASE[a] + b for i, a in enumerate(cards) for b in cards[i + 1:]]
+            pair_base = _PAIR_BASE
+            return [pair_base[a] + b
+                    for a, b in combinations(_cards_of(state.hands[state.to_act]), 2)]
         fx = state.fx
         if phase == AUCTION:
             return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)][:]
@@ -849,7 +830,12 @@ class Ulti:
             points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[action]
             if number == 10:
                 points += 10  # UL-3: the last trick
-            taken = _trick_taken(number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
+            taken: TrickTaken = _new_state(TrickTaken)  # TrickTaken(...), no frozen __init__
+            td = taken.__dict__
+            td["number"] = number
+            td["plays"] = ((p0, c0), (p1, c1), (seat, action))
+            td["winner"] = winner
+            td["points"] = points
             s.tricks = (*tricks, taken)
             s.trick = ()
             s.to_act = winner
@@ -1457,7 +1443,12 @@ def _pair_mask(action: Action) -> CardSet:
 
 
 def _comp_names(sub: int) -> list[str]:
-    return [COMPONENT_NAMES[c] for c in COMPONENTS if sub & c]
+    return list(_COMP_NAMES[sub & 63])
+
+
+_COMP_NAMES: Final = tuple(
+    tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
+)
 
 
 def _trick_json(t: TrickTaken) -> dict[str, JSON]:
