@@ -399,6 +399,7 @@ _new_state = object.__new__
 
 _BIT: Final = tuple(1 << c for c in range(52)).__getitem__
 _PACK_SET: Final = frozenset(PACK_52)
+_FULL: Final = (1 << 52) - 1
 
 
 def _deal_getter(dealer: int, seat: int) -> Callable[[Sequence[Card]], tuple[Card, ...]]:
@@ -451,8 +452,10 @@ class Pedro:
             and {*dealt[0], *dealt[1], *dealt[2], *dealt[3], *stock} == _PACK_SET
         ):  # the usual case: the pack, every card once, in the right shape
             hands: Sequence[CardSet] = [sum(map(_BIT, h)) for h in dealt]
+            widow_left = _FULL - sum(hands)
         else:  # check_deal names the problem
             hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
+            widow_left = sum(map(_BIT, stock))
         s = _new_state(PedroState)
         s.rules = rules
         s.dealer = dealer
@@ -466,7 +469,7 @@ class Pedro:
         s.trump = -1
         s.discards = (0, 0, 0, 0)
         s.requested = 0
-        s.widow_left = sum(map(_BIT, stock))
+        s.widow_left = widow_left
         s.widow_up = 0
         s.led = -1
         s.trick = ()
