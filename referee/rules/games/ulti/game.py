@@ -887,38 +887,49 @@ class Ulti:
             f.discarder = seat
             s.phase = BID
             return _new_step(Step, (s, (_announced("discard", {"seat": seat}),)))
-        if phase == AUCTION:
-            legal = action in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]
-        elif phase == BID:
-            legal = action in fx.btab.bids_set[fx.cur]
-        else:
-            legal = phase != PLAY and self._is_legal(state, action)
-        if not legal:
-            raise self._illegal(state, action)
-        s = state.copy()
-        f = s.fx = fx.copy()
-        out: list[Fact] = []
-        if phase == BID or (phase == AUCTION and action >= BID_BASE):
-            self._bid(s, seat, action, out)
-        elif phase == AUCTION:
-            if action == PICKUP:  # UL-11: 12 cards, discard two, bid higher
-                hands_ = list(s.hands)
+        out: list[Fact]
+        if phase == AUCTION:  # UL-11, UL-12
+            if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
+                raise self._illegal(state, action)
+            s = state.copy()
+            f = s.fx = fx.copy()
+            if action == PASS:
+                f.passes += 1
+                fact = _announced("pass", {"seat": seat})
+                if f.passes >= 2 and f.rules.auction_end == "two_passes":
+                    out = [fact]
+                    self._end_auction(s, out)
+                    return _new_step(Step, (s, tuple(out)))
+                s.to_act = _NEXT[seat]
+                return _new_step(Step, (s, (fact,)))
+            if action == PICKUP:  # 12 cards, discard two, bid higher
+                hands_ = list(state.hands)
                 hands_[seat] |= f.talon
                 s.hands = tuple(hands_)
                 f.talon = 0
                 s.phase = DISCARD
-                out.append(_announced("pickup", {"seat": seat}))
-            elif action == PASS:
-                f.passes += 1
-                out.append(_announced("pass", {"seat": seat}))
-                if f.rules.auction_end == "two_passes" and f.passes >= 2:
-                    self._end_auction(s, out)
-                else:
-                    s.to_act = _NEXT[seat]
-            else:  # STAND, UL-12
+                return _new_step(Step, (s, (_announced("pickup", {"seat": seat}),)))
+            out = []
+            if action == STAND:
                 out.append(_announced("stand", {"seat": seat}))
                 self._end_auction(s, out)
-        elif phase == TRUMP:  # UL-14
+            else:  # a bid without the talon (raise_without_talon)
+                self._bid(s, seat, action, out)
+            return _new_step(Step, (s, tuple(out)))
+        if phase == BID:  # UL-9 .. UL-11
+            if action not in fx.btab.bids_set[fx.cur]:
+                raise self._illegal(state, action)
+            s = state.copy()
+            s.fx = fx.copy()
+            out = []
+            self._bid(s, seat, action, out)
+            return _new_step(Step, (s, tuple(out)))
+        if phase == PLAY or not self._is_legal(state, action):
+            raise self._illegal(state, action)
+        s = state.copy()
+        f = s.fx = fx.copy()
+        out = []
+        if phase == TRUMP:  # UL-14
             assert isinstance(f, _Fixed)
             f.trump = action - NAME_BASE
             out.append(_announced("trump", {"seat": seat, "trump": SUIT_LETTERS[f.trump]}))
@@ -1038,7 +1049,9 @@ class Ulti:
             facts.append(_announced("no_kontra", {"seat": seat}))
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
-            f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
+            r0, r1, r2 = f.rek
+            k0, k1, k2 = f.kon
+            f.rek = (r0 | (k0 & sub), r1 | (k1 & sub), r2 | (k2 & sub))
             facts.append(_announced("rekontra", {"seat": seat, "components": _comp_names(sub)}))
         else:
             sub = action - KONTRA_BASE
