@@ -318,6 +318,30 @@ def test_co_p5d_must_overtrump_when_able() -> None:
     assert refused(state, 0, "play:8D", IllegalActionError).rule == "CO-P1"
 
 
+@pytest.mark.parametrize(
+    "variant",
+    [{}, {"undertrump_required": False}, {"ta_raise_over_partner": False}],
+)
+def test_co_p1_p6_playable_set_kept_with_the_state_matches_the_rule(
+    variant: dict[str, object],
+) -> None:
+    """CO-P1..CO-P6: ``apply`` computes the next seat's playable cards inline (the hot path);
+    at every play decision of random deals they equal the rule as ``_playable`` states it."""
+    import random
+
+    rules = CoincheRules.from_dict(variant)
+    rng = random.Random(f"playable-{variant}")
+    pack = list(PACK_32)
+    for i in range(150):
+        rng.shuffle(pack)
+        state = GAME.new_hand(GAME.deal(pack, i % 4), i % 4, rules)
+        while (seat := GAME.current_seat(state)) is not None:
+            if state.ct is not None:
+                assert state.pm == GAME._playable(state, state.ct)
+            legal = GAME.legal_actions(state)
+            state = GAME.apply(state, seat, legal[rng.randrange(len(legal))]).state
+
+
 # -- announcements and belote (CO-A1..CO-A5) ---------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import ClassVar, Final, TypeAlias
 
 from referee.rules.cards import (
@@ -342,6 +343,7 @@ _CARD_TABLE: Final = tuple(
 )
 """``_CARD_TABLE[suit][pattern]``: the cards of ``suit`` whose 7..A bits are set in
 ``pattern``."""
+_CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = _CARD_TABLE
 
 
 def _cards(m: CardSet) -> list[Card]:
@@ -358,6 +360,11 @@ def _cards(m: CardSet) -> list[Card]:
     return out
 
 
+Auction: TypeAlias = tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]
+"""``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code (-1 for
+none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
+
+
 class _Fixed:
     """What does not change during a deal: rules, dealer, the cards dealt."""
 
@@ -372,10 +379,18 @@ class _Fixed:
 
 
 class _Contract:
-    """The contract once the auction is over, with its lookup tables."""
+    """Everything that stays fixed from the play on: the deal (``fx``), the finished auction
+    and the contract with its lookup tables. A play state carries only this one reference for
+    all of it, so a new state per card assigns few fields."""
 
-    __slots__ = ("belcards", "bidder", "denom", "level", "li", "points", "power", "value")
+    __slots__ = (
+        "above", "auc", "belcards", "bidder", "denom", "full", "fx", "level", "li", "points",
+        "power", "ta_free", "trumps", "undertrump", "value",
+    )
 
+    fx: _Fixed
+    auc: Auction  # the auction as it ended
+    full: tuple[CardSet, ...]  # fx.full
     denom: int
     li: int
     value: int
@@ -383,12 +398,13 @@ class _Contract:
     level: int
     power: tuple[tuple[int, ...], ...]  # POWER[denom]
     points: tuple[int, ...]
+    above: tuple[CardSet, ...]  # ABOVE[denom]: the higher cards of the same suit
+    trumps: CardSet  # the trump suit's cards in a suit contract, else 0
+    ta_free: bool  # tout atout and no raise over a winning partner (CO-P3 variant)
+    undertrump: bool  # rules.undertrump_required (CO-P5d)
     belcards: tuple[CardSet, ...]  # per seat: K and Q of each trump suit where it holds both
 
 
-Auction: TypeAlias = tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]
-"""``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code (-1 for
-none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
 Decl: TypeAlias = tuple[tuple[tuple[Seat, int], ...], tuple[CardSet, ...], CardSet, CardSet]
 """``(anns, used, bel, rebel)``: announcements as ``(seat, combination)`` in order, the cards
 each seat has used in them, cards played saying belote, cards played saying rebelote."""
@@ -396,51 +412,110 @@ Trick: TypeAlias = tuple[tuple[tuple[Seat, Card], ...], int, Seat, Card, int, in
 """``(plays, led suit, winning seat, winning card, its power, card points so far)``."""
 
 
+def _playable_after(
+    ct: _Contract, hand: CardSet, seat: Seat, led: int, win_seat: Seat, win_card: Card
+) -> CardSet:
+    """CO-P2 .. CO-P6: what ``seat`` holding ``hand`` may play to a started trick."""
+    follow = hand & SUIT_MASKS[led]
+    d = ct.denom
+    if d == SA:
+        return follow or hand  # CO-P4
+    if d == TA or led == d:  # CO-P3
+        if follow:
+            if ct.ta_free and win_seat == (seat + 2) & 3:
+                return follow
+            return (follow & ct.above[win_card]) or follow
+        return hand  # CO-P6 and void in trumps
+    if follow:
+        return follow  # CO-P2
+    if win_seat == (seat + 2) & 3:
+        return hand  # CO-P5a
+    trumps = hand & ct.trumps
+    if not trumps:
+        return hand  # CO-P5b
+    if SUIT_OF[win_card] != d:
+        return trumps  # CO-P5c
+    higher = trumps & ct.above[win_card]
+    if higher:
+        return higher  # CO-P5d
+    return trumps if ct.undertrump else hand
+
+
 class CoincheState:
     """One Coinche deal. Treat as immutable: :meth:`Coinche.apply` returns a new one."""
 
     __slots__ = (
-        "auc", "ct", "decl", "fx", "phase", "played", "pm", "points", "res", "to_act", "trick",
-        "tricks", "won",
+        "_auc", "_fx", "calls", "ct", "decl", "phase", "played", "pm", "res", "to_act", "trick",
+        "tricks",
     )
 
-    fx: _Fixed
+    _fx: _Fixed  # set during the auction only; from the play on it is ct.fx
+    _auc: Auction  # likewise; from the play on it is ct.auc
+    calls: tuple[Action, ...] | None  # auction: the legal calls of to_act once computed
     phase: int
     to_act: Seat
-    auc: Auction
     ct: _Contract | None
     decl: Decl
     played: CardSet
     trick: Trick | tuple[()]
     tricks: tuple[TrickTaken, ...]
-    points: tuple[int, int]  # card points won, last ten included
-    won: tuple[int, int, int, int]  # tricks won per seat
-    res: HandResult | None  # the result, computed once
-    pm: CardSet  # the playable cards once computed, else -1
+    res: HandResult  # the result, set when first computed (read with getattr)
+    pm: CardSet  # play: the cards to_act may play (computed with the state); else -1
+
+    @property
+    def fx(self) -> _Fixed:
+        """Rules, dealer and the cards dealt."""
+        ct = self.ct
+        return self._fx if ct is None else ct.fx
+
+    @property
+    def auc(self) -> Auction:
+        """The auction so far (as it ended, from the play on)."""
+        ct = self.ct
+        return self._auc if ct is None else ct.auc
+
+    @property
+    def points(self) -> tuple[int, int]:
+        """Card points won per team so far, last ten included."""
+        a = b = 0
+        for t in self.tricks:
+            if t.winner & 1:
+                b += t.points
+            else:
+                a += t.points
+        return a, b
+
+    @property
+    def won(self) -> tuple[int, int, int, int]:
+        """Tricks won per seat so far."""
+        w = [0, 0, 0, 0]
+        for t in self.tricks:
+            w[t.winner] += 1
+        return w[0], w[1], w[2], w[3]
 
     def copy(self) -> CoincheState:
         """A shallow copy (every field is immutable)."""
         s = _new_state(CoincheState)
-        s.fx = self.fx
+        s.ct = ct = self.ct
+        if ct is None:
+            s._fx = self._fx
+            s._auc = self._auc
+        s.calls = None
         s.phase = self.phase
         s.to_act = self.to_act
-        s.auc = self.auc
-        s.ct = self.ct
         s.decl = self.decl
         s.played = self.played
         s.trick = self.trick
         s.tricks = self.tricks
-        s.points = self.points
-        s.won = self.won
-        s.res = None
-        s.pm = -1
+        s.pm = self.pm
         return s
 
     def hand(self, seat: Seat) -> CardSet:
         """The cards ``seat`` holds now."""
-        if self.ct is not None:
-            return self.fx.full[seat] & ~self.played
-        return self.fx.start[seat]
+        ct = self.ct
+        if ct is not None:
+            return ct.full[seat] & ~self.played
+        return self._fx.start[seat]
 
     def __repr__(self) -> str:
         return f"<CoincheState phase={Phase(self.phase).name} to_act={self.to_act}>"
@@ -448,6 +523,33 @@ class CoincheState:
 
 _new_state = object.__new__
 _step = tuple.__new__
+
+
+def _trick_taken(
+    number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int
+) -> TrickTaken:
+    """``TrickTaken(number, plays, winner, points)`` without the frozen dataclass's
+    ``__init__`` (four ``object.__setattr__`` calls): the same fields, so an equal object."""
+    t = _new_state(TrickTaken)
+    t.__dict__.update(number=number, plays=plays, winner=winner, points=points)
+    return t
+
+
+def _deal_order(dealer: Seat) -> tuple[tuple[int, ...], ...]:
+    """Per seat, the pack positions of its 8 cards: packets of 3, 2, 3 from ``dealer + 1``."""
+    got: list[list[int]] = [[], [], [], []]
+    i = 0
+    for size in (3, 2, 3):
+        for k in range(1, 5):
+            got[(dealer + k) % 4].extend(range(i, i + size))
+            i += size
+    return tuple(tuple(h) for h in got)
+
+
+_DEALERS: Final = tuple(
+    tuple(itemgetter(*positions) for positions in _deal_order(d)) for d in range(4)
+)
+"""``_DEALERS[dealer][seat](pack)``: the cards ``seat`` receives, in the order received."""
 
 _AUCTION_CACHE: dict[tuple[int, ...], tuple[Action, ...]] = {}
 
@@ -589,6 +691,9 @@ class Coinche:
     def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
         """8 cards each in packets of 3, 2, 3 from ``dealer + 1`` (CO-D2), in the order
         received."""
+        if len(pack) >= 32 and 0 <= dealer < 4:
+            g0, g1, g2, g3 = _DEALERS[dealer]
+            return Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
         got: list[list[Card]] = [[], [], [], []]
         i = 0
         for size in (3, 2, 3):
@@ -620,18 +725,16 @@ class Coinche:
         fx.start = tuple(start)
         fx.pending = sum(full) - sum(start)
         s = _new_state(CoincheState)
-        s.fx = fx
+        s._fx = fx
         s.phase = AUCTION
         s.to_act = fx.first
-        s.auc = ((), -1, -1, 1, 0)
+        s._auc = ((), -1, -1, 1, 0)
+        s.calls = None
         s.ct = None
         s.decl = ((), (0, 0, 0, 0), 0, 0)
         s.played = 0
         s.trick = ()
         s.tricks = ()
-        s.points = (0, 0)
-        s.won = (0, 0, 0, 0)
-        s.res = None
         s.pm = -1
         return s
 
@@ -666,22 +769,25 @@ class Coinche:
         fx.full = fx.start = tuple(full)
         fx.pending = 0
         s = _new_state(CoincheState)
-        s.fx = fx
-        s.auc = ((), code, bidder, 1, 3)
+        s._fx = fx
+        s._auc = ((), code, bidder, 1, 3)
+        s.calls = None
+        s.ct = None
         s.decl = ((), (0, 0, 0, 0), 0, 0)
         s.tricks = ()
-        s.points = (0, 0)
-        s.won = (0, 0, 0, 0)
-        s.res = None
-        self._start_play(s)
-        s.played = played | rest
+        s.played = 0
         s.trick = ()
-        s.pm = -1
+        self._start_play(s)
+        ct = s.ct
+        assert ct is not None
+        s.played = played | rest
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
             s.played &= ~(1 << c)
             s.to_act = seat
-            s = self._play(s, seat, c, s.ct, (), 0).state  # type: ignore[arg-type]
+            s.pm = 1 << c  # the position is taken as given: its trick is played unchecked
+            s = self.apply(s, seat, c).state
+        s.pm = self._playable(s, ct)
         return s
 
     # -- play ------------------------------------------------------------------------------------
@@ -693,27 +799,32 @@ class Coinche:
         return state.phase == OVER
 
     def legal_actions(self, state: CoincheState) -> list[Action]:
-        ct = state.ct
-        if state.phase == PLAY and ct is not None:
-            seat = state.to_act
-            playable = state.pm
-            if playable < 0:
-                playable = state.pm = self._playable(state, ct)
-            out = _cards(playable)
+        phase = state.phase
+        if phase == PLAY:
+            pm = state.pm
+            out = [
+                *_CARDS_C[(pm >> 5) & 0xFF], *_CARDS_D[(pm >> 18) & 0xFF],
+                *_CARDS_H[(pm >> 31) & 0xFF], *_CARDS_S[(pm >> 44) & 0xFF],
+            ]
+            ct = state.ct
+            assert ct is not None
             if not state.tricks:
-                out.extend(self._announcements(state, seat))
-            bc = playable & ct.belcards[seat]
+                out.extend(self._announcements(state, state.to_act))
+            bc = pm & ct.belcards[state.to_act]
             if bc:
                 out.extend(self._belote_codes(state, bc))
             return out
-        if state.phase == AUCTION:
-            return list(self._calls(state, state.to_act))
+        if phase == AUCTION:
+            calls = state.calls
+            if calls is None:
+                calls = state.calls = self._calls(state, state.to_act)
+            return list(calls)
         return []
 
     def _calls(self, state: CoincheState, seat: Seat) -> tuple[Action, ...]:
         """CO-B1 .. CO-B8: the calls open to ``seat`` in the auction."""
-        r = state.fx.rules
-        _, top, bidder, level, _ = state.auc
+        r = state._fx.rules
+        _, top, bidder, level, _ = state._auc
         bids_open = top < 0 or level == 1 or (level == 2 and not r.coinche_freezes)
         li = -1 if top < 0 else (top - BID_BASE) // 6
         same_team = top >= 0 and (seat - bidder) % 2 == 0
@@ -748,42 +859,24 @@ class Coinche:
     def _playable(self, s: CoincheState, ct: _Contract) -> CardSet:
         """CO-P1 .. CO-P6: the cards the seat to act may play."""
         seat = s.to_act
-        hand = s.fx.full[seat] & ~s.played
+        hand = ct.full[seat] & ~s.played
         trick = s.trick
         if not trick:
             return hand  # CO-P1
         _, led, win_seat, win_card, _, _ = trick
-        follow = hand & SUIT_MASKS[led]
-        d = ct.denom
-        if d == SA:
-            return follow or hand  # CO-P4
-        if d == TA or led == d:  # CO-P3
-            if follow:
-                if (
-                    d == TA
-                    and win_seat == (seat + 2) & 3
-                    and not s.fx.rules.ta_raise_over_partner
-                ):
-                    return follow
-                return (follow & ABOVE[d][win_card]) or follow
-            return hand  # CO-P6 and void in trumps
-        if follow:
-            return follow  # CO-P2
-        if win_seat == (seat + 2) & 3:
-            return hand  # CO-P5a
-        trumps = hand & SUIT_MASKS[d]
-        if not trumps:
-            return hand  # CO-P5b
-        if SUIT_OF[win_card] != d:
-            return trumps  # CO-P5c
-        higher = trumps & ABOVE[d][win_card]
-        if higher:
-            return higher  # CO-P5d
-        return trumps if s.fx.rules.undertrump_required else hand
+        return _playable_after(ct, hand, seat, led, win_seat, win_card)
 
     def _announcements(self, s: CoincheState, seat: Seat) -> list[Action]:
         """CO-A1, CO-A2: combinations still open to ``seat`` during trick 1."""
-        avail = s.fx.full[seat] & ~s.played & ~s.decl[1][seat]
+        ct = s.ct
+        assert ct is not None
+        avail = ct.full[seat] & ~s.played & ~s.decl[1][seat]
+        # no suit crossing: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
+        if not (
+            avail & (avail >> 1) & (avail >> 2)  # three in a row somewhere
+            or avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all 4 suits
+        ):
+            return []
         out: list[Action] = []
         for suit in SUITS:
             pattern = (avail >> (13 * suit + 5)) & 0xFF
@@ -811,13 +904,82 @@ class Coinche:
 
     def apply(self, state: CoincheState, seat: Seat, action: Action) -> Step:
         ct = state.ct
-        if ct is not None and state.phase == PLAY and seat == state.to_act and action < 64:
-            playable = state.pm
-            if playable < 0:
-                playable = state.pm = self._playable(state, ct)
-            if action < 0 or not (playable >> action) & 1:
-                raise self._illegal(state, seat, action)
-            return self._play(state, seat, action, ct, (), 0)
+        if ct is None or state.phase != PLAY or seat != state.to_act or not 0 <= action < 64:
+            return self._apply_other(state, seat, action)
+        if not (state.pm >> action) & 1:
+            raise self._illegal(state, seat, action)
+        # play the card (CO-C3); the new state comes with the next seat's playable cards (pm)
+        c = action
+        facts: tuple[Fact, ...] = ()
+        s = _new_state(CoincheState)
+        s.ct = ct
+        played = s.played = state.played | (1 << c)
+        s.decl = state.decl
+        trick = state.trick
+        if trick:
+            plays, led, win_seat, win_card, win_power, tpts = trick
+            p = ct.power[led][c]
+            if p > win_power:
+                win_seat, win_card, win_power = seat, c, p
+            tpts += ct.points[c]
+            plays = (*plays, (seat, c))
+            if len(plays) == 4:  # the trick is complete (CO-C3)
+                tricks = state.tricks
+                n = len(tricks) + 1
+                if n == 8:
+                    tpts += LAST_TRICK_BONUS
+                taken = _trick_taken(n, plays, win_seat, tpts)
+                s.tricks = (*tricks, taken)
+                s.trick = ()
+                s.to_act = win_seat
+                if n == 8:
+                    s.phase = OVER
+                    s.pm = 0
+                    return Step(s, (taken, HandEnded(self.result(s))))
+                s.phase = PLAY
+                s.pm = ct.full[win_seat] & ~played  # CO-P1
+                return _step(Step, (s, (taken,)))
+        else:
+            led = SUIT_OF[c]
+            plays, win_seat, win_card = ((seat, c),), seat, c
+            win_power, tpts = ct.power[led][c], ct.points[c]
+            if len(state.tricks) == 1 and state.decl[0]:
+                facts = (self._reveal(state, ct),)
+        s.trick = (plays, led, win_seat, win_card, win_power, tpts)
+        s.phase = PLAY
+        s.tricks = state.tricks
+        nxt = s.to_act = (seat + 1) & 3
+        # the next seat's playable cards: _playable_after inlined (the hot path)
+        hand = ct.full[nxt] & ~played
+        follow = hand & SUIT_MASKS[led]
+        d = ct.denom
+        if d == SA:
+            s.pm = follow or hand
+        elif d == TA or led == d:
+            if not follow:
+                s.pm = hand
+            elif ct.ta_free and win_seat == (seat + 3) & 3:
+                s.pm = follow
+            else:
+                s.pm = (follow & ct.above[win_card]) or follow
+        elif follow:
+            s.pm = follow
+        elif win_seat == (seat + 3) & 3:  # the next seat's partner
+            s.pm = hand
+        else:
+            trumps = hand & ct.trumps
+            if not trumps:
+                s.pm = hand
+            elif SUIT_OF[win_card] != d:
+                s.pm = trumps
+            else:
+                s.pm = (trumps & ct.above[win_card]) or (trumps if ct.undertrump else hand)
+        return _step(Step, (s, facts))
+
+    def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
+        """Everything but a plain card play by the seat to act: calls, announcements,
+        belote / rebelote, and the refusals."""
+        ct = state.ct
         phase = state.phase
         if phase == OVER or seat != state.to_act:
             if (
@@ -829,20 +991,28 @@ class Coinche:
                 return self._auction(state, seat, action)
             raise self._not_your_turn(state, seat, action)
         if phase == AUCTION:
-            if action not in self._calls(state, seat):
+            calls = state.calls
+            if calls is None:
+                calls = state.calls = self._calls(state, seat)
+            if action not in calls:
                 raise self._illegal(state, seat, action)
             return self._auction(state, seat, action)
         if action not in self.legal_actions(state):
             raise self._illegal(state, seat, action)
         assert ct is not None
-        if action >= REBELOTE_BASE:
-            c = action - REBELOTE_BASE
-            fact = Announced("rebelote", {"seat": seat, "card": CARD_NAMES[c]})
-            return self._play(state, seat, c, ct, (fact,), 2)
-        if action >= BELOTE_BASE:
-            c = action - BELOTE_BASE
-            fact = Announced("belote", {"seat": seat, "card": CARD_NAMES[c]})
-            return self._play(state, seat, c, ct, (fact,), 1)
+        if action >= BELOTE_BASE:  # CO-A4: the card is played saying belote or rebelote
+            anns, used, bel, rebel = state.decl
+            said = state.copy()
+            if action >= REBELOTE_BASE:
+                c = action - REBELOTE_BASE
+                fact = Announced("rebelote", {"seat": seat, "card": CARD_NAMES[c]})
+                said.decl = (anns, used, bel, rebel | (1 << c))
+            else:
+                c = action - BELOTE_BASE
+                fact = Announced("belote", {"seat": seat, "card": CARD_NAMES[c]})
+                said.decl = (anns, used, bel | (1 << c), rebel)
+            step = self.apply(said, seat, c)
+            return _step(Step, (step.state, (fact, *step.facts)))
         # announce: the kind is public now, the cards when trick 2 starts (CO-A2)
         index = action - ANNOUNCE_BASE
         s = state.copy()
@@ -854,12 +1024,12 @@ class Coinche:
 
     def _auction(self, state: CoincheState, seat: Seat, action: Action) -> Step:
         s = state.copy()
-        calls, top, bidder, level, passes = state.auc
+        calls, top, bidder, level, passes = state._auc
         calls = (*calls, (seat, action))
         s.to_act = (seat + 1) & 3
         if action == PASS:
             passes += 1
-            s.auc = (calls, top, bidder, level, passes)
+            s._auc = (calls, top, bidder, level, passes)
             if top < 0 and passes == 4:  # CO-B6c: thrown in
                 s.phase = OVER
                 return Step(s, (HandEnded(self.result(s)),))
@@ -867,20 +1037,27 @@ class Coinche:
                 return self._start_play(s)
             return Step(s, ())
         if action == COINCHE:  # CO-B4
-            s.auc = (calls, top, bidder, 2, 0)
+            s._auc = (calls, top, bidder, 2, 0)
             return Step(s, (Announced("coinche", {"seat": seat}),))
         if action == SURCOINCHE:  # CO-B5: ends the auction at once
-            s.auc = (calls, top, bidder, 4, 0)
+            s._auc = (calls, top, bidder, 4, 0)
             return self._start_play(s, (Announced("surcoinche", {"seat": seat}),))
         # a bid (CO-B2, CO-B3); with coinche_freezes off it cancels a coinche
-        s.auc = (calls, action, seat, 1, 0)
+        s._auc = (calls, action, seat, 1, 0)
         return Step(s, ())
 
     def _start_play(self, s: CoincheState, facts: tuple[Fact, ...] = ()) -> Step:
-        r = s.fx.rules
-        _, top, bidder, level, _ = s.auc
+        r = s._fx.rules
+        _, top, bidder, level, _ = s._auc
         li, denom = divmod(top - BID_BASE, 6)
         ct = _new_state(_Contract)
+        ct.fx = s._fx
+        ct.auc = s._auc
+        ct.full = s._fx.full
+        ct.above = ABOVE[denom]
+        ct.trumps = SUIT_MASKS[denom] if denom < SA else 0
+        ct.ta_free = denom == TA and not r.ta_raise_over_partner
+        ct.undertrump = r.undertrump_required
         ct.denom = denom
         ct.li = li
         ct.value = (
@@ -897,86 +1074,17 @@ class Coinche:
         for seat in range(4):
             m = 0
             for t in trumps:
-                if s.fx.full[seat] & KING_QUEEN[t] == KING_QUEEN[t]:
+                if s._fx.full[seat] & KING_QUEEN[t] == KING_QUEEN[t]:
                     m |= KING_QUEEN[t]
             belcards.append(m)
         ct.belcards = tuple(belcards)
         s.ct = ct
         s.phase = PLAY
-        s.to_act = s.fx.first  # the first hand leads whoever won the auction (§0.1, CO-D3)
+        # the first hand leads whoever won the auction (§0.1, CO-D3)
+        first = s.to_act = ct.fx.first
+        s.pm = ct.full[first] & ~s.played  # CO-P1
         fact = Announced("contract", self._contract_json(ct))
         return Step(s, (*facts, fact))
-
-    def _play(
-        self,
-        state: CoincheState,
-        seat: Seat,
-        c: Card,
-        ct: _Contract,
-        facts: tuple[Fact, ...],
-        said: int,
-    ) -> Step:
-        """Play ``c``; ``said`` is 1 with belote, 2 with rebelote (CO-A4)."""
-        s = _new_state(CoincheState)
-        s.fx = state.fx
-        s.auc = state.auc
-        s.ct = ct
-        s.res = None
-        s.pm = -1
-        s.played = state.played | (1 << c)
-        if said:
-            anns, used, bel, rebel = state.decl
-            if said == 1:
-                s.decl = (anns, used, bel | (1 << c), rebel)
-            else:
-                s.decl = (anns, used, bel, rebel | (1 << c))
-        else:
-            s.decl = state.decl
-        trick = state.trick
-        if not trick:
-            led = SUIT_OF[c]
-            s.trick = (((seat, c),), led, seat, c, ct.power[led][c], ct.points[c])
-            s.phase = PLAY
-            s.to_act = (seat + 1) & 3
-            s.tricks = state.tricks
-            s.points = state.points
-            s.won = state.won
-            if len(state.tricks) == 1 and state.decl[0]:
-                facts = (*facts, self._reveal(state, ct))
-            return _step(Step, (s, facts))
-        plays, led, win_seat, win_card, win_power, tpts = trick
-        p = ct.power[led][c]
-        if p > win_power:
-            win_seat, win_card, win_power = seat, c, p
-        tpts += ct.points[c]
-        plays = (*plays, (seat, c))
-        if len(plays) < 4:
-            s.trick = (plays, led, win_seat, win_card, win_power, tpts)
-            s.phase = PLAY
-            s.to_act = (seat + 1) & 3
-            s.tricks = state.tricks
-            s.points = state.points
-            s.won = state.won
-            return _step(Step, (s, facts))
-        # the trick is complete (CO-C3)
-        n = len(state.tricks) + 1
-        if n == 8:
-            tpts += LAST_TRICK_BONUS
-        taken = TrickTaken(n, plays, win_seat, tpts)
-        s.tricks = (*state.tricks, taken)
-        s.trick = ()
-        a, b = state.points
-        s.points = (a + tpts, b) if win_seat & 1 == 0 else (a, b + tpts)
-        w0, w1, w2, w3 = state.won
-        s.won = (
-            w0 + (win_seat == 0), w1 + (win_seat == 1), w2 + (win_seat == 2), w3 + (win_seat == 3)
-        )
-        s.to_act = win_seat
-        if n == 8:
-            s.phase = OVER
-            return Step(s, (*facts, taken, HandEnded(self.result(s))))
-        s.phase = PLAY
-        return _step(Step, (s, (*facts, taken)))
 
     def _reveal(self, state: CoincheState, ct: _Contract) -> Announced:
         """CO-A2: the announcements are shown and resolved as trick 2 starts."""
@@ -1003,9 +1111,9 @@ class Coinche:
     # -- scoring ------------------------------------------------------------------------------
 
     def result(self, state: CoincheState) -> HandResult:
-        if state.res is not None:
-            return state.res
-        res = state.res = self._result(state)
+        res: HandResult | None = getattr(state, "res", None)
+        if res is None:
+            res = state.res = self._result(state)
         return res
 
     def _result(self, state: CoincheState) -> HandResult:
@@ -1015,7 +1123,8 @@ class Coinche:
         r = state.fx.rules
         anns, _, _, rebel = state.decl
         taker = ct.bidder & 1
-        tricks = (state.won[0] + state.won[2], state.won[1] + state.won[3])
+        won = state.won
+        tricks = (won[0] + won[2], won[1] + won[3])
         card = list(state.points)
         for team in (0, 1):
             if tricks[team] == 8:  # capot (CO-S1)
@@ -1029,7 +1138,7 @@ class Coinche:
             for seat in range(4):
                 bel[seat & 1] += 20 * (ct.belcards[seat].bit_count() // 2)
         kind = "capot" if ct.li == CAPOT_LI else "generale" if ct.li == GENERALE_LI else "numeric"
-        all_tricks = state.won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
+        all_tricks = won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
         made, points = score(
             r, value=ct.value, kind=kind, level=ct.level, card=(card[0], card[1]),
             ann=(a0, a1), bel=(bel[0], bel[1]), taker=taker, all_tricks=all_tricks,
