@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Sequence
-from typing import ClassVar, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 from referee.rules.cards import (
     CARD_NAMES,
@@ -206,6 +206,18 @@ _KARE_STRENGTH: Final = {
 
 
 def _decl_key(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
+    k = (code, rules.bg_seq8, rules.bg_kare_order)
+    key = _DECL_KEYS.get(k)
+    if key is None:
+        key = _DECL_KEYS[k] = _decl_key_of(code, rules)
+    return key
+
+
+_DECL_KEYS: Final[dict[tuple[Action, str, str], tuple[int, int, int, int]]] = {}
+""":func:`_decl_key` by code and the two rule parameters it reads."""
+
+
+def _decl_key_of(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
     if code >= CARRE_BASE:
         r = CARRE_RANKS[code - CARRE_BASE]
         return (decl_points(code, rules), 1, _KARE_STRENGTH[rules.bg_kare_order][r], 0)
@@ -225,7 +237,8 @@ def resolve_declarations(
     """
     out = [0] * len(declared)
     groups: list[list[int]]
-    if rules.bg_declaration_contest == "combined":
+    combined = rules.bg_declaration_contest == "combined"
+    if combined:
         groups = [list(range(len(declared)))]
     else:
         groups = [
@@ -236,11 +249,7 @@ def resolve_declarations(
         best: list[tuple[int, ...] | None] = [None, None]
         for i in group:
             seat, code = declared[i]
-            key = (
-                _decl_key(code, rules)
-                if rules.bg_declaration_contest == "combined"
-                else _decl_key(code, rules)[1:]
-            )
+            key = _decl_key(code, rules) if combined else _decl_key(code, rules)[1:]
             t = seat & 1
             cur = best[t]
             if cur is None or key > cur:
@@ -334,49 +343,195 @@ def score_deal(
 # -- state ----------------------------------------------------------------------------------
 
 
-class BelotState:
-    """One Belot deal. Treat as immutable: :meth:`Belot.apply` returns a new one.
+class _Ctx:
+    """The part of a deal that play never changes: the rules, the dealer, the stock, the auction
+    so far and its contract, with the per-contract tables the play path reads.
 
-    ``hands`` packs the four hands into one int, 64 bits per seat; ``rest`` is the stock in the
-    same packing, OR-ed in when the auction ends.
+    Immutable once built by :func:`_make_ctx`; every auction call builds a new one, while the
+    card play shares one, so copying a :class:`BelotState` in play assigns few attributes.
+    Between auction calls only the auction's fields are set (through ``auction``); the play
+    tables (``power`` .. ``decl_ok``) are set for the play, by :func:`_make_ctx`.
     """
 
     __slots__ = (
-        "belots",
-        "best",
+        "above",
+        "auction",
+        "belot_mask",
         "bidder",
-        "cached",
         "calls",
         "contract",
         "dealer",
-        "decls",
-        "hands",
-        "leader",
-        "legal",
+        "decl_ok",
         "level",
         "passes",
-        "phase",
+        "points",
+        "power",
         "rest",
         "rules",
         "stock",
-        "to_act",
-        "trick",
-        "tricks",
-        "winner",
+        "table",
+        "trumps",
     )
 
     rules: BelotRules
     dealer: Seat
     stock: tuple[Card, ...]
     rest: int
-    phase: int
-    to_act: Seat
-    hands: int
     calls: tuple[Action, ...]
     contract: int
     bidder: Seat
     level: int
     passes: int
+    table: tuple[tuple[tuple[tuple[Action, ...], tuple[Action, ...]], ...], ...]
+    """``_AUCTION[...]`` for these rules: per ``contract + 1`` and level, :attr:`auction`."""
+    auction: tuple[tuple[Action, ...], tuple[Action, ...]]
+    """The legal calls for a seat of the bidder's team (``[0]``) and of the other (``[1]``)."""
+    power: tuple[tuple[int, ...], ...]
+    """``POWER[contract]``: per led suit, the power of each card (BG-T1)."""
+    above: tuple[CardSet, ...]
+    """``ABOVE[contract]``."""
+    points: tuple[int, ...]
+    """``CARD_POINTS[contract]``."""
+    trumps: CardSet
+    """The trump suit's cards in a suit contract, else 0."""
+    belot_mask: CardSet
+    """The cards that can carry a belot under the contract (BG-A7)."""
+    decl_ok: bool
+    """Whether declarations are made under the contract (BG-A2, ``bg_nt_declarations``)."""
+
+
+_CTX_FIELDS: Final = (
+    "rules", "dealer", "stock", "rest", "calls", "contract", "bidder", "level", "passes"
+)
+
+
+def _calls_for(
+    top: int, level: int, ours: bool, freeze: bool, surcontra: bool
+) -> tuple[Action, ...]:
+    """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
+    out = [PASS]
+    if not (freeze and level > 1):
+        out.extend(range(BID_BASE + top + 1, BID_BASE + 6))
+    if top >= 0:
+        if level == 1 and not ours:
+            out.append(CONTRA)
+        elif level == 2 and ours:
+            out.append(RECONTRA)
+        elif level == 4 and not ours and surcontra:
+            out.append(SURCONTRA)
+    return tuple(out)
+
+
+_AUCTION: Final = tuple(
+    tuple(
+        tuple(
+            (
+                _calls_for(top, level, True, flags >> 1 == 1, flags & 1 == 1),
+                _calls_for(top, level, False, flags >> 1 == 1, flags & 1 == 1),
+            )
+            for level in range(9)
+        )
+        for top in range(-1, 6)
+    )
+    for flags in range(4)
+)
+"""``_AUCTION[2 * freeze + surcontra][contract + 1][level]``: the legal calls as
+:attr:`_Ctx.auction` holds them."""
+
+_BELOT_CARDS: Final = tuple(
+    KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
+    for m in range(6)
+)
+"""Per mode, the cards that can carry a belot (BG-A7)."""
+
+_NO_TABLE: Final[tuple[int, ...]] = ()
+_MODE_TABLES: Final = (
+    *(
+        (POWER[m], ABOVE[m], CARD_POINTS[m], SUIT_MASKS[m] if m < NO_TRUMPS else 0,
+         _BELOT_CARDS[m])
+        for m in range(6)
+    ),
+    ((), _NO_TABLE, _NO_TABLE, 0, _BELOT_CARDS[-1]),  # no contract yet (index -1)
+)
+"""Per contract (``-1``: none yet, the last row): power, above, points, trumps, belot cards."""
+
+
+def _make_ctx(
+    rules: BelotRules,
+    dealer: Seat,
+    stock: tuple[Card, ...],
+    rest: int,
+    calls: tuple[Action, ...],
+    contract: int,
+    bidder: Seat,
+    level: int,
+    passes: int,
+) -> _Ctx:
+    c = _new_state(_Ctx)
+    c.rules = rules
+    c.dealer = dealer
+    c.stock = stock
+    c.rest = rest
+    c.calls = calls
+    c.contract = contract
+    c.bidder = bidder
+    c.level = level
+    c.passes = passes
+    flags = (2 if rules.bg_double_freezes_auction else 0) + (1 if rules.bg_surcontra else 0)
+    c.table = table = _AUCTION[flags]
+    c.auction = table[contract + 1][level]
+    c.power, c.above, c.points, c.trumps, c.belot_mask = _MODE_TABLES[contract]
+    c.decl_ok = contract != NO_TRUMPS or rules.bg_nt_declarations
+    return c
+
+
+def _replace_ctx(ctx: _Ctx, name: str, value: object) -> _Ctx:
+    fields: dict[str, Any] = {f: getattr(ctx, f) for f in _CTX_FIELDS}
+    fields[name] = value
+    return _make_ctx(**fields)
+
+
+def _ctx_property(name: str, doc: str) -> Any:
+    """A :class:`BelotState` attribute kept in its :class:`_Ctx` (setting it rebuilds the ctx)."""
+
+    def get(self: BelotState) -> Any:
+        return getattr(self.ctx, name)
+
+    def put(self: BelotState, value: Any) -> None:
+        self.ctx = _replace_ctx(self.ctx, name, value)
+
+    return property(get, put, doc=doc)
+
+
+class BelotState:
+    """One Belot deal. Treat as immutable: :meth:`Belot.apply` returns a new one.
+
+    ``hands`` packs the four hands into one int, 64 bits per seat; ``rest`` is the stock in the
+    same packing, OR-ed in when the auction ends. The fields play never changes live in
+    ``ctx`` (a :class:`_Ctx`) and read through as ``rules``, ``dealer``, ``stock``, ``rest``,
+    ``calls``, ``contract``, ``bidder``, ``level`` and ``passes``.
+    """
+
+    __slots__ = (
+        "belots",
+        "best",
+        "cached",
+        "ctx",
+        "decls",
+        "hands",
+        "leader",
+        "legal",
+        "phase",
+        "to_act",
+        "trick",
+        "tricks",
+        "winner",
+    )
+
+    ctx: _Ctx
+    phase: int
+    to_act: Seat
+    hands: int
     leader: Seat
     trick: tuple[Card, ...]
     best: Card
@@ -384,25 +539,39 @@ class BelotState:
     tricks: tuple[TrickTaken, ...]
     decls: tuple[tuple[Seat, Action], ...]
     belots: tuple[tuple[Seat, Card], ...]
-    cached: HandResult | None
+    cached: HandResult
+    """The result, once computed (unset until then)."""
     legal: CardSet
-    """The playable cards of the seat to act, once computed (-1: not yet)."""
+    """The playable cards of the seat to act, once computed (unset until then)."""
+
+    if TYPE_CHECKING:
+        rules: BelotRules
+        dealer: Seat
+        stock: tuple[Card, ...]
+        rest: int
+        calls: tuple[Action, ...]
+        contract: int
+        bidder: Seat
+        level: int
+        passes: int
+    else:
+        rules = _ctx_property("rules", "The rule parameters.")
+        dealer = _ctx_property("dealer", "The dealer.")
+        stock = _ctx_property("stock", "The 12 cards dealt after the auction.")
+        rest = _ctx_property("rest", "The stock packed as ``hands`` is.")
+        calls = _ctx_property("calls", "The auction's calls so far, the first hand's first.")
+        contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
+        bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
+        level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
+        passes = _ctx_property("passes", "Passes since the last bid or double.")
 
     def copy(self) -> BelotState:
-        """A shallow copy (every field is immutable)."""
+        """A shallow copy (every field is immutable), without the cached result and legal set."""
         s = _new_state(BelotState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.stock = self.stock
-        s.rest = self.rest
+        s.ctx = self.ctx
         s.phase = self.phase
         s.to_act = self.to_act
         s.hands = self.hands
-        s.calls = self.calls
-        s.contract = self.contract
-        s.bidder = self.bidder
-        s.level = self.level
-        s.passes = self.passes
         s.leader = self.leader
         s.trick = self.trick
         s.best = self.best
@@ -410,8 +579,6 @@ class BelotState:
         s.tricks = self.tricks
         s.decls = self.decls
         s.belots = self.belots
-        s.cached = None
-        s.legal = -1
         return s
 
     def hand(self, seat: Seat) -> CardSet:
@@ -430,12 +597,6 @@ def _step(state: BelotState, facts: tuple[Fact, ...]) -> Step:
     """``Step(state, facts)`` without the NamedTuple constructor's overhead."""
     return _tuple_new(Step, (state, facts))
 
-_BELOT_CARDS: Final = tuple(
-    KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
-    for m in range(6)
-)
-"""Per mode, the cards that can carry a belot (BG-A7)."""
-
 
 def _seq_byte(hand: CardSet, suit: int) -> int:
     """The 8 cards of ``suit`` in SEQUENCE order as bits 0..7 (7 = bit 0)."""
@@ -443,42 +604,63 @@ def _seq_byte(hand: CardSet, suit: int) -> int:
 
 
 def _playable(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
-    """BG-P1 .. BG-P7: the cards ``seat`` may play."""
+    """BG-P1 .. BG-P7: the cards ``seat`` may play (:meth:`Belot.legal_actions` inlines it)."""
     trick = state.trick
     if not trick:
         return hand
+    ctx = state.ctx
     led = SUIT_OF[trick[0]]
     follow = hand & SUIT_MASKS[led]
-    mode = state.contract
+    mode = ctx.contract
     if mode == NO_TRUMPS:
         return follow or hand
     if mode == ALL_TRUMPS:
         if follow:
-            return (follow & ABOVE[mode][state.best]) or follow
+            return (follow & ctx.above[state.best]) or follow
         return hand
     if follow:
         if led == mode:
-            return (follow & ABOVE[mode][state.best]) or follow
+            return (follow & ctx.above[state.best]) or follow
         return follow
     if not (state.winner ^ seat) & 1:
         return hand
-    trumps = hand & SUIT_MASKS[mode]
+    trumps = hand & ctx.trumps
     if not trumps:
         return hand
     if SUIT_OF[state.best] != mode:
         return trumps
-    return (trumps & ABOVE[mode][state.best]) or hand
+    return (trumps & ctx.above[state.best]) or hand
 
 
 def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
     """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following suit,
     or (suit contract) as a trump. None in no trumps (BG-A2)."""
-    x = hand & _BELOT_CARDS[state.contract]
+    x = hand & state.ctx.belot_mask
     pairs = x & (x >> 1)  # the queen's bit of each complete K+Q pair (Q, K are adjacent bits)
     out = (pairs | (pairs << 1)) & playable
-    if out and state.contract == ALL_TRUMPS and state.trick:
+    if out and state.ctx.contract == ALL_TRUMPS and state.trick:
         out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
     return out
+
+
+_CARRE_BITS: Final = sum(1 << r for r in CARRE_RANKS)
+"""The ranks of a kare, as the bits of one suit."""
+_SEQ_SHIFTS: Final = tuple((su, 13 * su + RANKS[0]) for su in SUITS)
+"""Per suit, where :func:`_seq_byte` takes its 8 cards from."""
+
+_STOCK_SHIFTS: Final = tuple(
+    tuple(((d + 1 + i // 3) & 3) << 6 for i in range(12)) for d in range(4)
+)
+"""Per ``dealer & 3``: where each stock card goes in the packed hands (BG-D2)."""
+
+_DEAL_ORDER: Final = tuple(
+    tuple(
+        (3 * i, 3 * i + 1, 3 * i + 2, 12 + 2 * i, 13 + 2 * i)
+        for i in ((s - d - 1) % 4 for s in range(4))
+    )
+    for d in range(4)
+)
+"""Per ``dealer % 4``, per seat: the pack positions of its first five cards (BG-D2)."""
 
 
 class Belot:
@@ -497,6 +679,12 @@ class Belot:
     def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
         """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
         in the same order, after the auction (BG-D2)."""
+        if len(pack) >= 32:
+            p = pack
+            five = tuple(
+                (p[a], p[b], p[c], p[d], p[e]) for a, b, c, d, e in _DEAL_ORDER[dealer % 4]
+            )
+            return Deal(hands=five, stock=tuple(pack[20:32]))
         by_turn = [tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i])
                    for i in range(4)]
         hands = tuple(by_turn[(s - dealer - 1) % 4] for s in range(4))
@@ -504,25 +692,36 @@ class Belot:
 
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
-        hands = check_deal(deal, PACK_32, (5, 5, 5, 5), 12, "belot")
+        dealt = deal.hands
+        stock = deal.stock
+        packed = rest = union = 0
+        ok = (
+            len(dealt) == 4
+            and len(dealt[0]) == len(dealt[1]) == len(dealt[2]) == len(dealt[3]) == 5
+            and len(stock) == 12
+        )
+        if ok:  # the checks and order of check_deal(), fused with packing the hands
+            for seat, (a, b, c, d, e) in enumerate(dealt):
+                m = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
+                union |= m
+                packed |= m << (seat << 6)
+            for c, sh in zip(stock, _STOCK_SHIFTS[dealer & 3], strict=True):
+                b = 1 << c
+                union |= b
+                rest |= b << sh
+            ok = union == PACK_MASK  # 32 cards that make the pack: each card once
+        if not ok:  # check_deal names the problem; the usual case never gets here
+            hands = check_deal(deal, PACK_32, (5, 5, 5, 5), 12, "belot")
+            packed = rest = 0
+            for seat in range(4):
+                packed |= hands[seat] << (seat << 6)
+            for i, c in enumerate(stock):
+                rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
         s = _new_state(BelotState)
-        s.rules = rules
-        s.dealer = dealer
-        s.stock = deal.stock
-        packed = rest = 0
-        for seat in range(4):
-            packed |= hands[seat] << (seat << 6)
-        for i, c in enumerate(deal.stock):
-            rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
-        s.rest = rest
+        s.ctx = _make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
         s.hands = packed
         s.phase = AUCTION
         s.to_act = (dealer + 1) & 3
-        s.calls = ()
-        s.contract = -1
-        s.bidder = -1
-        s.level = 1
-        s.passes = 0
         s.leader = -1
         s.trick = ()
         s.best = -1
@@ -530,8 +729,6 @@ class Belot:
         s.tricks = ()
         s.decls = ()
         s.belots = ()
-        s.cached = None
-        s.legal = -1
         return s
 
     # -- play ------------------------------------------------------------------------------
@@ -543,44 +740,64 @@ class Belot:
         return state.phase == OVER
 
     def legal_actions(self, state: BelotState) -> list[Action]:
-        if state.phase == PLAY:
+        phase = state.phase
+        if phase == PLAY:
+            ctx = state.ctx
             seat = state.to_act
             hand = (state.hands >> (seat << 6)) & LOW
-            playable = state.legal
-            if playable < 0:
-                playable = state.legal = _playable(state, seat, hand)
-            out: list[Action] = []
-            for sh, table in _BYTE_CARDS:
-                b = (playable >> sh) & 0xFF
-                if b:
-                    out += table[b]
-            mode = state.contract
-            if hand & _BELOT_CARDS[mode]:
+            trick = state.trick
+            if trick:  # _playable, inlined (BG-P1 .. BG-P7)
+                led = SUIT_OF[trick[0]]
+                follow = hand & SUIT_MASKS[led]
+                mode = ctx.contract
+                if mode == NO_TRUMPS:
+                    playable = follow or hand
+                elif mode == ALL_TRUMPS:
+                    playable = ((follow & ctx.above[state.best]) or follow) if follow else hand
+                elif follow:
+                    playable = (
+                        ((follow & ctx.above[state.best]) or follow) if led == mode else follow
+                    )
+                elif not (state.winner ^ seat) & 1:
+                    playable = hand
+                else:
+                    trumps = hand & ctx.trumps
+                    if not trumps:
+                        playable = hand
+                    elif SUIT_OF[state.best] != mode:
+                        playable = trumps
+                    else:
+                        playable = (trumps & ctx.above[state.best]) or hand
+            else:
+                playable = hand
+            state.legal = playable
+            out = [
+                *_CARDS_C[(playable >> 5) & 0xFF],
+                *_CARDS_D[(playable >> 18) & 0xFF],
+                *_CARDS_H[(playable >> 31) & 0xFF],
+                *_CARDS_S[(playable >> 44) & 0xFF],
+            ]
+            x = hand & ctx.belot_mask
+            if x & (x >> 1):  # a K+Q pair in hand (BG-A7)
                 for c in cards_in(_belot_cards(state, hand, playable)):
                     out.append(BELOT_BASE + c)
-            if not state.tricks and (mode != NO_TRUMPS or state.rules.bg_nt_declarations):
+            if (
+                not state.tricks
+                and ctx.decl_ok
+                # a quick filter: three in a row (suits are 13 bits apart and the pack has
+                # no 2..6, so a run never crosses suits) or four of a rank from 9 up; without
+                # either, _declarable() finds nothing
+                and (
+                    hand & (hand >> 1) & (hand >> 2)
+                    or hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS
+                )
+            ):
                 out.extend(self._declarable(state, seat, hand))
             return out
-        if state.phase == AUCTION:
-            return self._calls(state)
+        if phase == AUCTION:
+            ctx = state.ctx
+            return list(ctx.auction[(state.to_act ^ ctx.bidder) & 1])
         return []
-
-    def _calls(self, state: BelotState) -> list[Action]:
-        """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
-        out = [PASS]
-        top = state.contract
-        level = state.level
-        if not (state.rules.bg_double_freezes_auction and level > 1):
-            out.extend(range(BID_BASE + top + 1, BID_BASE + 6))
-        if top >= 0:
-            ours = not (state.to_act ^ state.bidder) & 1
-            if level == 1 and not ours:
-                out.append(CONTRA)
-            elif level == 2 and ours:
-                out.append(RECONTRA)
-            elif level == 4 and not ours and state.rules.bg_surcontra:
-                out.append(SURCONTRA)
-        return out
 
     def _declarable(self, state: BelotState, seat: Seat, hand: CardSet) -> list[Action]:
         """BG-A1, BG-A3, BG-A4: the declarations ``seat`` may still make with its first card."""
@@ -591,19 +808,20 @@ class Belot:
         avail = hand & ~used
         lock = 0
         out = []
-        for i, r in enumerate(CARRE_RANKS):
-            m = RANK_MASKS[r]
-            if hand & m == m:
-                lock |= m
-                if not used & m:
-                    out.append(CARRE_BASE + i)
+        if hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS:  # some kare
+            for i, r in enumerate(CARRE_RANKS):
+                m = RANK_MASKS[r]
+                if hand & m == m:
+                    lock |= m
+                    if not used & m:
+                        out.append(CARRE_BASE + i)
         seqs = []
-        for s in SUITS:
-            a8 = _seq_byte(avail, s)
+        for s, shift in _SEQ_SHIFTS:
+            a8 = (avail >> shift) & 0xFF  # _seq_byte(avail, s)
             if not _HAS_RUN[a8]:
                 continue
-            h8 = _seq_byte(hand, s)
-            l8 = _seq_byte(lock, s)
+            h8 = (hand >> shift) & 0xFF
+            l8 = (lock >> shift) & 0xFF
             free = ~h8 | l8  # neighbour positions that do not extend a run
             for low, length in _SUBRUNS[a8]:
                 below, above = low - 1, low + length
@@ -613,84 +831,164 @@ class Belot:
         return seqs + out
 
     def apply(self, state: BelotState, seat: Seat, action: Action) -> Step:
-        if state.phase == OVER or seat != state.to_act:
+        phase = state.phase
+        if phase == OVER or seat != state.to_act:
             raise self._not_your_turn(state, seat, action)
-        if state.phase == PLAY:
-            if 0 <= action < VERB_BASE:
-                playable = state.legal
-                if playable < 0:
-                    playable = _playable(state, seat, (state.hands >> (seat << 6)) & LOW)
-                if not (playable >> action) & 1:
-                    raise self._illegal(state, action)
-                return self._play(state, seat, action, False)
-            if BELOT_BASE <= action < BELOT_BASE + 52:
-                c = action - BELOT_BASE
-                hand = (state.hands >> (seat << 6)) & LOW
-                playable = _playable(state, seat, hand)
-                if not (_belot_cards(state, hand, playable) >> c) & 1:
-                    raise self._illegal(state, action)
-                return self._play(state, seat, c, True)
+        if phase != PLAY:
+            return self._call(state, seat, action)
+        if not 0 <= action < VERB_BASE:
+            return self._announce(state, seat, action)
+        # A card play: the hot path, _play() inlined.
+        try:
+            playable = state.legal
+        except AttributeError:  # legal_actions() not asked on this state
+            playable = _playable(state, seat, (state.hands >> (seat << 6)) & LOW)
+        if not (playable >> action) & 1:
+            raise self._illegal(state, action)
+        ctx = state.ctx
+        s = _new_state(BelotState)
+        s.ctx = ctx
+        s.phase = PLAY
+        s.hands = state.hands ^ (1 << (action + (seat << 6)))
+        s.decls = state.decls
+        s.belots = state.belots
+        trick = state.trick
+        if not trick:
+            s.trick = (action,)
+            s.leader = seat
+            s.best = action
+            s.winner = seat
+            s.to_act = (seat + 1) & 3
+            s.tricks = state.tricks
+            return _tuple_new(Step, (s, ()))
+        best = state.best
+        power = ctx.power[SUIT_OF[trick[0]]]
+        if power[action] > power[best]:
+            s.best = best = action
+            s.winner = winner = seat
+        else:
+            s.best = best
+            s.winner = winner = state.winner
+        lead = s.leader = state.leader
+        if len(trick) < 3:
+            s.trick = (*trick, action)
+            s.to_act = (seat + 1) & 3
+            s.tricks = state.tricks
+            return _tuple_new(Step, (s, ()))
+        t0, t1, t2 = trick
+        pts = ctx.points
+        taken = TrickTaken(
+            len(state.tricks) + 1,
+            ((lead, t0), ((lead + 1) & 3, t1), ((lead + 2) & 3, t2), ((lead + 3) & 3, action)),
+            winner,
+            pts[t0] + pts[t1] + pts[t2] + pts[action],
+        )
+        s.tricks = tricks = (*state.tricks, taken)
+        s.trick = ()
+        s.best = -1
+        s.leader = s.to_act = winner
+        if len(tricks) == 8:
+            s.phase = OVER
+            return _tuple_new(Step, (s, (taken, HandEnded(self.result(s)))))
+        return _tuple_new(Step, (s, (taken,)))
+
+    def _announce(self, state: BelotState, seat: Seat, action: Action) -> Step:
+        """In play, anything but a plain card: a card with a belot, or a declaration."""
+        if BELOT_BASE <= action < BELOT_BASE + 52:
+            c = action - BELOT_BASE
+            hand = (state.hands >> (seat << 6)) & LOW
+            playable = _playable(state, seat, hand)
+            if not (_belot_cards(state, hand, playable) >> c) & 1:
+                raise self._illegal(state, action)
+            return self._play(state, seat, c, True)
         if action not in self.legal_actions(state):
             raise self._illegal(state, action)
-        s = state.copy()
-        facts: tuple[Fact, ...] = ()
-        if state.phase == PLAY:  # a declaration (BG-A3)
-            s.decls = (*state.decls, (seat, action))
-            facts = (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),)
-            return _step(s, facts)
-        s.calls = (*state.calls, action)
-        s.to_act = (seat + 1) & 3
+        s = state.copy()  # a declaration (BG-A3)
+        s.decls = (*state.decls, (seat, action))
+        return _step(s, (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),))
+
+    def _call(self, state: BelotState, seat: Seat, action: Action) -> Step:
+        """An auction call (BG-B1 .. BG-B6)."""
+        ctx = state.ctx
+        if action not in ctx.auction[(seat ^ ctx.bidder) & 1]:
+            raise self._illegal(state, action)
+        contract = ctx.contract
+        bidder = ctx.bidder
+        level = ctx.level
+        passes = 0
         if action == PASS:
-            s.passes += 1
-            if s.contract < 0 and s.passes == 4:  # BG-B6 (b)
-                s.phase = OVER
-                return _step(s, (HandEnded(self.result(s)),))
-            if s.contract >= 0 and s.passes == 3:  # BG-B6 (a)
-                return _step(s, self._start_play(s))
+            passes = ctx.passes + 1
         elif action in _LEVEL_AFTER:
-            s.level = _LEVEL_AFTER[action]
-            s.passes = 0
+            level = _LEVEL_AFTER[action]
         else:
-            s.contract = action - BID_BASE
-            s.bidder = seat
-            s.level = 1
-            s.passes = 0
-        return _step(s, facts)
+            contract = action - BID_BASE
+            bidder = seat
+            level = 1
+        calls = (*ctx.calls, action)
+        s = _new_state(BelotState)
+        if action == PASS and contract >= 0 and passes == 3:  # BG-B6 (a): to the play
+            s.ctx = _make_ctx(
+                ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes
+            )
+        else:  # still bidding: the auction's fields only (the play tables stay unset)
+            s.ctx = c = _new_state(_Ctx)
+            c.rules = ctx.rules
+            c.dealer = ctx.dealer
+            c.stock = ctx.stock
+            c.rest = ctx.rest
+            c.calls = calls
+            c.contract = contract
+            c.bidder = bidder
+            c.level = level
+            c.passes = passes
+            c.table = table = ctx.table
+            c.auction = table[contract + 1][level]
+        s.phase = AUCTION
+        s.to_act = (seat + 1) & 3
+        s.hands = state.hands
+        s.leader = state.leader
+        s.trick = state.trick
+        s.best = state.best
+        s.winner = state.winner
+        s.tricks = state.tricks
+        s.decls = state.decls
+        s.belots = state.belots
+        if action == PASS:
+            if contract < 0 and passes == 4:  # BG-B6 (b)
+                s.phase = OVER
+                return _tuple_new(Step, (s, (HandEnded(self.result(s)),)))
+            if contract >= 0 and passes == 3:  # BG-B6 (a)
+                return _tuple_new(Step, (s, self._start_play(s)))
+        return _tuple_new(Step, (s, ()))
 
     def _start_play(self, s: BelotState) -> tuple[Fact, ...]:
         """The last three cards each (BG-D2); the first hand leads (BG-D3)."""
-        s.hands |= s.rest
+        ctx = s.ctx
+        s.hands |= ctx.rest
         s.phase = PLAY
-        first = (s.dealer + 1) & 3
+        first = (ctx.dealer + 1) & 3
         s.to_act = first
         s.leader = first
         return (
             Announced(
                 "contract",
                 {
-                    "contract": MODE_NAMES[s.contract],
-                    "declarer": s.bidder,
-                    "level": s.level,
+                    "contract": MODE_NAMES[ctx.contract],
+                    "declarer": ctx.bidder,
+                    "level": ctx.level,
                 },
             ),
         )
 
     def _play(self, state: BelotState, seat: Seat, c: Card, belot: bool) -> Step:
-        s = _new_state(BelotState)  # an inlined copy(): this is the hot path
-        s.rules = state.rules
-        s.dealer = state.dealer
-        s.stock = state.stock
-        s.rest = state.rest
+        """Play ``c``, announcing a belot with it when ``belot`` (the card path of
+        :meth:`apply` inlines the rest)."""
+        ctx = state.ctx
+        s = _new_state(BelotState)
+        s.ctx = ctx
         s.phase = PLAY
         s.hands = state.hands ^ (1 << (c + (seat << 6)))
-        s.calls = state.calls
-        s.contract = mode = state.contract
-        s.bidder = state.bidder
-        s.level = state.level
-        s.passes = state.passes
         s.decls = state.decls
-        s.cached = None
-        s.legal = -1
         facts: tuple[Fact, ...] = ()
         if belot:
             s.belots = (*state.belots, (seat, c))
@@ -706,7 +1004,7 @@ class Belot:
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
             return _tuple_new(Step, (s, facts))
-        power = POWER[mode][SUIT_OF[trick[0]]]
+        power = ctx.power[SUIT_OF[trick[0]]]
         if power[c] > power[state.best]:
             s.best = c
             s.winner = winner = seat
@@ -719,7 +1017,7 @@ class Belot:
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
             return _tuple_new(Step, (s, facts))
-        pts = CARD_POINTS[mode]
+        pts = ctx.points
         taken = TrickTaken(
             len(state.tricks) + 1,
             ((lead, trick[0]), ((lead + 1) & 3, trick[1]), ((lead + 2) & 3, trick[2]),
@@ -739,56 +1037,66 @@ class Belot:
     # -- scoring ---------------------------------------------------------------------------
 
     def result(self, state: BelotState) -> HandResult:
-        if state.cached is None:
-            state.cached = self._result(state)
-        return state.cached
+        try:
+            return state.cached
+        except AttributeError:
+            out = state.cached = self._result(state)
+            return out
 
     def _result(self, state: BelotState) -> HandResult:
-        if state.contract < 0 or len(state.tricks) < 8:
+        ctx = state.ctx
+        tricks = state.tricks
+        mode = ctx.contract
+        if mode < 0 or len(tricks) < 8:
             return HandResult((0, 0), {"redeal": True}, void=True)
-        rules = state.rules
-        mode = state.contract
-        b = state.bidder & 1
+        rules = ctx.rules
+        b = ctx.bidder & 1
         cards = [0, 0]
         won = [0, 0]
-        for taken in state.tricks:
-            cards[taken.winner & 1] += taken.points
-            won[taken.winner & 1] += 1
-        last = state.tricks[-1].winner & 1
-        decl_pts = resolve_declarations(state.decls, rules)
+        for taken in tricks:
+            t = taken.winner & 1
+            cards[t] += taken.points
+            won[t] += 1
+        last = tricks[-1].winner & 1
+        decls = state.decls
         decl_team = [0, 0]
-        for (seat, _), p in zip(state.decls, decl_pts, strict=True):
-            decl_team[seat & 1] += p
+        declarations: list[JSON] = []
+        if decls:
+            decl_pts = resolve_declarations(decls, rules)
+            for (seat, code), p in zip(decls, decl_pts, strict=True):
+                decl_team[seat & 1] += p
+                declarations.append(
+                    {
+                        "seat": seat,
+                        "kind": _DECL_KIND[code],
+                        "cards": list(_DECL_NAMES[code]),
+                        "points": p,
+                    }
+                )
         bel = [0, 0]
         for seat, _ in state.belots:
             bel[seat & 1] += 20
-        raw = [cards[t] + (LAST_TRICK_BONUS if t == last else 0) for t in (0, 1)]
+        raw0 = cards[0] + (LAST_TRICK_BONUS if last == 0 else 0)
+        raw1 = cards[1] + (LAST_TRICK_BONUS if last == 1 else 0)
         if mode == NO_TRUMPS:
-            raw = [2 * raw[0] + decl_team[0], 2 * raw[1] + decl_team[1]]  # BG-S1 (+ V9)
+            raw = [2 * raw0 + decl_team[0], 2 * raw1 + decl_team[1]]  # BG-S1 (+ V9)
         else:
-            raw = [raw[t] + decl_team[t] + bel[t] for t in (0, 1)]
+            raw = [raw0 + decl_team[0] + bel[0], raw1 + decl_team[1] + bel[1]]
         valat = None
         for t in (0, 1):
             if won[t] == 8:
                 valat = t
                 raw[t] += 90
-        score = score_deal(mode, state.level, b, (raw[0], raw[1]), valat is not None, rules)
+        level = ctx.level
+        score = score_deal(mode, level, b, (raw[0], raw[1]), valat is not None, rules)
         detail: dict[str, JSON] = {
             "contract": MODE_NAMES[mode],
-            "declarer": state.bidder,
-            "level": state.level,
+            "declarer": ctx.bidder,
+            "level": level,
             "tricks": won,
             "card_points": cards,
             "last_trick": last,
-            "declarations": [
-                {
-                    "seat": seat,
-                    "kind": decl_kind(code),
-                    "cards": [CARD_NAMES[c] for c in _decl_cards(code)],
-                    "points": p,
-                }
-                for (seat, code), p in zip(state.decls, decl_pts, strict=True)
-            ],
+            "declarations": declarations,
             "belots": [
                 {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[c]]} for seat, c in state.belots
             ],
@@ -1141,6 +1449,12 @@ def _decl_cards(code: Action) -> list[Card]:
     return [card(RANKS[i], s) for i in range(low, low + length)]
 
 
+_DECL_KIND: Final = {code: decl_kind(code) for code in DECL_MASK}
+"""``decl_kind`` by code."""
+_DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in _decl_cards(code)) for code in DECL_MASK}
+"""The names of the cards of each declaration code."""
+
+
 def _runs8(b: int) -> list[tuple[int, int]]:
     out = []
     i = 0
@@ -1170,12 +1484,13 @@ _SUBRUNS: Final = tuple(
 """Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
 
 
-_BYTE_CARDS: Final = tuple(
-    (13 * su + RANKS[0], tuple(tuple(card(RANKS[i], su) for i in range(8) if (b >> i) & 1)
-                              for b in range(256)))
+_CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = (
+    tuple(tuple(card(RANKS[i], su) for i in range(8) if (b >> i) & 1) for b in range(256))
     for su in SUITS
 )
-"""Per suit: the shift of its 8 cards and, per 8-bit pattern, the cards (``cards_in`` fast)."""
+"""Per suit, per 8-bit pattern of its cards at bit ``13 * suit + 5`` (5, 18, 31, 44): the
+cards, lowest first (``cards_in`` by table)."""
+assert tuple(13 * su + RANKS[0] for su in SUITS) == (5, 18, 31, 44)
 
 
 def _trick_json(t: TrickTaken) -> dict[str, JSON]:
