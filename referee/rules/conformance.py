@@ -50,7 +50,12 @@ def check_playout(
     while True:
         _check_locations(game, state, full_pack, decisions)
         seat = game.current_seat(state)
-        legal = game.legal_actions(state)
+        generated = game.legal_actions(state)
+        legal = list(generated)
+        _expect(len(generated) == len(legal), "len() of the legal set must match it", decisions)
+        for i in (0, len(legal) // 2, len(legal) - 1):
+            if legal:
+                _expect(generated[i] == legal[i], "indexing the legal set must match it", decisions)
         if game.is_terminal(state):
             _expect(seat is None and not legal, "a finished deal has no seat to act", decisions)
             break

@@ -151,8 +151,12 @@ class Game(Protocol[S]):
         """The seat to act, or ``None`` when the deal is over."""
         ...
 
-    def legal_actions(self, state: S) -> list[Action]:
-        """Every legal action of the seat to act, sorted by code; empty when over."""
+    def legal_actions(self, state: S) -> Sequence[Action]:
+        """Every legal action of the seat to act, sorted by code; empty when over.
+
+        Usually a list. Where the set is large (Pedro's discard sets) it may be a lazy
+        sequence with ``len``, indexing, ``in`` and iteration, as python-chess's
+        ``LegalMoveGenerator`` is: nothing is built until asked for."""
         ...
 
     def apply(self, state: S, seat: Seat, action: Action) -> Step:
