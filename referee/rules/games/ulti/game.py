@@ -315,6 +315,8 @@ _REKONTRA_SETS: Final = tuple(frozenset(r) for r in _REKONTRA_LISTS)
 _NAME_LIST: Final = [NAME_BASE + s for s in NAMEABLE]
 _NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
+_CMASK: dict[tuple[int, bool], int] = {}
+"""``components_mask`` of each ladder contract, by ``(rank, ulti_with_parti)``."""
 _MARRIAGE: Final = tuple((1 << card(KING, s)) | (1 << card(QUEEN, s)) for s in SUITS)
 """``_MARRIAGE[suit]``: the king and queen (felső) of ``suit`` (UL-16)."""
 _SHL1: Final = (1).__lshift__
@@ -862,9 +864,9 @@ class Ulti:
                     return _new_step(Step, (s, facts))
             else:
                 facts = (taken,)
-            m = hands[s.to_act]
+            m = hands[winner]
             hold = fx.hold
-            if hold and s.to_act == d and m & hold and m != hold and number < 9:
+            if hold and winner == d and m & hold and m != hold and number < 9:
                 m &= ~hold  # UL-25
             s.lmask = m
             return _new_step(Step, (s, facts))
@@ -998,7 +1000,13 @@ class Ulti:
             )
         if trump >= 0 and contract.mask & ULTI and rules.hold_ulti_seven:
             f.hold = 1 << SEVENS[trump]
-        f.cmask = components_mask(contract, rules)
+        key = (contract.rank, rules.ulti_with_parti)
+        cmask = _CMASK.get(key) if contract is LADDER[contract.rank - 1] else None
+        if cmask is None:
+            cmask = components_mask(contract, rules)
+            if contract is LADDER[contract.rank - 1]:
+                _CMASK[key] = cmask
+        f.cmask = cmask
         f.tab1, f.tab2 = _play_tables(trump, rules.must_beat_after_trumped)
         if trump < 0 and rules.early_stop:  # UL-27
             mask = contract.mask
