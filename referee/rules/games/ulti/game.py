@@ -461,12 +461,14 @@ class UltiState:
     Only what a card play changes lives here; the rest is in ``fx``, shared between states
     (and readable through the properties below)."""
 
-    __slots__ = ("fx", "hands", "lmask", "phase", "res", "to_act", "trick", "tricks")
+    __slots__ = ("fx", "hm", "lmask", "phase", "res", "to_act", "trick", "tricks")
 
     fx: _Auction
     phase: int
     to_act: Seat
-    hands: tuple[CardSet, ...]
+    hm: int
+    """The three hands in one integer: seat ``s`` holds ``hm >> 52 * s & FULL`` (see
+    :attr:`hands`)."""
     lmask: CardSet
     """The legal cards of ``to_act`` in the play phase."""
     trick: tuple[Card, ...]
@@ -479,7 +481,7 @@ class UltiState:
         """A shallow copy (every field is immutable)."""
         s: UltiState = _new_state(UltiState)
         s.fx = self.fx
-        s.hands = self.hands
+        s.hm = self.hm
         s.lmask = self.lmask
         s.phase = self.phase
         s.to_act = self.to_act
@@ -488,6 +490,12 @@ class UltiState:
         if self.phase == OVER:
             s.res = self.res
         return s
+
+    @property
+    def hands(self) -> tuple[CardSet, ...]:
+        """Each seat's cards."""
+        hm = self.hm
+        return (hm & _FULL, hm >> 52 & _FULL, hm >> 104)
 
     @property
     def rules(self) -> UltiRules:
@@ -589,6 +597,15 @@ class UltiState:
 
     def __repr__(self) -> str:
         return f"<UltiState phase={Phase(self.phase).name} to_act={self.to_act}>"
+
+
+_FULL: Final = (1 << 52) - 1
+_OFF: Final = (0, 52, 104)
+"""Where each seat's hand starts in :attr:`UltiState.hm`."""
+
+
+def _pack_hands(hands: Sequence[CardSet]) -> int:
+    return hands[0] | hands[1] << 52 | hands[2] << 104
 
 
 _new_state = object.__new__
@@ -702,7 +719,7 @@ class Ulti:
         s.fx = f
         s.phase = DISCARD
         s.to_act = first
-        s.hands = tuple(hands)
+        s.hm = _pack_hands(hands)
         s.lmask = 0
         s.trick = ()
         s.tricks = ()
@@ -725,7 +742,7 @@ class Ulti:
         if phase == DISCARD:
             pair_base = _PAIR_BASE
             return [pair_base[a] + b
-                    for a, b in combinations(_cards_of(state.hands[state.to_act]), 2)]
+                    for a, b in combinations(_cards_of(state.hm >> _OFF[state.to_act] & _FULL), 2)]
         fx = state.fx
         if phase == AUCTION:
             return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)][:]
@@ -780,17 +797,14 @@ class Ulti:
                 raise self._illegal(state, action)
             # a card (UL-22 .. UL-27), inline: the hot path
             fx = state.fx
-            h0, h1, h2 = state.hands
-            b = ~(1 << action)
-            hands = (h0 & b, h1, h2) if seat == 0 else (
-                (h0, h1 & b, h2) if seat == 1 else (h0, h1, h2 & b))
+            hm = state.hm & ~(1 << (action + _OFF[seat]))
             tricks = state.tricks
             facts: tuple[Fact, ...] = ()
             if not tricks and fx.marriages:  # UL-16: announced with the first card
                 facts = self._marriage_facts(fx, seat)
             s: UltiState = _new_state(UltiState)
             s.fx = fx
-            s.hands = hands
+            s.hm = hm
             trick = state.trick
             if len(trick) < 2:
                 if trick:
@@ -808,7 +822,7 @@ class Ulti:
                     s.lmask = state.lmask
                     return _new_step(Step, (s, facts))
                 s.phase = PLAY
-                hand = hands[nxt]
+                hand = hm >> _OFF[nxt] & _FULL
                 led, beat, trumps, overtrump, _, _ = entry
                 m = hand & led
                 if m:
@@ -857,14 +871,14 @@ class Ulti:
                 facts = (*facts, taken)
                 if contract.open:  # UL-21
                     facts = (*facts, _announced("open_hand", {"seat": d, "hand": [
-                        CARD_NAMES[x] for x in cards_in(hands[d])]}))
+                        CARD_NAMES[x] for x in cards_in(hm >> _OFF[d] & _FULL)]}))
                 self._kontra_turn(s)
                 if s.phase == KONTRA:
                     s.lmask = state.lmask
                     return _new_step(Step, (s, facts))
             else:
                 facts = (taken,)
-            m = hands[winner]
+            m = hm >> _OFF[winner] & _FULL
             hold = fx.hold
             if hold and winner == d and m & hold and m != hold and number < 9:
                 m &= ~hold  # UL-25
@@ -876,15 +890,13 @@ class Ulti:
         if phase == DISCARD:  # UL-10, UL-11
             pair = action - DISCARD_BASE
             a, b = divmod(pair, 52)
-            hand = state.hands[seat]
+            hand = state.hm >> _OFF[seat] & _FULL
             if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
                 raise self._illegal(state, action)
             s = state.copy()
             f = s.fx = fx.copy()
             two = (1 << a) | (1 << b)
-            hands_ = list(state.hands)
-            hands_[seat] = hand & ~two
-            s.hands = tuple(hands_)
+            s.hm = state.hm & ~(two << _OFF[seat])
             f.talon = two
             f.discarder = seat
             s.phase = BID
@@ -905,9 +917,7 @@ class Ulti:
                 s.to_act = _NEXT[seat]
                 return _new_step(Step, (s, (fact,)))
             if action == PICKUP:  # 12 cards, discard two, bid higher
-                hands_ = list(state.hands)
-                hands_[seat] |= f.talon
-                s.hands = tuple(hands_)
+                s.hm = state.hm | f.talon << _OFF[seat]
                 f.talon = 0
                 s.phase = DISCARD
                 return _new_step(Step, (s, (_announced("pickup", {"seat": seat}),)))
@@ -1019,7 +1029,7 @@ class Ulti:
         """The legal cards of the seat to act (UL-23 .. UL-25)."""
         f = s.fx
         seat = s.to_act
-        hand = s.hands[seat]
+        hand = s.hm >> _OFF[seat] & _FULL
         trick = s.trick
         if not trick:
             m = hand
