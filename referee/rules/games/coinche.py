@@ -368,7 +368,7 @@ none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
 class _Fixed:
     """What does not change during a deal: rules, dealer, the cards dealt."""
 
-    __slots__ = ("dealer", "first", "full", "pending", "rules", "start")
+    __slots__ = ("calls", "dealer", "first", "full", "pending", "rules", "start")
 
     rules: CoincheRules
     dealer: Seat
@@ -376,6 +376,7 @@ class _Fixed:
     start: tuple[CardSet, ...]  # held during the auction
     full: tuple[CardSet, ...]  # held from the play on (8 cards)
     pending: CardSet  # dealt after the auction (cards_before_auction < 8)
+    calls: dict[int, tuple[Action, ...]]  # the legal-calls cache for these rules
 
 
 class _Contract:
@@ -525,6 +526,14 @@ _new_state = object.__new__
 _step = tuple.__new__
 
 
+def _auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
+    key = (rules.max_bid, rules.generale, rules.ranked_denominations)
+    cache = _AUCTION_CACHES.get(key)
+    if cache is None:
+        cache = _AUCTION_CACHES[key] = {}
+    return cache
+
+
 def _trick_taken(
     number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int
 ) -> TrickTaken:
@@ -551,7 +560,8 @@ _DEALERS: Final = tuple(
 )
 """``_DEALERS[dealer][seat](pack)``: the cards ``seat`` receives, in the order received."""
 
-_AUCTION_CACHE: dict[tuple[int, ...], tuple[Action, ...]] = {}
+_AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
+"""Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
 
 # -- scoring (CO-S1 .. CO-S6) --------------------------------------------------------------------
 
@@ -709,6 +719,7 @@ class Coinche:
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
+        fx.calls = _auction_cache(rules)
         if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):
             start = check_deal(deal, PACK_32, (k, k, k, k), 4 * (8 - k), "coinche")
             full = list(start)
@@ -766,6 +777,7 @@ class Coinche:
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + 1) % 4
+        fx.calls = _auction_cache(rules)
         fx.full = fx.start = tuple(full)
         fx.pending = 0
         s = _new_state(CoincheState)
@@ -832,11 +844,9 @@ class Coinche:
             top >= 0 and level == 1 and not same_team and (r.capot_doublable or li < CAPOT_LI)
         )
         can_sur = level == 2 and same_team
-        key = (
-            top if bids_open else -2, int(can_coinche), int(can_sur), r.max_bid,
-            int(r.generale), int(r.ranked_denominations),
-        )
-        found = _AUCTION_CACHE.get(key)
+        cache = state._fx.calls
+        key = (top if bids_open else -2) * 4 + 2 * can_coinche + can_sur
+        found = cache.get(key)
         if found is None:
             codes = [PASS]
             if can_coinche:
@@ -853,7 +863,7 @@ class Coinche:
                     for d in range(6):
                         if lv > li or (lv == li and r.ranked_denominations and d > top_d):
                             codes.append(bid_code(lv, d))
-            found = _AUCTION_CACHE[key] = tuple(sorted(codes))
+            found = cache[key] = tuple(sorted(codes))
         return found
 
     def _playable(self, s: CoincheState, ct: _Contract) -> CardSet:
@@ -1023,7 +1033,16 @@ class Coinche:
         return Step(s, (Announced("announce", {"seat": seat, "kind": combo_kind(index)}),))
 
     def _auction(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        s = state.copy()
+        s = _new_state(CoincheState)
+        s._fx = state._fx
+        s.calls = None
+        s.ct = None
+        s.phase = AUCTION
+        s.decl = state.decl
+        s.played = state.played
+        s.trick = state.trick
+        s.tricks = state.tricks
+        s.pm = -1
         calls, top, bidder, level, passes = state._auc
         calls = (*calls, (seat, action))
         s.to_act = (seat + 1) & 3
@@ -1035,7 +1054,7 @@ class Coinche:
                 return Step(s, (HandEnded(self.result(s)),))
             if top >= 0 and passes == 3:  # CO-B6b
                 return self._start_play(s)
-            return Step(s, ())
+            return _step(Step, (s, ()))
         if action == COINCHE:  # CO-B4
             s._auc = (calls, top, bidder, 2, 0)
             return Step(s, (Announced("coinche", {"seat": seat}),))
@@ -1163,7 +1182,7 @@ class Coinche:
 
     def _contract_json(self, ct: _Contract) -> dict[str, JSON]:
         return {
-            "bid": self.format_action(bid_code(ct.li, ct.denom))[4:],
+            "bid": _BID_TEXT[bid_code(ct.li, ct.denom)],
             "value": ct.value,
             "denomination": DENOM_NAMES[ct.denom],
             "bidder": ct.bidder,
@@ -1504,4 +1523,9 @@ def _trick_json(t: TrickTaken) -> dict[str, JSON]:
 
 
 GAME: Final = Coinche()
+_BID_TEXT: Final = {
+    code: GAME.format_action(code)[4:]
+    for code in (bid_code(li, d) for li in range(N_LEVELS) for d in range(6))
+}
+"""The text of each bid (``"80H"``, ``"capotTA"``)."""
 _ALL_ACTIONS: Final = frozenset(GAME.all_actions())
