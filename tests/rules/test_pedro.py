@@ -6,11 +6,15 @@ and the vector ids (P-Tn) they check.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from referee.rules.cards import CARD_NAMES, PACK_52, parse_card
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
@@ -23,6 +27,7 @@ from referee.rules.games.pedro import (
     POINTS,
     POWER,
     TRUMPS,
+    DiscardSets,
     PedroRules,
     PedroState,
     Phase,
@@ -344,6 +349,164 @@ def test_pe14_widow_cannot_run_short() -> None:
     assert err.value.rule == "PE-14" and "only 3 more" in err.value.message
     s = act(s, W, "discard:2D,3D,4D,6D,7D,8D")
     assert [h.bit_count() for h in s.hands] == [6, 6, 6, 6] and s.widow_up == 0
+
+
+# -- the lazy legal set of a discard (PE-10 .. PE-14) ---------------------------------------
+
+
+def brute_force_discards(state: PedroState) -> list[int]:
+    """Every legal discard code, straight from the rules: each subset of the hand checked
+    against PE-10/PE-11 (at least three, never a counting trump), PE-12 (more than six trumps;
+    the ``all_non_trumps`` variant) and PE-14 (the widow gives at most 16 cards in all)."""
+    hand = state.hands[state.to_act]
+    t = state.trump
+    room = 16 - state.requested
+    held = [c for c in range(52) if hand >> c & 1]
+    trumps = hand & TRUMPS[t]
+    nt = trumps.bit_count()
+    plain = hand & ~trumps
+    out = []
+    for bits in range(1 << len(held)):
+        d = sum(1 << c for k, c in enumerate(held) if bits >> k & 1)
+        if state.rules.discard_rule == "at_least_three":
+            ok = not d & COUNTING[t] and 3 <= d.bit_count() <= 3 + room
+        elif nt > 6:  # every non-trump, and non-counting trumps down to six
+            ok = d & plain == plain and not d & COUNTING[t] and (hand & ~d).bit_count() == 6
+        elif 9 - nt <= 3 + room:  # every non-trump
+            ok = d == plain
+        else:  # the widow is short: as many non-trumps as it can replace
+            ok = not d & ~plain and d.bit_count() == 3 + room
+        if ok:
+            out.append(DISCARD_BASE + d)
+    return sorted(out)
+
+
+def discard_position(
+    rule: str, trump: int, nt: int, order: list[int], requested: int, seat: int
+) -> PedroState:
+    """The fixed deal at its discards, ``seat`` to act holding ``nt`` trumps (cards picked in
+    ``order``) after ``requested`` widow cards were asked for."""
+    s = to_discards(PedroRules(discard_rule=rule)).copy()
+    trumps = [c for c in order if TRUMPS[trump] >> c & 1][:nt]
+    plain = [c for c in order if not TRUMPS[trump] >> c & 1][: 9 - nt]
+    hands = list(s.hands)
+    hands[seat] = sum(1 << c for c in trumps + plain)
+    s.hands = tuple(hands)
+    s.trump = trump
+    s.requested = requested
+    s.to_act = seat
+    return s
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rule=st.sampled_from(["at_least_three", "all_non_trumps"]),
+    trump=st.integers(0, 3),
+    nt=st.integers(0, 9),
+    order=st.permutations(range(52)),
+    requested=st.one_of(st.integers(0, 16), st.sampled_from([13, 14, 15, 16])),
+    seat=st.integers(0, 3),
+    picks=st.lists(st.integers(-500, 500), max_size=20),
+    masks=st.lists(st.integers(0, (1 << 52) - 1), max_size=20),
+)
+def test_pe10_pe11_pe12_pe14_lazy_discard_set_is_the_rules_list(
+    rule: str,
+    trump: int,
+    nt: int,
+    order: list[int],
+    requested: int,
+    seat: int,
+    picks: list[int],
+    masks: list[int],
+) -> None:
+    """PE-10, PE-11, PE-12, PE-14: the lazy legal set of a discard (any trump count, up to
+    nine; the widow running short; both ``discard_rule`` variants) lists exactly the subsets
+    the rules allow, in code order; its len, indexing (negative too), ``in``, ``index`` and
+    ``apply`` agree with that list."""
+    s = discard_position(rule, trump, nt, order, requested, seat)
+    lazy = GAME.legal_actions(s)
+    want = brute_force_discards(s)
+    assert isinstance(lazy, DiscardSets)
+    assert list(lazy) == want and len(lazy) == len(want) and lazy == want
+    assert [lazy[i] for i in range(len(lazy))] == want
+    assert list(reversed(lazy)) == want[::-1] and lazy[1:7] == want[1:7]
+    for i in picks:
+        if -len(want) <= i < len(want):
+            assert lazy[i] == want[i]
+            assert lazy.index(want[i]) == i % len(want)
+        else:
+            with pytest.raises(IndexError):
+                lazy[i]
+    hand = s.hands[seat]
+    for code in (*want[:5], *(DISCARD_BASE + (m & (hand | m & -m)) for m in masks)):
+        legal_here = code in set(want)
+        assert (code in lazy) == legal_here
+        try:
+            GAME.apply(s, seat, code)
+        except IllegalActionError as err:
+            assert not legal_here and err.rule in ("PE-10", "PE-11", "PE-12", "PE-14")
+        else:
+            assert legal_here
+
+
+def test_pe10_lazy_discard_set_in_play_and_its_edges() -> None:
+    """PE-10: at every discard of 200 seeded random deals (both ``discard_rule`` variants)
+    the lazy set lists what the rules allow; out-of-range indices raise IndexError; codes that
+    are not discards are not in it; its repr names the pool."""
+    rng = random.Random(20)
+    pack = list(PACK_52)
+    for k in range(200):
+        rules = PedroRules(discard_rule=("at_least_three", "all_non_trumps")[k % 2])
+        rng.shuffle(pack)
+        s = GAME.new_hand(GAME.deal(pack, k % 4), k % 4, rules)
+        while not GAME.is_terminal(s):
+            options = GAME.legal_actions(s)
+            if s.phase == Phase.DISCARD:
+                assert list(options) == brute_force_discards(s)
+                assert options[-1] == max(options) and options[0] == min(options)
+            s = GAME.apply(s, s.to_act, options[rng.randrange(len(options))]).state
+    lazy = GAME.legal_actions(to_discards())
+    assert lazy == [DISCARD_BASE + sum(1 << c for c in cards("3C KH 4S"))]
+    assert repr(lazy) == "<DiscardSets: 1 codes, 3 of [3C KH 4S]>"
+    for bad in (1, -2, 10**6):
+        with pytest.raises(IndexError):
+            lazy[bad]
+    for other in (0, 51, DISCARD_BASE, DISCARD_BASE - 1, DISCARD_BASE + (1 << 52), "x", None):
+        assert other not in lazy
+    with pytest.raises(AttributeError):
+        lazy.pool = 0  # type: ignore[misc]
+
+
+FINGERPRINT = "3e3d63a28e6092a92714a60921c73b0f56f94a1885aea3a44998d7acc3d93f29"
+
+
+def test_random_hands_fingerprint_unchanged() -> None:
+    """Regression pin: 504 seeded random deals (six rule sets, every discard_rule) give the
+    same actions, full legal sets and results as before the discard sets became lazy."""
+    variants = [
+        PedroRules(),
+        PedroRules(discard_rule="all_non_trumps"),
+        PedroRules(dealer_robs_pack=True),
+        PedroRules(discard_rule="all_non_trumps", dealer_robs_pack=True),
+        PedroRules(all_pass="dealer_forced", min_bid=6),
+        PedroRules(all_pass="dealer_free", low_point="played_by"),
+    ]
+    digest = hashlib.sha256()
+    for v, rules in enumerate(variants):
+        rng = random.Random(1000 + v)
+        pack = list(PACK_52)
+        for k in range(84):
+            rng.shuffle(pack)
+            s = GAME.new_hand(GAME.deal(pack, k % 4), k % 4, rules)
+            while not GAME.is_terminal(s):
+                options = GAME.legal_actions(s)
+                digest.update(",".join(map(GAME.format_action, options)).encode())
+                action = options[rng.randrange(len(options))]
+                digest.update(GAME.format_action(action).encode())
+                s = GAME.apply(s, s.to_act, action).state
+            digest.update(json.dumps(GAME.result(s).to_json(), sort_keys=True).encode())
+    assert digest.hexdigest() == FINGERPRINT
+
 
 
 def test_pe13_variant_dealer_robs_pack() -> None:

@@ -15,19 +15,21 @@ POKERWINER; JC-CINCH. Every point where they differ is a parameter of :class:`Pe
 
 A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``spec/hand-record.md``).
 Its code is :data:`DISCARD_BASE` plus the card mask, so it round-trips without the state; the
-legal set at a discard lists every allowed subset (at most 466). :meth:`Pedro.all_actions`
-cannot list the billions of possible sets: it lists every other code and a fixed family of
-discards (each single card, and three consecutive ranks of one suit), which is what the
-conformance checker tries.
+legal set at a discard is every allowed subset (at most 466), given lazily as
+:class:`DiscardSets` (length, indexing and membership computed, not listed).
+:meth:`Pedro.all_actions` cannot list the billions of possible sets: it lists every other code
+and a fixed family of discards (each single card, and three consecutive ranks of one suit),
+which is what the conformance checker tries.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from math import comb
 from operator import itemgetter
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, overload
 
 from referee.rules.cards import (
     ACE,
@@ -297,6 +299,175 @@ def _discard_codes(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> list
     return [x + y for x, row in zip(hi, rows, strict=True) for y in row]
 
 
+_CUM: Final = tuple(
+    tuple(sum(comb(n, t) for t in range(max(k, 0))) for k in range(-53, 55)) for n in range(53)
+)
+"""``_CUM[n][k + 53]``: how many subsets of ``n`` cards have fewer than ``k`` members
+(``-53 ≤ k ≤ 54``; 0 below 1, ``2**n`` above ``n``): the cached sums of binomials behind
+:class:`DiscardSets`, padded so that no lookup needs clipping."""
+
+
+def _n_sets(n: int, lo: int, hi: int) -> int:
+    """How many subsets of ``n ≤ 52`` cards have ``lo..hi`` members (``-53 ≤ lo``,
+    ``hi ≤ 53``)."""
+    row = _CUM[n]
+    return row[hi + 54] - row[lo + 53] if lo <= hi else 0
+
+
+def _discard_allowed(d: int, forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> bool:
+    """Whether the card mask ``d`` is ``forced | S`` with ``S ⊆ pool`` and
+    ``kmin ≤ |S| ≤ kmax`` (``forced`` and ``pool`` disjoint): a few bit operations."""
+    free = d ^ forced
+    return d >= 0 and d & forced == forced and not free & ~pool and kmin <= free.bit_count() <= kmax
+
+
+class DiscardSets(Sequence[Action]):
+    """The legal discards of the seat to act (PE-10 .. PE-14) as a lazy sorted sequence.
+
+    The codes are ``DISCARD_BASE + (forced | S)`` for every ``S ⊆ pool`` with
+    ``kmin ≤ |S| ≤ kmax``, in ascending order: the list :func:`_discard_codes` builds, without
+    building it (as python-chess's ``LegalMoveGenerator``). ``len`` is a sum of binomials;
+    ``[i]`` unranks the i-th code, deciding the pool's cards from the highest down; ``in`` and
+    :meth:`index` are bit operations; iterating builds the list. Immutable; equal to any
+    sequence (not a string) holding the same codes in the same order.
+    """
+
+    __slots__ = ("_forced", "_kmax", "_kmin", "_len", "_offset", "_pool")
+
+    base: ClassVar[int] = DISCARD_BASE
+    """The code of the empty set: a discard's code is ``base`` plus its card mask."""
+
+    def __init__(self, forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> None:
+        if forced & pool or (forced | pool) >> 52 or forced < 0 or pool < 0:
+            raise ValueError("forced and pool must be disjoint card masks")
+        n = pool.bit_count()
+        if kmin < 0:
+            kmin = 0
+        if kmax > n:
+            kmax = n
+        self._forced = forced
+        self._pool = pool
+        self._kmin = kmin
+        self._kmax = kmax
+        self._offset = DISCARD_BASE + forced
+        self._len = _n_sets(n, kmin, kmax)
+
+    # Read-only (as fractions.Fraction's numerator): the set never changes once made.
+    @property
+    def forced(self) -> CardSet:
+        """Cards every allowed discard includes (``all_non_trumps``: the non-trumps, PE-12)."""
+        return self._forced
+
+    @property
+    def pool(self) -> CardSet:
+        """Cards that may be added to ``forced`` (disjoint from it)."""
+        return self._pool
+
+    @property
+    def kmin(self) -> int:
+        """Fewest cards taken from ``pool`` (at least 0)."""
+        return self._kmin
+
+    @property
+    def kmax(self) -> int:
+        """Most cards taken from ``pool`` (at most ``|pool|``)."""
+        return self._kmax
+
+    def __reduce__(self) -> tuple[type[DiscardSets], tuple[int, int, int, int]]:
+        return DiscardSets, (self._forced, self._pool, self._kmin, self._kmax)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if isinstance(index, slice):
+            return self._codes()[index]
+        i = index.__index__()
+        size = self._len
+        if i < 0:
+            i += size
+        if not 0 <= i < size:
+            raise IndexError(f"discard index {index} out of range for {size} legal discards")
+        # Card j of the pool (ascending) left out, the cards above it as decided: those
+        # _n_sets(j, lo, hi) sets come before every set taking card j (inlined).
+        cards = _cards_of(self._pool)
+        cum = _CUM
+        lo = self._kmin + 53
+        hi = self._kmax + 54
+        m = 0
+        j = len(cards)
+        while hi > 54 and j:
+            j -= 1
+            row = cum[j]
+            before = row[hi] - row[lo]
+            if i >= before:
+                i -= before
+                m |= 1 << cards[j]
+                lo -= 1
+                hi -= 1
+        return self._offset + m
+
+    def __contains__(self, code: object) -> bool:
+        return isinstance(code, int) and _discard_allowed(
+            code - DISCARD_BASE, self._forced, self._pool, self._kmin, self._kmax
+        )
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._codes())
+
+    def __reversed__(self) -> Iterator[Action]:
+        return reversed(self._codes())
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        """The position of ``value``, ranked with binomials (no search)."""
+        if value not in self:
+            raise ValueError(f"{value!r} is not a legal discard")
+        free = value - self._offset
+        cards = _cards_of(self._pool)
+        lo = self._kmin
+        hi = self._kmax
+        rank = 0
+        for j in range(len(cards) - 1, -1, -1):
+            if free >> cards[j] & 1:
+                rank += _n_sets(j, lo, hi)
+                lo -= 1
+                hi -= 1
+        first, last, _ = slice(start, stop).indices(self._len)
+        if not first <= rank < last:
+            raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
+        return rank
+
+    def count(self, value: Any) -> int:
+        return 1 if value in self else 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes | bytearray):
+            return len(other) == self._len and self._codes() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+
+    def __repr__(self) -> str:
+        pool = " ".join(_names_of(self._pool))
+        forced = " ".join(_names_of(self._forced))
+        sizes = f"{self._kmin}" if self._kmin == self._kmax else f"{self._kmin}..{self._kmax}"
+        plus = f" plus {forced}" if forced else ""
+        return f"<DiscardSets: {self._len} codes, {sizes} of [{pool}]{plus}>"
+
+    def _codes(self) -> list[Action]:
+        """The whole list, in order."""
+        return _discard_codes(self._forced, self._pool, self._kmin, self._kmax)
+
+
 _BIDS: dict[tuple[int, int, bool, str, bool], list[Action]] = {}
 
 
@@ -416,6 +587,23 @@ _new_tuple = tuple.__new__
 constructor (hot path)."""
 
 
+def _announced(what: str, data: dict[str, JSON]) -> Announced:
+    """``Announced(what, data)`` without the frozen dataclass's ``__init__`` (an
+    ``object.__setattr__`` call per field): the same fields, so an equal object."""
+    a = _new_state(Announced)
+    a.__dict__.update(what=what, data=data)
+    return a
+
+
+def _trick_taken(
+    number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int
+) -> TrickTaken:
+    """``TrickTaken(number, plays, winner, points)``, the same way as :func:`_announced`."""
+    t = _new_state(TrickTaken)
+    t.__dict__.update(number=number, plays=plays, winner=winner, points=points)
+    return t
+
+
 class Pedro:
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
@@ -485,7 +673,7 @@ class Pedro:
     def is_terminal(self, state: PedroState) -> bool:
         return state.phase == OVER
 
-    def legal_actions(self, state: PedroState) -> list[Action]:
+    def legal_actions(self, state: PedroState) -> Sequence[Action]:
         phase = state.phase
         if phase == PLAY:
             m = state.hands[state.to_act]
@@ -505,7 +693,7 @@ class Pedro:
             high = state.high
             return _bid_legal(high, state.rules, high < 0 and len(state.bids) == 3)
         if phase == DISCARD:
-            return _discard_codes(*self._discard_spec(state))
+            return DiscardSets(*self._discard_spec(state))  # lazy: up to 466 sets
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
@@ -639,15 +827,7 @@ class Pedro:
 
     def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
         d = action - DISCARD_BASE
-        forced, pool, kmin, kmax = self._discard_spec(state)
-        free = d & ~forced
-        if not (
-            action >= DISCARD_BASE
-            and d >> 52 == 0
-            and d & forced == forced
-            and not free & ~pool
-            and kmin <= free.bit_count() <= kmax
-        ):
+        if not _discard_allowed(d, *self._discard_spec(state)):  # DiscardSets' membership
             raise self._illegal(state, action)
         s = state.copy()
         hands = list(state.hands)
@@ -657,29 +837,24 @@ class Pedro:
         discards[seat] = d
         s.discards = tuple(discards)
         s.requested = state.requested + d.bit_count() - 3
-        fact = Announced("discard", {"seat": seat, "cards": _names_of(d)})
+        fact = _announced("discard", {"seat": seat, "cards": _names_of(d)})
         dealer = state.dealer
         if seat != dealer:
             s.to_act = (seat + 1) & 3
             return _new_tuple(Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
         widow = state.widow
-        left = state.widow_left
         at = 0
         served = [0, 0, 0, 0]
         for k in range(1, 4 if state.rules.dealer_robs_pack else 5):
             p = (dealer + k) & 3
             need = HAND - hands[p].bit_count()
-            got = 0
-            for c in widow[at : at + need]:
-                got |= 1 << c
-            hands[p] |= got
-            left &= ~got
+            hands[p] |= sum(map(_BIT, widow[at : at + need]))
             served[p] = need
             at += need
         s.hands = tuple(hands)
-        s.widow_left = left
-        refill = Announced("refill", {"served": served})
+        s.widow_left = state.widow_left & ~sum(map(_BIT, widow[:at]))
+        refill = _announced("refill", {"served": served})
         if hands[seat].bit_count() < HAND:
             s.phase = TAKE  # the dealer robs the pack (variant)
             return _new_tuple(Step, (s, (fact, refill)))
@@ -704,7 +879,7 @@ class Pedro:
         s.widow_left = 0
         s.phase = PLAY
         s.to_act = s.maker
-        return Announced("widow", {"cards": _names_of(s.widow_up)})
+        return _announced("widow", {"cards": _names_of(s.widow_up)})
 
     def _end_trick(
         self, state: PedroState, s: PedroState, trick: tuple[tuple[Seat, Card], ...]
@@ -730,7 +905,7 @@ class Pedro:
                     taken[winner & 1] -= 1
                     taken[p & 1] += 1
         s.taken = (taken[0], taken[1])
-        fact = TrickTaken(len(state.tricks) + 1, trick, winner, total)
+        fact = _trick_taken(len(state.tricks) + 1, trick, winner, total)
         s.tricks = (*state.tricks, fact)
         s.trick = ()
         s.led = -1
