@@ -397,23 +397,28 @@ class DiscardSets(Sequence[Action]):
             i += size
         if not 0 <= i < size:
             raise IndexError(f"discard index {index} out of range for {size} legal discards")
-        # Card j of the pool (ascending) left out, the cards above it as decided: those
-        # _n_sets(j, lo, hi) sets come before every set taking card j (inlined).
-        cards = _cards_of(self._pool)
+        # The pool's cards from the highest down, j cards below the current one: leaving it
+        # out (the cards above as decided) comes first, _n_sets(j, lo, hi) sets (inlined, the
+        # table indices offset); once i is 0 and no more cards are needed, the rest is out.
+        p = self._pool
         cum = _CUM
         lo = self._kmin + 53
         hi = self._kmax + 54
         m = 0
-        j = len(cards)
+        j = p.bit_count()
         while hi > 54 and j:
             j -= 1
+            top = 1 << (p.bit_length() - 1)
+            p ^= top
             row = cum[j]
             before = row[hi] - row[lo]
             if i >= before:
                 i -= before
-                m |= 1 << cards[j]
+                m |= top
                 lo -= 1
                 hi -= 1
+            elif not i and lo <= 53:
+                break
         return self._offset + m
 
     def __contains__(self, code: object) -> bool:
@@ -604,6 +609,20 @@ def _trick_taken(
     return t
 
 
+def _hand_ended(result: HandResult) -> HandEnded:
+    """``HandEnded(result)``, the same way as :func:`_announced`."""
+    h = _new_state(HandEnded)
+    h.__dict__["result"] = result
+    return h
+
+
+def _hand_result(points: tuple[int, int], detail: dict[str, JSON]) -> HandResult:
+    """``HandResult(points, detail)`` (not void), the same way as :func:`_announced`."""
+    r = _new_state(HandResult)
+    r.__dict__.update(points=points, detail=detail, void=False)
+    return r
+
+
 class Pedro:
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
@@ -788,11 +807,11 @@ class Pedro:
             s.trump = action - NAME_BASE
             s.phase = DISCARD
             s.to_act = (state.dealer + 1) % 4
-            fact = Announced(
+            fact = _announced(
                 "trump",
                 {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "bid": s.high},
             )
-            return Step(s, (fact,))
+            return _new_tuple(Step, (s, (fact,)))
         if phase == DISCARD:
             return self._discard(state, seat, action)
         return self._take(state, seat, action)
@@ -820,10 +839,11 @@ class Pedro:
             return _new_tuple(Step, (s, ()))
         if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
-            return Step(s, (HandEnded(self.result(s)),))
+            return _new_tuple(Step, (s, (_hand_ended(self.result(s)),)))
         s.phase = NAME
         s.to_act = s.maker
-        return Step(s, (Announced("contract", {"maker": s.maker, "bid": s.high}),))
+        fact = _announced("contract", {"maker": s.maker, "bid": s.high})
+        return _new_tuple(Step, (s, (fact,)))
 
     def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
         d = action - DISCARD_BASE
@@ -871,7 +891,7 @@ class Pedro:
         s.widow_left = state.widow_left & ~(1 << c)
         if hands[seat].bit_count() < HAND:
             return _new_tuple(Step, (s, ()))
-        return Step(s, (self._start_play(s),))
+        return _new_tuple(Step, (s, (self._start_play(s),)))
 
     def _start_play(self, s: PedroState) -> Announced:
         """PE-13: the rest of the widow is shown face up; PE-15: the maker leads."""
@@ -913,7 +933,7 @@ class Pedro:
         s.phase = PLAY
         if len(s.tricks) == HAND:
             s.phase = OVER
-            return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
+            return _new_tuple(Step, (s, (fact, _hand_ended(self.result(s)))))
         return _new_tuple(Step, (s, (fact,)))
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
@@ -952,7 +972,7 @@ class Pedro:
             "widow_points": widow_points,
             "made": made,
         }
-        return HandResult((points[0], points[1]), detail)
+        return _hand_result((points[0], points[1]), detail)
 
     # -- views -----------------------------------------------------------------------------
 
