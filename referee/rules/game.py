@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
-from referee.rules.cards import Card, CardSet
+from referee.rules.cards import CARD_NAMES, Card, CardSet
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -36,7 +36,12 @@ class Deal:
     stock: tuple[Card, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+# The values below are frozen dataclasses with a hand-written ``__init__`` that fills
+# ``__dict__`` directly: the generated one of a frozen dataclass calls ``object.__setattr__``
+# once per field, which shows in the rules benchmark since every trick builds a fact.
+
+
+@dataclasses.dataclass(frozen=True, init=False)
 class HandResult:
     """The outcome of one deal.
 
@@ -46,8 +51,13 @@ class HandResult:
     """
 
     points: tuple[int, ...]
-    detail: Mapping[str, JSON] = dataclasses.field(default_factory=dict)
-    void: bool = False
+    detail: Mapping[str, JSON]
+    void: bool
+
+    def __init__(
+        self, points: tuple[int, ...], detail: Mapping[str, JSON] | None = None, void: bool = False
+    ) -> None:
+        self.__dict__.update(points=points, detail={} if detail is None else detail, void=void)
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"points": list(self.points)}
@@ -57,17 +67,32 @@ class HandResult:
         return out
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False)
 class TrickTaken:
-    """Fact: a trick was completed. ``plays`` are ``(seat, card)`` in play order."""
+    """Fact: a trick was completed. ``plays`` are ``(seat, card)`` in play order; ``points``
+    the card points it holds in games that count them (0 otherwise)."""
 
     number: int
     plays: tuple[tuple[Seat, Card], ...]
     winner: Seat
-    points: int = 0
+    points: int
+
+    def __init__(
+        self, number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int = 0
+    ) -> None:
+        self.__dict__.update(number=number, plays=plays, winner=winner, points=points)
+
+    def to_json(self) -> dict[str, JSON]:
+        """``{"number", "plays": [{"seat", "card"}], "winner", "points"}``."""
+        return {
+            "number": self.number,
+            "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in self.plays],
+            "winner": self.winner,
+            "points": self.points,
+        }
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False)
 class Announced:
     """Fact: something became public other than a card play (trump fixed, contract won,
     a declaration shown, cards discarded face up). ``what`` is a short key, ``data`` JSON."""
@@ -75,12 +100,18 @@ class Announced:
     what: str
     data: Mapping[str, JSON]
 
+    def __init__(self, what: str, data: Mapping[str, JSON]) -> None:
+        self.__dict__.update(what=what, data=data)
 
-@dataclasses.dataclass(frozen=True)
+
+@dataclasses.dataclass(frozen=True, init=False)
 class HandEnded:
     """Fact: the deal is over with this result."""
 
     result: HandResult
+
+    def __init__(self, result: HandResult) -> None:
+        self.__dict__["result"] = result
 
 
 Fact: TypeAlias = TrickTaken | Announced | HandEnded
