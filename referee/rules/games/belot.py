@@ -82,12 +82,14 @@ class BelotRules(RuleSet):
 
     target_score: int = param(151, "BG-G1", "match points that end the game", minimum=1)
     bg_double_freezes_auction: bool = param(
-        False, "BG-B5", "after a contra no higher contract may be bid (V2; default: bidding "
-        "goes on)"
+        False,
+        "BG-B5",
+        "after a contra no higher contract may be bid (V2; default: bidding goes on)",
     )
     bg_surcontra: bool = param(
-        False, "BG-B1", "a third doubling level, surcontra (x8), by the defenders after a recontra "
-        "(V12, regional)"
+        False,
+        "BG-B1",
+        "a third doubling level, surcontra (x8), by the defenders after a recontra (V12, regional)",
     )
     bg_valat_contra: str = param(
         "winner_takes_all",
@@ -123,8 +125,9 @@ class BelotRules(RuleSet):
         choices=("separate", "combined"),
     )
     bg_nt_declarations: bool = param(
-        False, "BG-A2", "declarations allowed in No Trumps at face value, not doubled (2001 "
-        "program, V9)"
+        False,
+        "BG-A2",
+        "declarations allowed in No Trumps at face value, not doubled (2001 program, V9)",
     )
     bg_suit_rounding: str = param(
         "seed",
@@ -225,9 +228,7 @@ def _decl_key_of(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
     return (decl_points(code, rules), 0, *sequence_key(low, length))
 
 
-def resolve_declarations(
-    declared: Sequence[tuple[Seat, Action]], rules: BelotRules
-) -> list[int]:
+def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRules) -> list[int]:
     """Points each declaration scores after the teams' declarations are compared.
 
     Default (BG-A5, BG-A6): sequences and kares are separate contests; in each, only the team
@@ -401,7 +402,15 @@ class _Ctx:
 
 
 _CTX_FIELDS: Final = (
-    "rules", "dealer", "stock", "rest", "calls", "contract", "bidder", "level", "passes"
+    "rules",
+    "dealer",
+    "stock",
+    "rest",
+    "calls",
+    "contract",
+    "bidder",
+    "level",
+    "passes",
 )
 
 
@@ -447,8 +456,7 @@ _BELOT_CARDS: Final = tuple(
 _NO_TABLE: Final[tuple[int, ...]] = ()
 _MODE_TABLES: Final = (
     *(
-        (POWER[m], ABOVE[m], CARD_POINTS[m], SUIT_MASKS[m] if m < NO_TRUMPS else 0,
-         _BELOT_CARDS[m])
+        (POWER[m], ABOVE[m], CARD_POINTS[m], SUIT_MASKS[m] if m < NO_TRUMPS else 0, _BELOT_CARDS[m])
         for m in range(6)
     ),
     ((), _NO_TABLE, _NO_TABLE, 0, _BELOT_CARDS[-1]),  # no contract yet (index -1)
@@ -685,8 +693,9 @@ class Belot:
                 (p[a], p[b], p[c], p[d], p[e]) for a, b, c, d, e in _DEAL_ORDER[dealer % 4]
             )
             return Deal(hands=five, stock=tuple(pack[20:32]))
-        by_turn = [tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i])
-                   for i in range(4)]
+        by_turn = [
+            tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i]) for i in range(4)
+        ]
         hands = tuple(by_turn[(s - dealer - 1) % 4] for s in range(4))
         return Deal(hands=hands, stock=tuple(pack[20:32]))
 
@@ -1020,8 +1029,12 @@ class Belot:
         pts = ctx.points
         taken = TrickTaken(
             len(state.tricks) + 1,
-            ((lead, trick[0]), ((lead + 1) & 3, trick[1]), ((lead + 2) & 3, trick[2]),
-             ((lead + 3) & 3, c)),
+            (
+                (lead, trick[0]),
+                ((lead + 1) & 3, trick[1]),
+                ((lead + 2) & 3, trick[2]),
+                ((lead + 3) & 3, c),
+            ),
             winner,
             pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c],
         )
@@ -1130,16 +1143,17 @@ class Belot:
                 {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
                 for i, c in enumerate(state.trick)
             ],
-            "tricks": [_trick_json(t) for t in state.tricks],
+            "tricks": [t.to_json() for t in state.tricks],
             "declarations": [
                 {"seat": who, "kind": decl_kind(code)}
-                | ({"cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
-                   if over or who == seat else {})
+                | (
+                    {"cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
+                    if over or who == seat
+                    else {}
+                )
                 for who, code in state.decls
             ],
-            "belots": [
-                {"seat": who, "suit": SUIT_LETTERS[SUIT_OF[c]]} for who, c in state.belots
-            ],
+            "belots": [{"seat": who, "suit": SUIT_LETTERS[SUIT_OF[c]]} for who, c in state.belots],
         }
         if seat is not None:
             out["seat"] = seat
@@ -1153,8 +1167,11 @@ class Belot:
         out["hands"] = [[CARD_NAMES[c] for c in cards_in(state.hand(s))] for s in range(4)]
         out["stock"] = [CARD_NAMES[c] for c in state.stock]
         out["declarations"] = [
-            {"seat": who, "kind": decl_kind(code),
-             "cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
+            {
+                "seat": who,
+                "kind": decl_kind(code),
+                "cards": [CARD_NAMES[c] for c in _decl_cards(code)],
+            }
             for who, code in state.decls
         ]
         return out
@@ -1181,9 +1198,7 @@ class Belot:
         if verb == "bid":
             key = arg.upper()
             if key not in MODE_NAMES or arg != arg.strip():
-                raise InvalidActionError(
-                    f"{arg!r} is not a contract: write C, D, H, S, NT or AT"
-                )
+                raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
             return BID_BASE + MODE_NAMES.index(key)
         if verb == "declare":
             m = 0
@@ -1215,8 +1230,7 @@ class Belot:
     def all_actions(self) -> list[Action]:
         belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
         return sorted(
-            [*PACK_32, *_VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
-             *ALL_DECLARATIONS]
+            [*PACK_32, *_VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots, *ALL_DECLARATIONS]
         )
 
     def card_locations(self, state: BelotState) -> dict[str, CardSet]:
@@ -1343,14 +1357,17 @@ class Belot:
         ours = top >= 0 and not (state.to_act ^ state.bidder) & 1
         if action == CONTRA:
             why = (
-                "there is no contract to double" if top < 0
-                else "your own team's contract cannot be doubled" if ours
+                "there is no contract to double"
+                if top < 0
+                else "your own team's contract cannot be doubled"
+                if ours
                 else "the contract is already doubled"
             )
             return IllegalActionError(f"'contra': {why}", "BG-B3")
         if action == RECONTRA:
             why = (
-                "only a doubled contract can be redoubled" if top < 0 or state.level != 2
+                "only a doubled contract can be redoubled"
+                if top < 0 or state.level != 2
                 else "only the team that bid the contract may redouble"
             )
             return IllegalActionError(f"'recontra': {why}", "BG-B4")
@@ -1491,15 +1508,6 @@ _CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = (
 """Per suit, per 8-bit pattern of its cards at bit ``13 * suit + 5`` (5, 18, 31, 44): the
 cards, lowest first (``cards_in`` by table)."""
 assert tuple(13 * su + RANKS[0] for su in SUITS) == (5, 18, 31, 44)
-
-
-def _trick_json(t: TrickTaken) -> dict[str, JSON]:
-    return {
-        "number": t.number,
-        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
-        "winner": t.winner,
-        "points": t.points,
-    }
 
 
 GAME: Final = Belot()

@@ -96,27 +96,34 @@ class CoincheRules(RuleSet):
     reference's DEFAULT where the seed is silent or contradicts itself."""
 
     first_hand_offset: str = param(
-        "+1", "CO-D3",
+        "+1",
+        "CO-D3",
         "who speaks and leads first: dealer+1 in turn order (DEFAULT) or dealer-1 (the seed's "
         "literal 'left of the dealer')",
         choices=("+1", "-1"),
     )
     cards_before_auction: int = param(
-        8, "CO-D4",
+        8,
+        "CO-D4",
         "cards each seat holds during the auction: 8 (DEFAULT), 5 (the seed's literal reading: "
         "3+2, auction, then 3), 6 (Saint-Etienne)",
-        minimum=5, maximum=8,
+        minimum=5,
+        maximum=8,
     )
     redeal_same_dealer: bool = param(
         False, "CO-B6", "after an all-pass deal the same dealer deals again (ContrAI)"
     )
     ranked_denominations: bool = param(
-        False, "CO-B2",
+        False,
+        "CO-B2",
         "an equal value in a higher denomination overcalls (C < D < H < S < SA < TA; pagat)",
     )
     max_bid: int = param(
-        160, "CO-B2", "highest numeric bid before capot (V33; some tables go to 180)",
-        minimum=160, maximum=180,
+        160,
+        "CO-B2",
+        "highest numeric bid before capot (V33; some tables go to 180)",
+        minimum=160,
+        maximum=180,
     )
     generale: bool = param(False, "CO-B1", "the generale bid (one player takes all 8) (V30)")
     generale_value: int = param(500, "CO-S1", "contract value of a generale (V30)", minimum=1)
@@ -124,42 +131,50 @@ class CoincheRules(RuleSet):
         False, "CO-B4", "an opponent may coinche out of turn, 'a la volee' (V26)"
     )
     coinche_freezes: bool = param(
-        True, "CO-B4",
+        True,
+        "CO-B4",
         "a coinche freezes the auction; off: 'decoincher', a higher bid cancels it (V27)",
     )
     capot_doublable: bool = param(True, "CO-B8", "a capot bid may be coinched (V28)")
     undertrump_required: bool = param(
-        True, "CO-P5",
+        True,
+        "CO-P5",
         "void and unable to overtrump an opponent: must still play a lower trump ('pisser', "
         "V24); off: any card (FFB contree)",
     )
     ta_raise_over_partner: bool = param(
-        True, "CO-P3",
+        True,
+        "CO-P3",
         "in tout atout, must beat the led suit even when the partner is winning (V25)",
     )
     ta_values: str = param(
-        "pagat", "CO-C2",
+        "pagat",
+        "CO-C2",
         "tout atout card values: pagat J14 9-9 A6 10-5 K3 Q1, or FFB 2015 J13 9-9 A6 10-5 K3 Q2 "
         "(V31)",
         choices=("pagat", "ffb2015"),
     )
     sa_carre_scale: str = param(
-        "ffb", "CO-A1",
+        "ffb",
+        "CO-A1",
         "carres in sans atout: ffb (4 A 200, 4 10 150, 4 K/Q/J/9 100) or as in a suit contract",
         choices=("ffb", "standard"),
     )
     announcement_tie: str = param(
-        "cancel", "CO-A3",
+        "cancel",
+        "CO-A3",
         "equal best announcements of both teams: nobody scores (FFB), or the first announced "
         "wins (V32)",
         choices=("cancel", "first"),
     )
     belote_must_be_said: bool = param(
-        True, "CO-A4",
+        True,
+        "CO-A4",
         "belote counts only when 'belote' and 'rebelote' are said with the K and Q (FFB 2016)",
     )
     belote_to_defence_on_failure: bool = param(
-        False, "CO-S3",
+        False,
+        "CO-S3",
         "a failed taker's belote goes to the defence ('prenable', FFB contree); DEFAULT "
         "'imprenable' (V23)",
     )
@@ -173,39 +188,51 @@ class CoincheRules(RuleSet):
         False, "CO-S1", "the taker must also score more than the defence (FFB coinche PDF, V18)"
     )
     surcoinche_mult: int = param(
-        4, "CO-S4", "surcoinche multiplier: 4 (seed) or 3 (FFB Equipe Ludique, Cannes) (V19)",
-        minimum=3, maximum=4,
+        4,
+        "CO-S4",
+        "surcoinche multiplier: 4 (seed) or 3 (FFB Equipe Ludique, Cannes) (V19)",
+        minimum=3,
+        maximum=4,
     )
     made_mult_scope: str = param(
-        "contract", "CO-S4",
+        "contract",
+        "CO-S4",
         "coinched contract made: card + C*M (contract), (card + C)*M (whole), 160 + C*M (flat160)"
         " (V20)",
         choices=("contract", "whole", "flat160"),
     )
     failed_mult_scope: str = param(
-        "whole", "CO-S5",
+        "whole",
+        "CO-S5",
         "coinched contract failed: the whole defence total * M (seed), or only C*M (Cannes) (V21)",
         choices=("whole", "contract"),
     )
     failure_base: str = param(
-        "162+C", "CO-S3",
+        "162+C",
+        "CO-S3",
         "defence base when the contract fails: 162+C (seed), 160+C, 160, 162, C (V22)",
         choices=("162+C", "160+C", "160", "162", "C"),
     )
     capot_value: int = param(250, "CO-S1", "contract value C of a capot bid (V29)", minimum=1)
     capot_card_points: int = param(
-        252, "CO-S1", "card points of a team that takes all 8 tricks: 252 (FFB) or 250 (pagat)",
-        minimum=250, maximum=252,
+        252,
+        "CO-S1",
+        "card points of a team that takes all 8 tricks: 252 (FFB) or 250 (pagat)",
+        minimum=250,
+        maximum=252,
     )
     rounding: str = param(
-        "none", "CO-S6",
+        "none",
+        "CO-S6",
         "card points exact (seed), or rounded to the nearest 10 with 85 -> 90 after deciding the "
         "contract (FFB) (V34)",
         choices=("none", "nearest10"),
     )
     target_score: int = param(701, "CO-G1", "points that end the match", minimum=1)
     tie_at_target: str = param(
-        "play_on", "CO-G2", "both teams level at the target: play on (DEFAULT) or a draw (V35)",
+        "play_on",
+        "CO-G2",
+        "both teams level at the target: play on (DEFAULT) or a draw (V35)",
         choices=("play_on", "draw"),
     )
 
@@ -245,16 +272,14 @@ def bid_code(li: int, denom: int) -> Action:
 
 
 def _li_text(li: int) -> str:
-    return "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else str(
-        NUMERIC_VALUES[li]
+    return (
+        "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else str(NUMERIC_VALUES[li])
     )
 
 
 # -- announcements: combinations (CO-A1) -------------------------------------------------------
 
-COMBO_MASKS: Final[tuple[CardSet, ...]] = (
-    *SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS)
-)
+COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS))
 """Every announceable combination: the sequences of ``belote_family.SEQUENCES``, then the
 carrés of ``CARRE_RANKS``. ``announce`` codes are ``ANNOUNCE_BASE + index``."""
 N_SEQ: Final = len(SEQUENCES)
@@ -317,9 +342,7 @@ _TA_VALUES: Final = {
 
 
 def _value_table(values: dict[int, int]) -> tuple[int, ...]:
-    return tuple(
-        values.get(RANK_OF[c], 0) if (PACK_MASK >> c) & 1 else 0 for c in range(52)
-    )
+    return tuple(values.get(RANK_OF[c], 0) if (PACK_MASK >> c) & 1 else 0 for c in range(52))
 
 
 POINTS_SA: Final = _value_table(_SA_VALUES)
@@ -385,8 +408,21 @@ class _Contract:
     all of it, so a new state per card assigns few fields."""
 
     __slots__ = (
-        "above", "auc", "belcards", "bidder", "denom", "full", "fx", "level", "li", "points",
-        "power", "ta_free", "trumps", "undertrump", "value",
+        "above",
+        "auc",
+        "belcards",
+        "bidder",
+        "denom",
+        "full",
+        "fx",
+        "level",
+        "li",
+        "points",
+        "power",
+        "ta_free",
+        "trumps",
+        "undertrump",
+        "value",
     )
 
     fx: _Fixed
@@ -446,7 +482,17 @@ class CoincheState:
     """One Coinche deal. Treat as immutable: :meth:`Coinche.apply` returns a new one."""
 
     __slots__ = (
-        "_auc", "_fx", "calls", "ct", "decl", "phase", "played", "pm", "res", "to_act", "trick",
+        "_auc",
+        "_fx",
+        "calls",
+        "ct",
+        "decl",
+        "phase",
+        "played",
+        "pm",
+        "res",
+        "to_act",
+        "trick",
         "tricks",
     )
 
@@ -532,16 +578,6 @@ def _auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
     if cache is None:
         cache = _AUCTION_CACHES[key] = {}
     return cache
-
-
-def _trick_taken(
-    number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int
-) -> TrickTaken:
-    """``TrickTaken(number, plays, winner, points)`` without the frozen dataclass's
-    ``__init__`` (four ``object.__setattr__`` calls): the same fields, so an equal object."""
-    t = _new_state(TrickTaken)
-    t.__dict__.update(number=number, plays=plays, winner=winner, points=points)
-    return t
 
 
 def _deal_order(dealer: Seat) -> tuple[tuple[int, ...], ...]:
@@ -728,8 +764,8 @@ class Coinche:
                     full[(dealer + 1 + i) % 4] |= 1 << c
         else:
             fast = _fast_hands(deal)
-            full = fast if fast is not None else check_deal(
-                deal, PACK_32, (8, 8, 8, 8), 0, "coinche"
+            full = (
+                fast if fast is not None else check_deal(deal, PACK_32, (8, 8, 8, 8), 0, "coinche")
             )
             start = full if k == 8 else [sum(1 << c for c in h[:k]) for h in deal.hands]
         fx.full = tuple(full)
@@ -815,8 +851,10 @@ class Coinche:
         if phase == PLAY:
             pm = state.pm
             out = [
-                *_CARDS_C[(pm >> 5) & 0xFF], *_CARDS_D[(pm >> 18) & 0xFF],
-                *_CARDS_H[(pm >> 31) & 0xFF], *_CARDS_S[(pm >> 44) & 0xFF],
+                *_CARDS_C[(pm >> 5) & 0xFF],
+                *_CARDS_D[(pm >> 18) & 0xFF],
+                *_CARDS_H[(pm >> 31) & 0xFF],
+                *_CARDS_S[(pm >> 44) & 0xFF],
             ]
             ct = state.ct
             assert ct is not None
@@ -938,7 +976,7 @@ class Coinche:
                 n = len(tricks) + 1
                 if n == 8:
                     tpts += LAST_TRICK_BONUS
-                taken = _trick_taken(n, plays, win_seat, tpts)
+                taken = TrickTaken(n, plays, win_seat, tpts)
                 s.tricks = (*tricks, taken)
                 s.trick = ()
                 s.to_act = win_seat
@@ -1080,8 +1118,10 @@ class Coinche:
         ct.denom = denom
         ct.li = li
         ct.value = (
-            r.capot_value if li == CAPOT_LI
-            else r.generale_value if li == GENERALE_LI
+            r.capot_value
+            if li == CAPOT_LI
+            else r.generale_value
+            if li == GENERALE_LI
             else NUMERIC_VALUES[li]
         )
         ct.bidder = bidder
@@ -1159,8 +1199,15 @@ class Coinche:
         kind = "capot" if ct.li == CAPOT_LI else "generale" if ct.li == GENERALE_LI else "numeric"
         all_tricks = won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
         made, points = score(
-            r, value=ct.value, kind=kind, level=ct.level, card=(card[0], card[1]),
-            ann=(a0, a1), bel=(bel[0], bel[1]), taker=taker, all_tricks=all_tricks,
+            r,
+            value=ct.value,
+            kind=kind,
+            level=ct.level,
+            card=(card[0], card[1]),
+            ann=(a0, a1),
+            bel=(bel[0], bel[1]),
+            taker=taker,
+            all_tricks=all_tricks,
         )
         detail: dict[str, JSON] = {
             "contract": self._contract_json(ct),
@@ -1198,8 +1245,7 @@ class Coinche:
         anns, _, bel, rebel = state.decl
         trick = state.trick
         revealed = (
-            len(state.tricks) > 1 or (len(state.tricks) == 1 and bool(trick))
-            or state.phase == OVER
+            len(state.tricks) > 1 or (len(state.tricks) == 1 and bool(trick)) or state.phase == OVER
         )
         out: dict[str, JSON] = {
             "game": self.name,
@@ -1214,7 +1260,7 @@ class Coinche:
             "contract": self._contract_json(ct) if ct is not None else None,
             "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick[0]] if trick else [],
-            "tricks": [_trick_json(t) for t in state.tricks],
+            "tricks": [t.to_json() for t in state.tricks],
             "card_points": list(state.points),
             "announcements": [
                 self._ann_json(p, i, ct.denom, state.fx.rules)
@@ -1330,10 +1376,12 @@ class Coinche:
         kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
         return sorted(
             [
-                *PACK_32, *_VERBS.values(),
+                *PACK_32,
+                *_VERBS.values(),
                 *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
                 *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
-                *(BELOTE_BASE + c for c in kq), *(REBELOTE_BASE + c for c in kq),
+                *(BELOTE_BASE + c for c in kq),
+                *(REBELOTE_BASE + c for c in kq),
             ]
         )
 
@@ -1373,8 +1421,10 @@ class Coinche:
         what = self._text(action)
         if state.phase == OVER:
             return NotYourTurnError(f"{what!r}: the deal is over", "CO-B6")
-        rule = "CO-B4" if action == COINCHE and state.phase == AUCTION else (
-            "CO-D3" if state.phase == AUCTION else "CO-C3"
+        rule = (
+            "CO-B4"
+            if action == COINCHE and state.phase == AUCTION
+            else ("CO-D3" if state.phase == AUCTION else "CO-C3")
         )
         return NotYourTurnError(
             f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
@@ -1391,8 +1441,8 @@ class Coinche:
         assert ct is not None
         if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
             return IllegalActionError(
-                f"{text!r}: the auction is over; the contract is "
-                f"{self._contract_json(ct)['bid']}", "CO-B6"
+                f"{text!r}: the auction is over; the contract is {self._contract_json(ct)['bid']}",
+                "CO-B6",
             )
         hand = state.fx.full[seat] & ~state.played
         if ANNOUNCE_BASE <= action < BELOTE_BASE:
@@ -1421,7 +1471,8 @@ class Coinche:
                 if action >= REBELOTE_BASE:
                     return IllegalActionError(
                         f"{text!r}: rebelote goes with the second of the pair, after belote "
-                        "with the first", "CO-A4",
+                        "with the first",
+                        "CO-A4",
                     )
                 return IllegalActionError(
                     f"{text!r}: belote is said with the first of the pair; this is the second",
@@ -1446,16 +1497,19 @@ class Coinche:
             return IllegalActionError(
                 f"{text!r}: must beat {CARD_NAMES[win_card]} when {SUIT_NAMES[led]} are led "
                 f"{'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
-                f"play one of {legal}", "CO-P3",
+                f"play one of {legal}",
+                "CO-P3",
             )
         if SUIT_OF[win_card] != d:
             return IllegalActionError(
                 f"{text!r}: void in {SUIT_NAMES[led]} with the opponents winning, you must trump:"
-                f" play one of {legal}", "CO-P5",
+                f" play one of {legal}",
+                "CO-P5",
             )
         return IllegalActionError(
             f"{text!r}: an opponent's {CARD_NAMES[win_card]} is winning: you must overtrump if"
-            f" you can, else play a lower trump: play one of {legal}", "CO-P5",
+            f" you can, else play a lower trump: play one of {legal}",
+            "CO-P5",
         )
 
     def _illegal_call(
@@ -1464,12 +1518,15 @@ class Coinche:
         r = state.fx.rules
         _, top, bidder, level, _ = state.auc
         if action < VERB_BASE or action >= ANNOUNCE_BASE:
-            what = "cards are played" if action < VERB_BASE or action >= BELOTE_BASE else (
-                "announcements are made"
+            what = (
+                "cards are played"
+                if action < VERB_BASE or action >= BELOTE_BASE
+                else ("announcements are made")
             )
             return IllegalActionError(
                 f"{text!r}: the auction is running; {what} after it "
-                "(call pass, bid:<value><denomination>, coinche or surcoinche)", "CO-B1",
+                "(call pass, bid:<value><denomination>, coinche or surcoinche)",
+                "CO-B1",
             )
         same_team = top >= 0 and (seat - bidder) % 2 == 0
         if action == COINCHE:
@@ -1483,7 +1540,8 @@ class Coinche:
                 return IllegalActionError("'coinche': the bid is already coinched", "CO-B4")
             return IllegalActionError(
                 "'coinche': a capot bid may not be coinched under these rules "
-                "(capot_doublable is off)", "CO-B8",
+                "(capot_doublable is off)",
+                "CO-B8",
             )
         if action == SURCOINCHE:
             if level != 2:
@@ -1497,7 +1555,8 @@ class Coinche:
         if level > 1:
             return IllegalActionError(
                 f"{text!r}: the auction is frozen by the coinche; pass"
-                + (" or surcoinche" if same_team else ""), "CO-B4",
+                + (" or surcoinche" if same_team else ""),
+                "CO-B4",
             )
         if li == GENERALE_LI and not r.generale:
             return IllegalActionError(
@@ -1511,15 +1570,6 @@ class Coinche:
         return IllegalActionError(
             f"{text!r}: a bid must be higher than the standing {standing}", "CO-B2"
         )
-
-
-def _trick_json(t: TrickTaken) -> dict[str, JSON]:
-    return {
-        "number": t.number,
-        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
-        "winner": t.winner,
-        "points": t.points,
-    }
 
 
 GAME: Final = Coinche()

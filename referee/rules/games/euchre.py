@@ -522,7 +522,7 @@ class Euchre:
             "sitting_out": [s for s in range(4) if state.out >> s & 1],
             "hand_sizes": [h.bit_count() for h in state.hands],
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.trick],
-            "tricks": [_trick_json(t) for t in state.tricks],
+            "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
         }
         if seat is not None:
@@ -700,14 +700,6 @@ class Euchre:
         return IllegalActionError(
             f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
         )
-
-
-def _trick_json(t: TrickTaken) -> dict[str, JSON]:
-    return {
-        "number": t.number,
-        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
-        "winner": t.winner,
-    }
 
 
 GAME: Final = Euchre()

@@ -72,9 +72,7 @@ from referee.rules.seats import Seat
 class PedroRules(RuleSet):
     """Pedro's rule parameters (§2 and §4.2); defaults follow the seed, then the reference."""
 
-    min_bid: int = param(
-        1, "PE-7", "lowest bid (KATZ/DENEXA: 1; PIDRO: 6)", minimum=1, maximum=14
-    )
+    min_bid: int = param(1, "PE-7", "lowest bid (KATZ/DENEXA: 1; PIDRO: 6)", minimum=1, maximum=14)
     fourteen_overcall: bool = param(
         False, "PE-7", "a bid of 14 may be topped by another 14 (PIDRO)"
     )
@@ -107,8 +105,9 @@ class PedroRules(RuleSet):
         choices=("trick_winner", "played_by"),
     )
     defenders_score_own: bool = param(
-        False, "PE-21", "on a made bid the defenders also score the points they took (PIDRO, "
-        "KATZ-style, JC-CINCH)"
+        False,
+        "PE-21",
+        "on a made bid the defenders also score the points they took (PIDRO, KATZ-style, JC-CINCH)",
     )
     failed_bid: str = param(
         "defenders_score_bid",
@@ -176,8 +175,10 @@ TRUMPS: Final = tuple(EFF_MASK[t][t] for t in SUITS)
 """``TRUMPS[trump]``: the 14 trumps."""
 POINTS: Final = tuple(
     tuple(
-        5 if c in (RIGHT_PEDRO[t], LEFT_PEDRO[t])
-        else 1 if SUIT_OF[c] == t and RANK_OF[c] in (ACE, JACK, TEN, TWO)
+        5
+        if c in (RIGHT_PEDRO[t], LEFT_PEDRO[t])
+        else 1
+        if SUIT_OF[c] == t and RANK_OF[c] in (ACE, JACK, TEN, TWO)
         else 0
         for c in range(52)
     )
@@ -207,8 +208,7 @@ POWER: Final = tuple(
 
 # The cards of each 13-bit suit block, for turning a mask into a sorted list quickly.
 _BLOCK: Final = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
-    for s in SUITS
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in SUITS
 )
 
 
@@ -592,37 +592,6 @@ _new_tuple = tuple.__new__
 constructor (hot path)."""
 
 
-def _announced(what: str, data: dict[str, JSON]) -> Announced:
-    """``Announced(what, data)`` without the frozen dataclass's ``__init__`` (an
-    ``object.__setattr__`` call per field): the same fields, so an equal object."""
-    a = _new_state(Announced)
-    a.__dict__.update(what=what, data=data)
-    return a
-
-
-def _trick_taken(
-    number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int
-) -> TrickTaken:
-    """``TrickTaken(number, plays, winner, points)``, the same way as :func:`_announced`."""
-    t = _new_state(TrickTaken)
-    t.__dict__.update(number=number, plays=plays, winner=winner, points=points)
-    return t
-
-
-def _hand_ended(result: HandResult) -> HandEnded:
-    """``HandEnded(result)``, the same way as :func:`_announced`."""
-    h = _new_state(HandEnded)
-    h.__dict__["result"] = result
-    return h
-
-
-def _hand_result(points: tuple[int, int], detail: dict[str, JSON]) -> HandResult:
-    """``HandResult(points, detail)`` (not void), the same way as :func:`_announced`."""
-    r = _new_state(HandResult)
-    r.__dict__.update(points=points, detail=detail, void=False)
-    return r
-
-
 class Pedro:
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
@@ -807,7 +776,7 @@ class Pedro:
             s.trump = action - NAME_BASE
             s.phase = DISCARD
             s.to_act = (state.dealer + 1) % 4
-            fact = _announced(
+            fact = Announced(
                 "trump",
                 {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "bid": s.high},
             )
@@ -839,10 +808,10 @@ class Pedro:
             return _new_tuple(Step, (s, ()))
         if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
-            return _new_tuple(Step, (s, (_hand_ended(self.result(s)),)))
+            return _new_tuple(Step, (s, (HandEnded(self.result(s)),)))
         s.phase = NAME
         s.to_act = s.maker
-        fact = _announced("contract", {"maker": s.maker, "bid": s.high})
+        fact = Announced("contract", {"maker": s.maker, "bid": s.high})
         return _new_tuple(Step, (s, (fact,)))
 
     def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
@@ -857,7 +826,7 @@ class Pedro:
         discards[seat] = d
         s.discards = tuple(discards)
         s.requested = state.requested + d.bit_count() - 3
-        fact = _announced("discard", {"seat": seat, "cards": _names_of(d)})
+        fact = Announced("discard", {"seat": seat, "cards": _names_of(d)})
         dealer = state.dealer
         if seat != dealer:
             s.to_act = (seat + 1) & 3
@@ -874,7 +843,7 @@ class Pedro:
             at += need
         s.hands = tuple(hands)
         s.widow_left = state.widow_left & ~sum(map(_BIT, widow[:at]))
-        refill = _announced("refill", {"served": served})
+        refill = Announced("refill", {"served": served})
         if hands[seat].bit_count() < HAND:
             s.phase = TAKE  # the dealer robs the pack (variant)
             return _new_tuple(Step, (s, (fact, refill)))
@@ -899,7 +868,7 @@ class Pedro:
         s.widow_left = 0
         s.phase = PLAY
         s.to_act = s.maker
-        return _announced("widow", {"cards": _names_of(s.widow_up)})
+        return Announced("widow", {"cards": _names_of(s.widow_up)})
 
     def _end_trick(
         self, state: PedroState, s: PedroState, trick: tuple[tuple[Seat, Card], ...]
@@ -925,7 +894,7 @@ class Pedro:
                     taken[winner & 1] -= 1
                     taken[p & 1] += 1
         s.taken = (taken[0], taken[1])
-        fact = _trick_taken(len(state.tricks) + 1, trick, winner, total)
+        fact = TrickTaken(len(state.tricks) + 1, trick, winner, total)
         s.tricks = (*state.tricks, fact)
         s.trick = ()
         s.led = -1
@@ -933,7 +902,7 @@ class Pedro:
         s.phase = PLAY
         if len(s.tricks) == HAND:
             s.phase = OVER
-            return _new_tuple(Step, (s, (fact, _hand_ended(self.result(s)))))
+            return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
         return _new_tuple(Step, (s, (fact,)))
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
@@ -972,7 +941,7 @@ class Pedro:
             "widow_points": widow_points,
             "made": made,
         }
-        return _hand_result((points[0], points[1]), detail)
+        return HandResult((points[0], points[1]), detail)
 
     # -- views -----------------------------------------------------------------------------
 
@@ -991,7 +960,7 @@ class Pedro:
             "widow_up": [CARD_NAMES[c] for c in cards_in(state.widow_up)],
             "hand_sizes": [h.bit_count() for h in state.hands],
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.trick],
-            "tricks": [_trick_json(t) for t in state.tricks],
+            "tricks": [t.to_json() for t in state.tricks],
             "points_taken": list(state.taken),
         }
         if seat is not None:
@@ -1227,19 +1196,9 @@ class Pedro:
             )
         room = WIDOW - state.requested
         return IllegalActionError(
-            f"{text!r}: the widow can give only {room} more cards, so turn up at most "
-            f"{3 + room}",
+            f"{text!r}: the widow can give only {room} more cards, so turn up at most {3 + room}",
             "PE-14",
         )
-
-
-def _trick_json(t: TrickTaken) -> dict[str, JSON]:
-    return {
-        "number": t.number,
-        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
-        "winner": t.winner,
-        "points": t.points,
-    }
 
 
 GAME: Final = Pedro()

@@ -109,8 +109,16 @@ NAMEABLE: Final = (CLUBS, DIAMONDS, SPADES)
 # -- card tables (UL-2, UL-3) ----------------------------------------------------------------
 
 PACK_MASK: Final = sum(1 << c for c in HUNGARIAN_32)
-_SUIT_ORDER: Final = {SEVEN: 0, SEVEN + 1: 1, SEVEN + 2: 2, SEVEN + 4: 3, QUEEN: 4, KING: 5,
-                      TEN: 6, ACE: 7}
+_SUIT_ORDER: Final = {
+    SEVEN: 0,
+    SEVEN + 1: 1,
+    SEVEN + 2: 2,
+    SEVEN + 4: 3,
+    QUEEN: 4,
+    KING: 5,
+    TEN: 6,
+    ACE: 7,
+}
 STRENGTH: Final = (
     tuple(_SUIT_ORDER.get(RANK_OF[c], -1) for c in range(52)),
     tuple(RANK_OF[c] - SEVEN if RANK_OF[c] >= SEVEN else -1 for c in range(52)),
@@ -119,8 +127,11 @@ STRENGTH: Final = (
 colourless (UL-2)."""
 ABOVE: Final = tuple(
     tuple(
-        sum(1 << d for d in HUNGARIAN_32
-            if SUIT_OF[d] == SUIT_OF[c] and STRENGTH[o][d] > STRENGTH[o][c])
+        sum(
+            1 << d
+            for d in HUNGARIAN_32
+            if SUIT_OF[d] == SUIT_OF[c] and STRENGTH[o][d] > STRENGTH[o][c]
+        )
         for c in range(52)
     )
     for o in (0, 1)
@@ -128,13 +139,9 @@ ABOVE: Final = tuple(
 """``ABOVE[colourless][card]``: the cards of the same suit that beat ``card``."""
 CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (ACE, TEN) else 0 for c in range(52))
 SEVENS: Final = tuple(card(SEVEN, s) for s in SUITS)
-_PAIRS: Final = tuple(
-    (a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b
-)
+_PAIRS: Final = tuple((a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b)
 _PAIR_BASE: Final = tuple(DISCARD_BASE + 52 * a for a in range(52))
-_SUBSETS: Final = tuple(
-    tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64)
-)
+_SUBSETS: Final = tuple(tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64))
 
 
 def legal_cards(
@@ -611,8 +618,7 @@ def _pack_hands(hands: Sequence[CardSet]) -> int:
 _new_state = object.__new__
 _new_step = tuple.__new__
 _CHUNKS: Final = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13))
-    for s in SUITS
+    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in SUITS
 )
 _C0, _C1, _C2, _C3 = _CHUNKS
 
@@ -620,15 +626,6 @@ _C0, _C1, _C2, _C3 = _CHUNKS
 def _cards_of(m: CardSet) -> list[Card]:
     """``cards_in`` through per-suit tables (the hot path of ``legal_actions``)."""
     return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
-
-
-def _announced(what: str, data: dict[str, JSON]) -> Announced:
-    """``Announced(what, data)`` without the frozen dataclass's ``__init__``."""
-    a: Announced = _new_state(Announced)
-    d = a.__dict__
-    d["what"] = what
-    d["data"] = data
-    return a
 
 
 _HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
@@ -643,10 +640,13 @@ def higher_bids(rules: UltiRules, cur: int) -> tuple[Action, ...]:
         rows = []
         for r in range(len(LADDER) + 1):
             value = LADDER[r - 1].value if r else 0
-            rows.append(tuple(
-                BID_BASE + c.rank - 1 for c in ladder
-                if c.rank > r and (rules.equal_value_overcall or c.value > value)
-            ))
+            rows.append(
+                tuple(
+                    BID_BASE + c.rank - 1
+                    for c in ladder
+                    if c.rank > r and (rules.equal_value_overcall or c.value > value)
+                )
+            )
         table = _HIGHER[key] = tuple(rows)
     return table[cur]
 
@@ -737,12 +737,13 @@ class Ulti:
         phase = state.phase
         if phase == PLAY:
             m = state.lmask
-            return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF],
-                    *_C3[m >> 39]]
+            return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
         if phase == DISCARD:
             pair_base = _PAIR_BASE
-            return [pair_base[a] + b
-                    for a, b in combinations(_cards_of(state.hm >> _OFF[state.to_act] & _FULL), 2)]
+            return [
+                pair_base[a] + b
+                for a, b in combinations(_cards_of(state.hm >> _OFF[state.to_act] & _FULL), 2)
+            ]
         fx = state.fx
         if phase == AUCTION:
             return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)][:]
@@ -816,8 +817,12 @@ class Ulti:
                 s.tricks = tricks
                 nxt = _NEXT[seat]
                 s.to_act = nxt
-                if (not tricks and nxt != fx.declarer and not (fx.kdone >> nxt) & 1
-                        and fx.rules.kontra_timing == "with_first_card"):
+                if (
+                    not tricks
+                    and nxt != fx.declarer
+                    and not (fx.kdone >> nxt) & 1
+                    and fx.rules.kontra_timing == "with_first_card"
+                ):
                     s.phase = KONTRA
                     s.lmask = state.lmask
                     return _new_step(Step, (s, facts))
@@ -831,8 +836,7 @@ class Ulti:
                     m = hand & trumps
                     m = (m & overtrump or m) if m else hand
                 hold = fx.hold
-                if (hold and nxt == fx.declarer and m & hold and m != hold
-                        and len(tricks) < 9):
+                if hold and nxt == fx.declarer and m & hold and m != hold and len(tricks) < 9:
                     m &= ~hold  # UL-25
                 s.lmask = m
                 return _new_step(Step, (s, facts))
@@ -846,12 +850,7 @@ class Ulti:
             points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[action]
             if number == 10:
                 points += 10  # UL-3: the last trick
-            taken: TrickTaken = _new_state(TrickTaken)  # TrickTaken(...), no frozen __init__
-            td = taken.__dict__
-            td["number"] = number
-            td["plays"] = ((p0, c0), (p1, c1), (seat, action))
-            td["winner"] = winner
-            td["points"] = points
+            taken = TrickTaken(number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
             s.tricks = (*tricks, taken)
             s.trick = ()
             s.to_act = winner
@@ -861,17 +860,23 @@ class Ulti:
                 s.phase = OVER
                 s.lmask = 0
                 res = s.res = self._compute_result(s)
-                ended: HandEnded = _new_state(HandEnded)
-                ended.__dict__["result"] = res
-                return _new_step(Step, (s, (*facts, taken, ended)))
+                return _new_step(Step, (s, (*facts, taken, HandEnded(res))))
             s.phase = PLAY
             if number == 1:
                 contract = fx.contract
                 assert contract is not None
                 facts = (*facts, taken)
                 if contract.open:  # UL-21
-                    facts = (*facts, _announced("open_hand", {"seat": d, "hand": [
-                        CARD_NAMES[x] for x in cards_in(hm >> _OFF[d] & _FULL)]}))
+                    facts = (
+                        *facts,
+                        Announced(
+                            "open_hand",
+                            {
+                                "seat": d,
+                                "hand": [CARD_NAMES[x] for x in cards_in(hm >> _OFF[d] & _FULL)],
+                            },
+                        ),
+                    )
                 self._kontra_turn(s)
                 if s.phase == KONTRA:
                     s.lmask = state.lmask
@@ -900,7 +905,7 @@ class Ulti:
             f.talon = two
             f.discarder = seat
             s.phase = BID
-            return _new_step(Step, (s, (_announced("discard", {"seat": seat}),)))
+            return _new_step(Step, (s, (Announced("discard", {"seat": seat}),)))
         out: list[Fact]
         if phase == AUCTION:  # UL-11, UL-12
             if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
@@ -909,7 +914,7 @@ class Ulti:
             f = s.fx = fx.copy()
             if action == PASS:
                 f.passes += 1
-                fact = _announced("pass", {"seat": seat})
+                fact = Announced("pass", {"seat": seat})
                 if f.passes >= 2 and f.rules.auction_end == "two_passes":
                     out = [fact]
                     self._end_auction(s, out)
@@ -920,10 +925,10 @@ class Ulti:
                 s.hm = state.hm | f.talon << _OFF[seat]
                 f.talon = 0
                 s.phase = DISCARD
-                return _new_step(Step, (s, (_announced("pickup", {"seat": seat}),)))
+                return _new_step(Step, (s, (Announced("pickup", {"seat": seat}),)))
             out = []
             if action == STAND:
-                out.append(_announced("stand", {"seat": seat}))
+                out.append(Announced("stand", {"seat": seat}))
                 self._end_auction(s, out)
             else:  # a bid without the talon (raise_without_talon)
                 self._bid(s, seat, action, out)
@@ -944,7 +949,7 @@ class Ulti:
         if phase == TRUMP:  # UL-14
             assert isinstance(f, _Fixed)
             f.trump = action - NAME_BASE
-            out.append(_announced("trump", {"seat": seat, "trump": SUIT_LETTERS[f.trump]}))
+            out.append(Announced("trump", {"seat": seat, "trump": SUIT_LETTERS[f.trump]}))
             self._start_play(s)
         else:  # KONTRA, UL-18 .. UL-20
             self._kontra(s, seat, action, out)
@@ -952,8 +957,10 @@ class Ulti:
 
     def _marriage_facts(self, fx: _Auction, seat: Seat) -> tuple[Fact, ...]:
         return tuple(
-            _announced("marriage", {"seat": seat, "suit": SUIT_LETTERS[suit],
-                                    "value": 40 if suit == fx.trump else 20})
+            Announced(
+                "marriage",
+                {"seat": seat, "suit": SUIT_LETTERS[suit], "value": 40 if suit == fx.trump else 20},
+            )
             for who, suit in fx.marriages
             if who == seat
         )
@@ -968,13 +975,13 @@ class Ulti:
         f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
         s.to_act = _NEXT[seat]
-        facts.append(_announced("bid", {"seat": seat, "contract": LADDER[rank - 1].key}))
+        facts.append(Announced("bid", {"seat": seat, "contract": LADDER[rank - 1].key}))
 
     def _end_auction(self, s: UltiState, facts: list[Fact]) -> None:
         """UL-13 .. UL-15: the holder declares the current bid."""
         contract = LADDER[s.fx.cur - 1]
         f = s.fx = _Fixed.from_auction(s.fx, contract)
-        facts.append(_announced("contract", {"declarer": f.holder, "contract": contract.key}))
+        facts.append(Announced("contract", {"declarer": f.holder, "contract": contract.key}))
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
             s.res = HandResult(
@@ -989,7 +996,7 @@ class Ulti:
             return
         f.trump = HEARTS if contract.trump == PIROS else -1
         if f.trump >= 0:
-            facts.append(_announced("trump", {"seat": f.declarer, "trump": "H"}))
+            facts.append(Announced("trump", {"seat": f.declarer, "trump": "H"}))
         self._start_play(s)
 
     def _start_play(self, s: UltiState) -> None:
@@ -1064,13 +1071,13 @@ class Ulti:
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
-            facts.append(_announced("no_kontra", {"seat": seat}))
+            facts.append(Announced("no_kontra", {"seat": seat}))
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             r0, r1, r2 = f.rek
             k0, k1, k2 = f.kon
             f.rek = (r0 | (k0 & sub), r1 | (k1 & sub), r2 | (k2 & sub))
-            facts.append(_announced("rekontra", {"seat": seat, "components": _comp_names(sub)}))
+            facts.append(Announced("rekontra", {"seat": seat, "components": _comp_names(sub)}))
         else:
             sub = action - KONTRA_BASE
             kon = list(f.kon)
@@ -1081,7 +1088,7 @@ class Ulti:
                     if e != f.declarer:
                         kon[e] |= sub
             f.kon = tuple(kon)
-            facts.append(_announced("kontra", {"seat": seat, "components": _comp_names(sub)}))
+            facts.append(Announced("kontra", {"seat": seat, "components": _comp_names(sub)}))
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
@@ -1131,12 +1138,7 @@ class Ulti:
         td["last_winner"] = last_winner
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
         detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
-        res: HandResult = _new_state(HandResult)  # HandResult(points, detail)
-        r = res.__dict__
-        r["points"] = points
-        r["detail"] = detail
-        r["void"] = False
-        return res
+        return HandResult(points, detail)
 
     # -- views -----------------------------------------------------------------------------
 
@@ -1158,13 +1160,17 @@ class Ulti:
             "trump": SUIT_LETTERS[state.trump] if state.trump >= 0 else None,
             "hand_sizes": [h.bit_count() for h in state.hands],
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.plays],
-            "tricks": [_trick_json(t) for t in state.tricks],
+            "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
             "marriages": self._announced_marriages(state),
             "kontra": [
-                {"seat": e, "kontra": _comp_names(state.kon[e]),
-                 "rekontra": _comp_names(state.rek[e])}
-                for e in range(3) if state.kon[e]
+                {
+                    "seat": e,
+                    "kontra": _comp_names(state.kon[e]),
+                    "rekontra": _comp_names(state.rek[e]),
+                }
+                for e in range(3)
+                if state.kon[e]
             ],
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
@@ -1262,15 +1268,17 @@ class Ulti:
         return _VERB_NAMES[action]
 
     def all_actions(self) -> list[Action]:
-        return sorted([
-            *HUNGARIAN_32,
-            *_VERBS.values(),
-            *(NAME_BASE + s for s in SUITS),
-            *(BID_BASE + c.rank - 1 for c in LADDER),
-            *(KONTRA_BASE + sub for sub in range(1, 64)),
-            *(REKONTRA_BASE + sub for sub in range(1, 64)),
-            *(DISCARD_BASE + 52 * a + b for a, b in _PAIRS),
-        ])
+        return sorted(
+            [
+                *HUNGARIAN_32,
+                *_VERBS.values(),
+                *(NAME_BASE + s for s in SUITS),
+                *(BID_BASE + c.rank - 1 for c in LADDER),
+                *(KONTRA_BASE + sub for sub in range(1, 64)),
+                *(REKONTRA_BASE + sub for sub in range(1, 64)),
+                *(DISCARD_BASE + 52 * a + b for a, b in _PAIRS),
+            ]
+        )
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
@@ -1336,9 +1344,7 @@ class Ulti:
         if phase == PLAY and action < VERB_BASE:
             return self._illegal_play(state, action, text)
         if phase == DISCARD and action >= DISCARD_BASE:
-            return IllegalActionError(
-                f"{text!r}: you can only discard cards you hold", "UL-10"
-            )
+            return IllegalActionError(f"{text!r}: you can only discard cards you hold", "UL-10")
         if phase in (BID, AUCTION) and BID_BASE <= action < KONTRA_BASE:
             if phase == AUCTION and not state.rules.raise_without_talon:
                 return IllegalActionError(
@@ -1401,8 +1407,12 @@ class Ulti:
             return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23")
         trump = state.trump
         if c == SEVENS[trump] and trump >= 0 and seat == state.declarer:
-            base = legal_cards(hand, [x for _, x in state.plays], trump,
-                               must_beat_after_trumped=state.rules.must_beat_after_trumped)
+            base = legal_cards(
+                hand,
+                [x for _, x in state.plays],
+                trump,
+                must_beat_after_trumped=state.rules.must_beat_after_trumped,
+            )
             if (base >> c) & 1:
                 return IllegalActionError(
                     f"{text!r}: with an ulti the trump 7 must be kept for the last trick while "
@@ -1462,9 +1472,7 @@ def components_mask(contract: Contract, rules: UltiRules) -> int:
 def _pack_card(text: str) -> Card:
     c = parse_card(text)
     if not (PACK_MASK >> c) & 1:
-        raise InvalidActionError(
-            f"{text!r} is not in the Hungarian pack (ranks 7 8 9 T J Q K A)"
-        )
+        raise InvalidActionError(f"{text!r} is not in the Hungarian pack (ranks 7 8 9 T J Q K A)")
     return c
 
 
@@ -1480,15 +1488,6 @@ def _comp_names(sub: int) -> list[str]:
 _COMP_NAMES: Final = tuple(
     tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
 )
-
-
-def _trick_json(t: TrickTaken) -> dict[str, JSON]:
-    return {
-        "number": t.number,
-        "plays": [{"seat": p, "card": CARD_NAMES[c]} for p, c in t.plays],
-        "winner": t.winner,
-        "points": t.points,
-    }
 
 
 _ALL: Final = frozenset(Ulti().all_actions())
