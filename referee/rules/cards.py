@@ -125,14 +125,18 @@ def mask_of(cards: Iterable[Card]) -> CardSet:
     return m
 
 
+def _suit_table(suit: Suit) -> tuple[tuple[Card, ...], ...]:
+    base = 13 * suit
+    return tuple(tuple(base + r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
+
+
+_BY_SUIT: Final = tuple(_suit_table(s) for s in SUITS)
+_C0, _C1, _C2, _C3 = _BY_SUIT
+
+
 def cards_in(m: CardSet) -> list[Card]:
-    """The cards of a set, lowest index first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
+    """The cards of a set, lowest index first (four table lookups, one per suit)."""
+    return [*_C0[m & 0x1FFF], *_C1[(m >> 13) & 0x1FFF], *_C2[(m >> 26) & 0x1FFF], *_C3[m >> 39]]
 
 
 def iter_cards(m: CardSet) -> Iterator[Card]:
