@@ -37,6 +37,8 @@ class RefereeLog(Referee):
     """The referee application built from an environment mapping (as ``ProjectionRunner``
     constructs applications); used only to read the log."""
 
+    name = "Referee"  # the same tables and the same tracking name as the application
+
     def __init__(self, env: Any = None) -> None:
         super().__init__(settings_from_env({**os.environ, **dict(env or {})}))
 

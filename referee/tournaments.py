@@ -1,8 +1,9 @@
 """Use cases beside the play path: tournaments and rulings (the auditor's role).
 
 They sit in their own module over :class:`~referee.application.Referee` so the hot write path
-stays untouched: a ruling takes the match's lock, appends one ``RulingRecorded`` event through
-the application's ``save`` and drops the match from the live cache.
+stays untouched: a ruling appends one ``RulingRecorded`` event to a copy of the match through
+the application's ``save`` (optimistic: a concurrent action makes it a version conflict), and
+the application drops its then stale live copy.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
 
 from referee.application import Referee
 from referee.domain.errors import (
@@ -21,6 +23,7 @@ from referee.domain.errors import (
     PermissionDeniedError,
     TournamentNotFoundError,
     UnauthenticatedError,
+    VersionConflictError,
 )
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
@@ -52,30 +55,29 @@ def record_ruling(
                                  kind=kind)
     if not reason.strip():
         raise InvalidRulingError("a ruling needs a reason")
-    with app._lock(match_id):
-        match = app.get_match(match_id)
-        if not 1 <= hand <= len(match.hands):
-            raise HandNotFoundError(
-                f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
-            )
-        log = match.hands[hand - 1]
-        if log.result is None:
-            raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
-        sides = len(match.match_state.scores)
-        if kind == "annul":
-            adjust = _hand_effect(app, match, hand)
-            adjust = [-x for x in adjust]
-        else:
-            if len(points) != sides:
-                raise InvalidRulingError(f"points must list {sides} values, one per side")
-            if kind == "penalty" and any(p < 0 for p in points):
-                raise InvalidRulingError("penalty points are taken away: give them as >= 0")
-            adjust = [-p for p in points] if kind == "penalty" else list(points)
-        match.record_ruling(hand, kind, adjust, reason.strip())
-        app.save(match)
-        evict = getattr(app, "_evict", None)
-        if evict is not None:  # the live cache re-reads the stream on the next command
-            evict(match_id)
+    match = app.get_match(match_id)  # a private copy; the save is optimistic
+    if not 1 <= hand <= len(match.hands):
+        raise HandNotFoundError(
+            f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
+        )
+    log = match.hands[hand - 1]
+    if log.result is None:
+        raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    sides = len(match.match_state.scores)
+    if kind == "annul":
+        adjust = _hand_effect(app, match, hand)
+        adjust = [-x for x in adjust]
+    else:
+        if len(points) != sides:
+            raise InvalidRulingError(f"points must list {sides} values, one per side")
+        if kind == "penalty" and any(p < 0 for p in points):
+            raise InvalidRulingError("penalty points are taken away: give them as >= 0")
+        adjust = [-p for p in points] if kind == "penalty" else list(points)
+    match.record_ruling(hand, kind, adjust, reason.strip())
+    try:
+        app.save(match)  # the application drops its stale live copy of the match
+    except IntegrityError:
+        raise VersionConflictError("the match changed meanwhile; retry the ruling") from None
     app._wake_watchers()
     return match.version, adjust
 

@@ -1,0 +1,255 @@
+"""Queries over the views: scoreboard, dispute replay, exports, standings, chain check.
+
+Authorization reuses the application's rules (``Referee.authorize``) on the token hashes the
+views keep. The dispute replay re-applies the hand's actions through the pure rules core.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from projections.store import Doc, open_view
+from referee.application import Principal, Referee, Role
+from referee.domain.chain import ChainReport, check_chain, event_dict
+from referee.domain.errors import (
+    ActionIndexOutOfRangeError,
+    HandNotFinishedError,
+    HandNotFoundError,
+    MatchNotFoundError,
+    PermissionDeniedError,
+    ReplayNotAllowedError,
+    TournamentNotFoundError,
+    ViewNotReadyError,
+)
+from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
+from referee.rules.errors import RulesError
+from referee.rules.game import VERB_BASE
+from referee.rules.handrecord import HandRecord, MatchRecord
+from referee.rules.registry import find_game
+
+
+class Queries:
+    """Read side of the service over the three views."""
+
+    def __init__(self, app: Referee, views: dict[str, Any] | None = None) -> None:
+        self.app = app
+        self.views = views or {n: open_view(n, app.settings)
+                               for n in ("scoreboard", "hands", "standings")}
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _doc(self, view: str, match_id: UUID) -> Doc:
+        doc = self.views[view].read("match", str(match_id))
+        if doc is None:
+            self.app.get_match(match_id)  # raises MatchNotFoundError for an unknown match
+            raise ViewNotReadyError(f"the {view} view has not caught up with match {match_id}",
+                                    matchId=match_id)
+        return doc
+
+    def _who(self, doc: Doc, token: str) -> Principal:
+        return self.app.authorize(SimpleNamespace(**doc["auth"]), token)  # type: ignore[arg-type]
+
+    def _hand(self, match_id: UUID, hand: int, hands: int) -> Doc:
+        if not 1 <= hand <= hands:
+            raise HandNotFoundError(f"hand {hand} does not exist (hands 1..{hands})", hand=hand)
+        doc = self.views["hands"].read("hand", f"{match_id}:{hand:05d}")
+        if doc is None:
+            raise ViewNotReadyError("the hands view has not caught up", hand=hand)
+        return doc
+
+    # -- scoreboard --------------------------------------------------------------------------
+    def scoreboard(self, match_id: UUID, token: str) -> Doc:
+        """The match's scoreboard (anyone who may watch the match)."""
+        doc = self._doc("scoreboard", match_id)
+        self._who(doc, token)
+        return {k: v for k, v in doc.items() if k != "auth"}
+
+    def watch_scoreboard(self, match_id: UUID, token: str, after_version: int,
+                         alive: Callable[[], bool], poll: float = 0.2) -> Iterator[Doc]:
+        """The scoreboard each time its version passes the last one sent."""
+        sent = after_version
+        while alive():
+            doc = self.scoreboard(match_id, token)
+            if doc["version"] > sent:
+                sent = doc["version"]
+                yield doc
+            changed = getattr(self.app, "_changed", None)
+            if changed is not None:
+                with changed:
+                    changed.wait(poll)
+            else:
+                time.sleep(poll)
+
+    # -- dispute replay ----------------------------------------------------------------------
+    def replay(self, match_id: UUID, hand: int, index: int, token: str) -> Doc:
+        """The hand's state before action ``index`` (``index == len(actions)``: the end),
+        every seat's cards, the legal set, the action taken, why each other action of the
+        acting seat is illegal, the timeline with rejected attempts, and the scoring."""
+        m = self._doc("hands", match_id)
+        who = self._who(m, token)
+        h = self._hand(match_id, hand, int(m["hands"]))
+        if not h["finished"] and who.role is not Role.AUDITOR:
+            raise ReplayNotAllowedError(
+                f"hand {hand} is still being played: only the auditor may replay it now",
+                hand=hand)
+        actions = h["actions"]
+        if not 0 <= index <= len(actions):
+            raise ActionIndexOutOfRangeError(
+                f"action index {index} is out of range: hand {hand} has actions "
+                f"0..{len(actions) - 1} (and {len(actions)} for the end)",
+                index=index, actions=len(actions))
+        game = find_game(m["game"])
+        rules = game.rules_class.from_dict(m["rules"])
+        deal = game.deal([parse_card(c) for c in h["cards"]], h["dealer"])
+        state = game.new_hand(deal, h["dealer"], rules)
+        for seat, text, _ in actions[:index]:
+            state = game.apply(state, seat, game.parse_action(text)).state
+        to_act = game.current_seat(state)
+        legal_codes = game.legal_actions(state)
+        legal = [game.format_action(a) for a in legal_codes]
+        locations = game.card_locations(state)
+        cards = {k: [CARD_NAMES[c] for c in iter_cards(v)] for k, v in locations.items()}
+        illegal: list[Doc] = []
+        if to_act is not None:
+            held = locations.get(f"hand{to_act}", 0)
+            legal_set = set(legal_codes)
+            for a in game.all_actions():
+                if a in legal_set or (a < VERB_BASE and not held >> a & 1):
+                    continue
+                try:
+                    game.apply(state, to_act, a)
+                except RulesError as exc:
+                    illegal.append({"action": game.format_action(a), "rule": exc.rule or "",
+                                    "reason": exc.reason, "message": exc.message})
+        out: Doc = {
+            "match_id": str(match_id), "game": m["game"], "hand": hand, "index": index,
+            "actions": len(actions), "dealer": h["dealer"], "to_act": to_act,
+            "cards": cards, "state": game.audit_view(state), "legal": legal,
+            "illegal": illegal, "action": None, "finished": h["finished"],
+        }
+        if index < len(actions):
+            seat, text, ts = actions[index]
+            out["action"] = {"index": index, "seat": seat, "action": text, "time": ts}
+        out["timeline"] = self._timeline(match_id, h)
+        if h["finished"]:
+            out["scoring"] = {"result": h["result"], "scores_after": h["scores"],
+                              "rulings": h["rulings"]}
+        return out
+
+    def _timeline(self, match_id: UUID, h: Doc) -> list[Doc]:
+        """Accepted actions and the rejected attempts made during the hand, by time."""
+        items: list[Doc] = [
+            {"time": ts, "type": "action", "index": i, "seat": seat, "action": text}
+            for i, (seat, text, ts) in enumerate(h["actions"])
+        ]
+        end = h["ended"] or "9999"
+        for r in self.app.rejections.list(str(match_id)):
+            t = _normal_time(r.time)
+            if _normal_time(h["started"]) <= t <= _normal_time(end):
+                items.append({"time": r.time, "type": "rejection", "seat": r.seat,
+                              "action": r.action, "reason": r.reason, "rule": r.rule,
+                              "message": r.message})
+        items.sort(key=lambda x: _normal_time(x["time"]))
+        for ruling in h["rulings"]:
+            items.append({"time": ruling["time"], "type": "ruling", **ruling})
+        return items
+
+    # -- exports -----------------------------------------------------------------------------
+    def _record(self, m: Doc, h: Doc) -> HandRecord:
+        game = find_game(m["game"])
+        return HandRecord(
+            game=game.name, rules=game.rules_class.from_dict(m["rules"]), dealer=h["dealer"],
+            deal=game.deal([parse_card(c) for c in h["cards"]], h["dealer"]),
+            actions=tuple((s, a) for s, a, _ in h["actions"]), result=h["result"],
+        )
+
+    def hand_record(self, match_id: UUID, hand: int, token: str) -> Doc:
+        """A finished hand as a ``referee.hand/v1`` record."""
+        m = self._doc("hands", match_id)
+        self._who(m, token)
+        h = self._hand(match_id, hand, int(m["hands"]))
+        if not h["finished"]:
+            raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+        return self._record(m, h).to_json()
+
+    def match_record(self, match_id: UUID, token: str) -> Doc:
+        """The match's finished hands as a ``referee.match/v1`` record."""
+        m = self._doc("hands", match_id)
+        self._who(m, token)
+        return self._match_record(m)
+
+    def _match_record(self, m: Doc) -> Doc:
+        game = find_game(m["game"])
+        hands = [self._record(m, h)
+                 for _, h in self.views["hands"].children("hand", m["match_id"])
+                 if h["finished"]]
+        record = MatchRecord(game=game.name, rules=game.rules_class.from_dict(m["rules"]),
+                             players=tuple(m["players"]), hands=tuple(hands),
+                             result=m["result"])
+        return record.to_json()
+
+    def tournament_export(self, tournament_id: UUID, token: str) -> Iterator[str]:
+        """NDJSON: one ``referee.match/v1`` record (finished hands) per attached match."""
+        self._require_auditor(token)
+        t = self.tournament(tournament_id)
+        for mid in sorted(t["matches"]):
+            m = self.views["hands"].read("match", mid)
+            if m is not None:
+                yield json.dumps(self._match_record(m), sort_keys=True)
+
+    # -- tournaments -------------------------------------------------------------------------
+    def tournament(self, tournament_id: UUID) -> Doc:
+        doc = self.views["standings"].read("tournament", str(tournament_id))
+        if doc is None:
+            raise TournamentNotFoundError(f"no tournament {tournament_id}",
+                                          tournamentId=tournament_id)
+        return doc
+
+    def standings(self, tournament_id: UUID) -> Doc:
+        self.tournament(tournament_id)
+        doc = self.views["standings"].read("standings", str(tournament_id))
+        assert doc is not None
+        return doc
+
+    # -- integrity ---------------------------------------------------------------------------
+    def event_log(self, match_id: UUID, token: str) -> list[Doc]:
+        """The match's stored events as canonical dicts (auditor only; they hold the packs)."""
+        self._require_auditor(token)
+        return event_log(self.app, match_id)
+
+    def check_chain(self, match_id: UUID, token: str) -> ChainReport:
+        """Check the match's hash chain in the store (any token of the match)."""
+        match = self.app.get_match(match_id)
+        self.app.authorize(match, token)
+        return check_chain(event_log(self.app, match_id))
+
+    def _require_auditor(self, token: str) -> None:
+        if not (token and self.app._is_auditor(token)):
+            raise PermissionDeniedError("only the auditor may do this")
+
+
+def event_log(app: Referee, match_id: UUID) -> list[Doc]:
+    """The stored events of one match, as canonical dicts, in version order."""
+    events = list(app.repository.event_store.get(match_id))
+    if not events:
+        raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
+    return [event_dict(e, get_topic(type(e))) for e in events]
+
+
+def _normal_time(text: str) -> str:
+    """ISO times with ``+00:00`` or ``Z`` and any precision, comparable as strings."""
+    t = text.replace("Z", "+00:00").replace("T", " ")
+    if "+" in t[10:]:
+        t = t[: t.rindex("+")]
+    if "." in t:
+        head, frac = t.split(".")
+        t = f"{head}.{frac.ljust(6, '0')}"
+    else:
+        t += ".000000"
+    return t

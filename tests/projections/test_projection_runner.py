@@ -1,0 +1,39 @@
+"""eventsourcing's ProjectionRunner drives the same projections and views on PostgreSQL
+(subscription from the view's position, one transaction per event): its rows equal a
+batched rebuild, and a restarted runner resumes exactly where it stopped."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from eventsourcing.projection import ProjectionRunner
+
+from projections.runner import BatchRunner, RefereeLog
+from projections.store import open_view, view_class, view_env
+from projections.views import PROJECTIONS
+from referee.application import Referee
+from tests.projections.conftest import play
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("env", ["postgres"], indirect=True)
+@pytest.mark.parametrize("name", list(PROJECTIONS))
+def test_projection_runner_equals_a_batched_rebuild(app: Referee, env: dict[str, str],
+                                                    name: str) -> None:
+    rng = random.Random(1)
+    c = app.create_match("euchre", rules={"target_score": 3})
+    play(app, c.match_id, c.seat_tokens, rng, stop_after_hand=1)
+    run_env = {**env, **view_env(name, app.settings)}
+    kwargs = {"application_class": RefereeLog, "projection_class": PROJECTIONS[name],
+              "view_class": view_class(name, "postgres"), "env": run_env}
+    with ProjectionRunner(**kwargs) as runner:  # type: ignore[arg-type]
+        runner.wait(app.recorder.max_notification_id(), timeout=20)  # type: ignore[attr-defined]
+    play(app, c.match_id, c.seat_tokens, rng)
+    with ProjectionRunner(**kwargs) as runner:  # type: ignore[arg-type]  # restarted
+        runner.wait(app.recorder.max_notification_id(), timeout=20)  # type: ignore[attr-defined]
+        live = runner.view.all_rows()
+    view = open_view(name, app.settings)
+    assert view.all_rows() == live
+    BatchRunner(app, PROJECTIONS[name], view).rebuild()
+    assert view.all_rows() == live
