@@ -26,6 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("file", help="a referee.hand/v1 or referee.match/v1 JSON file")
     p.add_argument("--legal", action="store_true", help="list the legal set before each action")
+    p.add_argument("--chain", action="store_true",
+                   help="FILE is a match id (checked in the store) or an exported event log: "
+                   "check the match's hash chain and report the first break")
 
     p = sub.add_parser("games", help="list the games and their rule parameters")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -80,7 +83,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     b.add_argument("--rate", type=float, default=0.0,
                    help="offered actions/s over all tables (0: as fast as acknowledged)")
 
+    from projections.cli import add_parsers
+
+    add_parsers(sub, bench)
+
     args = parser.parse_args(argv)
+    if args.command == "projections" or (args.command == "bench" and args.bench == "projections"):
+        from projections import cli as projections_cli
+
+        return (projections_cli.run(args) if args.command == "projections"
+                else projections_cli.bench(args))
     if args.command == "bench" and args.bench == "service":
         from referee.bench_service import BenchError
         from referee.bench_service import run as run_service
@@ -96,6 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(json.dumps(result, indent=2))
         return 0
+    if args.command == "verify" and args.chain:
+        from projections.cli import verify_chain
+
+        code, report = verify_chain(args.file)
+        print(json.dumps(report, indent=2))
+        return code
     if args.command == "verify":
         from referee.verify import verify_path
 

@@ -1,4 +1,5 @@
-"""``referee verify FILE [--legal]``: replay a hand or match record through the rules.
+"""``referee verify FILE [--legal]``: replay a hand or match record through the rules (or an
+NDJSON file of records, one per line, as the bulk exports write).
 
 Prints one JSON object; exit status 0 when every action is legal (and a given result matches),
 1 for an illegal action or a result mismatch, 2 when the file is not a valid record.
@@ -34,8 +35,28 @@ def verify_path(path: str, *, legal: bool = False) -> tuple[int, dict[str, Any]]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            return verify_ndjson(text, legal=legal)
         return INVALID, _invalid(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     return verify_data(data, legal=legal)
+
+
+def verify_ndjson(text: str, *, legal: bool = False) -> tuple[int, dict[str, Any]]:
+    """Verify one record per line (a bulk export); the worst exit status wins."""
+    code, records = OK, []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            c, out = INVALID, _invalid(f"line {n} is not JSON: {exc.msg}")
+        else:
+            c, out = verify_data(data, legal=legal)
+        out["line"] = n
+        records.append(out)
+        code = max(code, c)
+    return code, {"ok": code == OK, "records": records}
 
 
 def verify_data(data: object, *, legal: bool = False) -> tuple[int, dict[str, Any]]:

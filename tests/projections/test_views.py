@@ -136,7 +136,7 @@ def test_rebuild_gives_identical_rows_and_is_batched(app: Referee) -> None:
         commits = {"n": 0}
         flush = view._flush
 
-        def counting(tracking: Tracking, flush: Any = flush) -> None:
+        def counting(tracking: Tracking, flush: Any = flush, commits: Any = commits) -> None:
             commits["n"] += 1
             flush(tracking)
 

@@ -1,0 +1,109 @@
+"""Command-line parts of the read side: ``referee projections``, ``referee verify --chain``,
+``referee bench projections`` (wired into ``referee/cli.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+PROJECTIONS = ("scoreboard", "hands", "standings")  # projections.views.PROJECTIONS, unimported
+
+
+def add_parsers(sub: Any, bench: Any) -> None:
+    """Add ``projections`` to the subcommands and ``projections`` to ``bench``."""
+    p = sub.add_parser(
+        "projections", help="run the read-side views (scoreboard, hands, standings)",
+        description="Catch the views up with the event log in batches, then follow it "
+        "(PostgreSQL: eventsourcing's ProjectionRunner; SQLite: polling). Same store "
+        "configuration as `referee serve`.",
+    )
+    p.add_argument("--views", default=",".join(PROJECTIONS),
+                   help=f"comma-separated views (default all: {','.join(PROJECTIONS)})")
+    p.add_argument("--rebuild", metavar="VIEW", help="drop VIEW, rebuild it from the log, exit")
+    p.add_argument("--once", action="store_true", help="catch up and exit")
+    p.add_argument("--batch", type=int, default=1000, help="events per transaction")
+    p.add_argument("--export-events", metavar="MATCH_ID",
+                   help="print the match's stored events (NDJSON, for verify --chain) and exit")
+    b = bench.add_parser("projections", help="rebuild every view from a large log; replay time")
+    b.add_argument("--hands", type=int, default=300, help="hands to play into the log")
+    b.add_argument("--game", default="belot")
+    b.add_argument("--batch", type=int, default=1000)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``referee projections``."""
+    from projections.runner import run_process
+
+    if args.export_events:
+        return _export_events(args.export_events)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    names = [n for n in args.views.split(",") if n]
+    return run_process(names, rebuild=args.rebuild, once=args.once, batch_size=args.batch,
+                       stop=stop)
+
+
+def _export_events(match_id: str) -> int:
+    from uuid import UUID
+
+    from projections.queries import event_log
+    from referee.application import Referee
+
+    app = Referee()
+    try:
+        for e in event_log(app, UUID(match_id)):
+            print(json.dumps(e, sort_keys=True))
+    finally:
+        app.close()
+    return 0
+
+
+def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
+    """``referee verify --chain TARGET``: an exported event log (NDJSON file) or a match id
+    checked in the configured store. Exit 0 intact, 1 broken, 2 unreadable/unknown."""
+    from referee.domain.chain import check_chain
+
+    path = Path(target)
+    if path.is_file():
+        try:
+            events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        except (OSError, ValueError) as exc:
+            return 2, {"ok": False, "error": {"reason": "INVALID_LOG", "message": str(exc)}}
+    else:
+        from uuid import UUID
+
+        from projections.queries import event_log
+        from referee.application import Referee
+        from referee.domain.errors import MatchNotFoundError
+
+        try:
+            match_id = UUID(target)
+        except ValueError:
+            return 2, {"ok": False, "error": {"reason": "INVALID_ARGUMENT",
+                                              "message": f"{target!r}: no such file, not a UUID"}}
+        app = Referee()
+        try:
+            events = event_log(app, match_id)
+        except MatchNotFoundError as exc:
+            return 2, {"ok": False, "error": {"reason": exc.reason, "message": exc.message}}
+        finally:
+            app.close()
+    report = check_chain(events)
+    return (0 if report.ok else 1), report.to_json()
+
+
+def bench(args: argparse.Namespace) -> int:
+    from projections.bench import run_bench
+
+    print(json.dumps(run_bench(args.hands, args.game, args.batch), indent=2))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(2)
