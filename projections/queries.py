@@ -40,8 +40,15 @@ class Queries:
 
     def __init__(self, app: Referee, views: dict[str, Any] | None = None) -> None:
         self.app = app
-        self.views = views or {n: open_view(n, app.settings)
-                               for n in ("scoreboard", "hands", "standings")}
+        self._views = views
+
+    @property
+    def views(self) -> dict[str, Any]:
+        """The view recorders, opened on first use."""
+        if self._views is None:
+            self._views = {n: open_view(n, self.app.settings)
+                           for n in ("scoreboard", "hands", "standings")}
+        return self._views
 
     # -- helpers -----------------------------------------------------------------------------
     def _doc(self, view: str, match_id: UUID) -> Doc:

@@ -42,12 +42,15 @@ def build_server(
     stopping = _Stopping()
     servicer = RefereeServicer(app, stopping=stopping)
     pbg.add_RefereeServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    from projections.service import add_to_server  # the read side, on the same port
+
+    read_side = add_to_server(server, app, stopping)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (SERVICE_NAME, *read_side, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     port = server.add_insecure_port(address)
     if port == 0:
@@ -70,6 +73,9 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     from referee.service import metrics
 
     app = Referee()
+    from projections.runner import start_in_process  # the views, for the embedded default
+
+    views = start_in_process(app)
     hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
     server, port = build_server(
         app, address, interceptors=hooks, max_workers=app.settings.grpc_workers
@@ -88,5 +94,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     done.wait()
     log.warning("stopping (grace %.1fs)", grace)
     stop(server, grace)
+    if views is not None:
+        views.stop()
     app.close()
     return 0

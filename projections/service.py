@@ -1,0 +1,178 @@
+"""``ProjectionsService`` and ``TournamentService``: decode, query the views (or record a
+ruling / tournament change), encode. Errors go through the service's one error table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+from uuid import UUID
+
+import grpc
+
+from projections.queries import Queries
+from referee import tournaments as tour
+from referee.api.v1 import projections_pb2 as pb
+from referee.api.v1 import projections_pb2_grpc as pbg
+from referee.application import Referee
+from referee.domain.errors import MalformedRequestError
+from referee.service.servicer import _errors_mapped, _stream_errors_mapped
+
+SERVICE_NAMES = tuple(s.full_name for s in pb.DESCRIPTOR.services_by_name.values())
+
+
+def _uuid(text: str, field: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise MalformedRequestError(f"{field} {text!r} is not a UUID", field=field) from None
+
+
+def _ruling(r: dict[str, Any]) -> pb.Ruling:
+    return pb.Ruling(hand=r["hand"], kind=r["kind"], adjust=r["adjust"], reason=r["reason"],
+                     version=r.get("version", 0))
+
+
+def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
+    out = pb.Scoreboard(
+        match_id=doc["match_id"], game=doc["game"], state=doc["state"], version=doc["version"],
+        hand=doc["hand"], dealer=doc["dealer"], scores=doc["scores"],
+        adjusted_scores=doc["adjusted_scores"], players=doc["players"],
+        hands=[pb.HandScore(hand=h["hand"], dealer=h["dealer"], points=h["points"],
+                            scores_after=h["scores_after"],
+                            detail_json=json.dumps(h["detail"], sort_keys=True),
+                            rulings=[_ruling(dict(r, hand=h["hand"])) for r in h["rulings"]])
+               for h in doc["hands"]],
+        rulings=[_ruling(r) for r in doc["rulings"]],
+    )
+    if doc["to_act"] is not None:
+        out.to_act = doc["to_act"]
+    if doc["winner"] is not None:
+        out.winner = doc["winner"]
+    return out
+
+
+class ProjectionsServicer(pbg.ProjectionsServiceServicer):
+    def __init__(self, app: Referee, queries: Queries, stopping: Callable[[], bool]) -> None:
+        self.app, self.q, self.stopping = app, queries, stopping
+
+    @_errors_mapped
+    def GetScoreboard(self, request: pb.GetScoreboardRequest, context: grpc.ServicerContext
+                      ) -> pb.Scoreboard:
+        return scoreboard_pb(self.q.scoreboard(_uuid(request.match_id, "match_id"),
+                                               request.token))
+
+    @_stream_errors_mapped
+    def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
+                        context: grpc.ServicerContext) -> Iterator[pb.Scoreboard]:
+        alive = lambda: context.is_active() and not self.stopping()  # noqa: E731
+        for doc in self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
+                                           request.after_version, alive):
+            yield scoreboard_pb(doc)
+
+    @_errors_mapped
+    def GetReplay(self, request: pb.GetReplayRequest, context: grpc.ServicerContext
+                  ) -> pb.GetReplayResponse:
+        r = self.q.replay(_uuid(request.match_id, "match_id"), request.hand,
+                          request.action_index, request.token)
+        out = pb.GetReplayResponse(
+            match_id=r["match_id"], hand=r["hand"], action_index=r["index"],
+            actions=r["actions"], legal=r["legal"],
+            action_json=json.dumps(r["action"]) if r["action"] else "",
+            illegal=[pb.IllegalAction(**x) for x in r["illegal"]],
+            cards_json=json.dumps(r["cards"], sort_keys=True),
+            state_json=json.dumps(r["state"], sort_keys=True),
+            timeline_json=json.dumps(r["timeline"]),
+            scoring_json=json.dumps(r.get("scoring"), sort_keys=True) if r.get("scoring") else "",
+            finished=r["finished"],
+        )
+        if r["to_act"] is not None:
+            out.to_act = r["to_act"]
+        return out
+
+    @_errors_mapped
+    def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
+                   ) -> pb.ExportResponse:
+        record = self.q.hand_record(_uuid(request.match_id, "match_id"), request.hand,
+                                    request.token)
+        return pb.ExportResponse(record_json=json.dumps(record))
+
+    @_errors_mapped
+    def ExportMatch(self, request: pb.ExportMatchRequest, context: grpc.ServicerContext
+                    ) -> pb.ExportResponse:
+        record = self.q.match_record(_uuid(request.match_id, "match_id"), request.token)
+        return pb.ExportResponse(record_json=json.dumps(record))
+
+    @_errors_mapped
+    def RecordRuling(self, request: pb.RecordRulingRequest, context: grpc.ServicerContext
+                     ) -> pb.RecordRulingResponse:
+        version, adjust = tour.record_ruling(
+            self.app, _uuid(request.match_id, "match_id"), request.token, request.hand,
+            request.kind, list(request.points), request.reason)
+        return pb.RecordRulingResponse(version=version, adjust=adjust)
+
+    @_errors_mapped
+    def CheckChain(self, request: pb.CheckChainRequest, context: grpc.ServicerContext
+                   ) -> pb.CheckChainResponse:
+        report = self.q.check_chain(_uuid(request.match_id, "match_id"), request.token)
+        out = pb.CheckChainResponse(ok=report.ok, events=report.events, head=report.head,
+                                    message=report.message)
+        if report.first_break is not None:
+            out.first_break = report.first_break
+        return out
+
+
+class TournamentServicer(pbg.TournamentServiceServicer):
+    def __init__(self, app: Referee, queries: Queries) -> None:
+        self.app, self.q = app, queries
+
+    @_errors_mapped
+    def CreateTournament(self, request: pb.CreateTournamentRequest,
+                         context: grpc.ServicerContext) -> pb.CreateTournamentResponse:
+        tid = tour.create_tournament(self.app, request.token, request.name, request.game)
+        return pb.CreateTournamentResponse(tournament_id=str(tid))
+
+    @_errors_mapped
+    def RegisterEntrant(self, request: pb.RegisterEntrantRequest,
+                        context: grpc.ServicerContext) -> pb.TournamentChangeResponse:
+        v = tour.register_entrant(self.app, request.token,
+                                  _uuid(request.tournament_id, "tournament_id"),
+                                  request.entrant, list(request.members))
+        return pb.TournamentChangeResponse(version=v)
+
+    @_errors_mapped
+    def AttachMatch(self, request: pb.AttachMatchRequest, context: grpc.ServicerContext
+                    ) -> pb.TournamentChangeResponse:
+        v = tour.attach_match(self.app, request.token,
+                              _uuid(request.tournament_id, "tournament_id"),
+                              _uuid(request.match_id, "match_id"), list(request.sides),
+                              request.board)
+        return pb.TournamentChangeResponse(version=v)
+
+    @_errors_mapped
+    def GetStandings(self, request: pb.GetStandingsRequest, context: grpc.ServicerContext
+                     ) -> pb.GetStandingsResponse:
+        s = self.q.standings(_uuid(request.tournament_id, "tournament_id"))
+        return pb.GetStandingsResponse(
+            tournament_id=s["tournament_id"], name=s["name"], game=s["game"],
+            standings=[pb.Standing(**row) for row in s["entrants"]],
+            boards_json=json.dumps(s["boards"], sort_keys=True),
+        )
+
+    @_stream_errors_mapped
+    def ExportTournament(self, request: pb.ExportTournamentRequest,
+                         context: grpc.ServicerContext) -> Iterator[pb.ExportResponse]:
+        for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),
+                                             request.token):
+            yield pb.ExportResponse(record_json=line)
+
+
+def add_to_server(server: grpc.Server, app: Referee, stopping: Callable[[], bool]
+                  ) -> tuple[str, ...]:
+    """Register both services on ``server``; return their full names (for reflection)."""
+    queries = Queries(app)
+    pbg.add_ProjectionsServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        ProjectionsServicer(app, queries, stopping), server)
+    pbg.add_TournamentServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        TournamentServicer(app, queries), server)
+    return SERVICE_NAMES

@@ -1,0 +1,305 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class GetScoreboardRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class WatchScoreboardRequest(_message.Message):
+    __slots__ = ("match_id", "token", "after_version")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    after_version: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+
+class Ruling(_message.Message):
+    __slots__ = ("hand", "kind", "adjust", "reason", "version")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ADJUST_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    kind: str
+    adjust: _containers.RepeatedScalarFieldContainer[int]
+    reason: str
+    version: int
+    def __init__(self, hand: _Optional[int] = ..., kind: _Optional[str] = ..., adjust: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class HandScore(_message.Message):
+    __slots__ = ("hand", "dealer", "points", "scores_after", "detail_json", "rulings")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_AFTER_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_JSON_FIELD_NUMBER: _ClassVar[int]
+    RULINGS_FIELD_NUMBER: _ClassVar[int]
+    hand: int
+    dealer: int
+    points: _containers.RepeatedScalarFieldContainer[int]
+    scores_after: _containers.RepeatedScalarFieldContainer[int]
+    detail_json: str
+    rulings: _containers.RepeatedCompositeFieldContainer[Ruling]
+    def __init__(self, hand: _Optional[int] = ..., dealer: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., scores_after: _Optional[_Iterable[int]] = ..., detail_json: _Optional[str] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
+
+class Scoreboard(_message.Message):
+    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    ADJUSTED_SCORES_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    RULINGS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game: str
+    state: str
+    version: int
+    hand: int
+    dealer: int
+    to_act: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    adjusted_scores: _containers.RepeatedScalarFieldContainer[int]
+    winner: int
+    players: _containers.RepeatedScalarFieldContainer[str]
+    hands: _containers.RepeatedCompositeFieldContainer[HandScore]
+    rulings: _containers.RepeatedCompositeFieldContainer[Ruling]
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
+
+class GetReplayRequest(_message.Message):
+    __slots__ = ("match_id", "hand", "action_index", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    action_index: int
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class IllegalAction(_message.Message):
+    __slots__ = ("action", "rule", "reason", "message")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    rule: str
+    reason: str
+    message: str
+    def __init__(self, action: _Optional[str] = ..., rule: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class GetReplayResponse(_message.Message):
+    __slots__ = ("match_id", "hand", "action_index", "actions", "to_act", "legal", "action_json", "illegal", "cards_json", "state_json", "timeline_json", "scoring_json", "finished")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_FIELD_NUMBER: _ClassVar[int]
+    ACTION_JSON_FIELD_NUMBER: _ClassVar[int]
+    ILLEGAL_FIELD_NUMBER: _ClassVar[int]
+    CARDS_JSON_FIELD_NUMBER: _ClassVar[int]
+    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TIMELINE_JSON_FIELD_NUMBER: _ClassVar[int]
+    SCORING_JSON_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    action_index: int
+    actions: int
+    to_act: int
+    legal: _containers.RepeatedScalarFieldContainer[str]
+    action_json: str
+    illegal: _containers.RepeatedCompositeFieldContainer[IllegalAction]
+    cards_json: str
+    state_json: str
+    timeline_json: str
+    scoring_json: str
+    finished: bool
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ..., actions: _Optional[int] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[str]] = ..., action_json: _Optional[str] = ..., illegal: _Optional[_Iterable[_Union[IllegalAction, _Mapping]]] = ..., cards_json: _Optional[str] = ..., state_json: _Optional[str] = ..., timeline_json: _Optional[str] = ..., scoring_json: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
+
+class ExportHandRequest(_message.Message):
+    __slots__ = ("match_id", "hand", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class ExportMatchRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class ExportResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class RecordRulingRequest(_message.Message):
+    __slots__ = ("token", "match_id", "hand", "kind", "points", "reason")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    match_id: str
+    hand: int
+    kind: str
+    points: _containers.RepeatedScalarFieldContainer[int]
+    reason: str
+    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RecordRulingResponse(_message.Message):
+    __slots__ = ("version", "adjust")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ADJUST_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    adjust: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, version: _Optional[int] = ..., adjust: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class CheckChainRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class CheckChainResponse(_message.Message):
+    __slots__ = ("ok", "events", "head", "first_break", "message")
+    OK_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BREAK_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    ok: bool
+    events: int
+    head: str
+    first_break: int
+    message: str
+    def __init__(self, ok: _Optional[bool] = ..., events: _Optional[int] = ..., head: _Optional[str] = ..., first_break: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("token", "name", "game")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    name: str
+    game: str
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ...) -> None: ...
+
+class CreateTournamentResponse(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class RegisterEntrantRequest(_message.Message):
+    __slots__ = ("token", "tournament_id", "entrant", "members")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTRANT_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    tournament_id: str
+    entrant: str
+    members: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., entrant: _Optional[str] = ..., members: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AttachMatchRequest(_message.Message):
+    __slots__ = ("token", "tournament_id", "match_id", "sides", "board")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDES_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    tournament_id: str
+    match_id: str
+    sides: _containers.RepeatedScalarFieldContainer[str]
+    board: str
+    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., board: _Optional[str] = ...) -> None: ...
+
+class TournamentChangeResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class GetStandingsRequest(_message.Message):
+    __slots__ = ("tournament_id",)
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+
+class Standing(_message.Message):
+    __slots__ = ("entrant", "played", "won", "lost", "drawn", "points_for", "points_against", "duplicate")
+    ENTRANT_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    WON_FIELD_NUMBER: _ClassVar[int]
+    LOST_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FOR_FIELD_NUMBER: _ClassVar[int]
+    POINTS_AGAINST_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    entrant: str
+    played: int
+    won: int
+    lost: int
+    drawn: int
+    points_for: int
+    points_against: int
+    duplicate: int
+    def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ...) -> None: ...
+
+class GetStandingsResponse(_message.Message):
+    __slots__ = ("tournament_id", "name", "game", "standings", "boards_json")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    BOARDS_JSON_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    name: str
+    game: str
+    standings: _containers.RepeatedCompositeFieldContainer[Standing]
+    boards_json: str
+    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ...) -> None: ...
+
+class ExportTournamentRequest(_message.Message):
+    __slots__ = ("tournament_id", "token")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: str
+    token: str
+    def __init__(self, tournament_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...

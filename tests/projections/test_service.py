@@ -1,0 +1,117 @@
+"""The read side over a real server and channel: every new RPC, and bad queries mapped to
+NOT_FOUND / OUT_OF_RANGE / PERMISSION_DENIED with ErrorInfo reasons, no hidden cards."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from projections.runner import ProjectionWorker
+from referee.api.v1 import projections_pb2 as ppb
+from referee.api.v1 import projections_pb2_grpc as ppbg
+from referee.api.v1 import referee_pb2 as pb
+from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.application import Referee
+from referee.service.server import build_server, stop
+from referee.verify import verify_data
+from tests.projections.conftest import AUDITOR, play
+from tests.service.helpers import expect_error
+
+
+@pytest.fixture
+def served(app: Referee) -> Iterator[tuple[grpc.Channel, ProjectionWorker]]:
+    worker = ProjectionWorker(app, poll=0.05).start()
+    server, port = build_server(app, "127.0.0.1:0")
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+        yield ch, worker
+    stop(server, 1.0)
+    worker.stop()
+
+
+def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWorker]) -> None:
+    channel, worker = served
+    ref = pbg.RefereeServiceStub(channel)
+    proj = ppbg.ProjectionsServiceStub(channel)
+    tour = ppbg.TournamentServiceStub(channel)
+    created = ref.CreateMatch(pb.CreateMatchRequest(game="euchre",
+                                                    rules_json='{"target_score": 3}'))
+    mid = created.match_id
+    tokens = [t.token for t in created.seat_tokens]
+    worker.wait()
+
+    # Scoreboard, and the watch stream's first message.
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid, token=tokens[0]))
+    assert board.state == "playing" and board.hand == 1 and board.HasField("to_act")
+    first = next(iter(proj.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid,
+                                                                      token=tokens[0]))))
+    assert first.version == board.version
+
+    # A seat may not replay the running hand; the auditor may. Nothing hidden leaks.
+    info = expect_error(lambda: proj.GetReplay(ppb.GetReplayRequest(
+        match_id=mid, hand=1, action_index=0, token=tokens[0])),
+        grpc.StatusCode.PERMISSION_DENIED, "HAND_IN_PROGRESS")
+    assert "hand1" not in str(info)
+    r = proj.GetReplay(ppb.GetReplayRequest(match_id=mid, hand=1, action_index=0, token=AUDITOR))
+    assert r.legal and "hand0" in json.loads(r.cards_json)
+    expect_error(lambda: proj.GetReplay(ppb.GetReplayRequest(
+        match_id=mid, hand=1, action_index=99, token=AUDITOR)),
+        grpc.StatusCode.OUT_OF_RANGE, "ACTION_INDEX_OUT_OF_RANGE")
+    expect_error(lambda: proj.GetReplay(ppb.GetReplayRequest(
+        match_id=str(uuid.uuid4()), hand=1, action_index=0, token=AUDITOR)),
+        grpc.StatusCode.NOT_FOUND, "MATCH_NOT_FOUND")
+    expect_error(lambda: proj.GetReplay(ppb.GetReplayRequest(
+        match_id=mid, hand=7, action_index=0, token=AUDITOR)),
+        grpc.StatusCode.NOT_FOUND, "HAND_NOT_FOUND")
+    expect_error(lambda: proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid, token="x")),
+                 grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN")
+
+    play(app, uuid.UUID(mid), tokens, random.Random(3))
+    worker.wait()
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid, token=created.spectator_token))
+    assert board.state == "over" and board.hands and not board.HasField("to_act")
+    r = proj.GetReplay(ppb.GetReplayRequest(match_id=mid, hand=1, action_index=1,
+                                            token=tokens[2]))
+    assert r.finished and json.loads(r.action_json)["action"]
+    record = json.loads(proj.ExportMatch(ppb.ExportMatchRequest(match_id=mid,
+                                                                token=tokens[1])).record_json)
+    assert verify_data(record)[0] == 0
+    hand = json.loads(proj.ExportHand(ppb.ExportHandRequest(match_id=mid, hand=1,
+                                                            token=tokens[1])).record_json)
+    assert verify_data(hand)[0] == 0
+    chain = proj.CheckChain(ppb.CheckChainRequest(match_id=mid, token=tokens[0]))
+    assert chain.ok and chain.events == board.version and not chain.HasField("first_break")
+
+    # Tournament and a ruling through the API.
+    expect_error(lambda: tour.CreateTournament(ppb.CreateTournamentRequest(
+        token=tokens[0], name="x", game="euchre")),
+        grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED")
+    tid = tour.CreateTournament(ppb.CreateTournamentRequest(token=AUDITOR, name="cup",
+                                                            game="euchre")).tournament_id
+    for e in ("N", "E"):
+        tour.RegisterEntrant(ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid,
+                                                        entrant=e, members=[e]))
+    tour.AttachMatch(ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid, match_id=mid,
+                                            sides=["N", "E"]))
+    ruled = proj.RecordRuling(ppb.RecordRulingRequest(token=AUDITOR, match_id=mid, hand=1,
+                                                      kind="correction", points=[0, 1],
+                                                      reason="miscount"))
+    assert list(ruled.adjust) == [0, 1]
+    expect_error(lambda: proj.RecordRuling(ppb.RecordRulingRequest(
+        token=AUDITOR, match_id=mid, hand=1, kind="bribe", points=[0, 1], reason="x")),
+        grpc.StatusCode.INVALID_ARGUMENT, "INVALID_RULING")
+    worker.wait()
+    s = tour.GetStandings(ppb.GetStandingsRequest(tournament_id=tid))
+    final = list(board.scores)
+    rows = {row.entrant: row for row in s.standings}
+    assert rows["E"].points_for == final[1] + 1 and rows["N"].points_against == final[1] + 1
+    lines = [m.record_json for m in tour.ExportTournament(
+        ppb.ExportTournamentRequest(tournament_id=tid, token=AUDITOR))]
+    assert len(lines) == 1 and verify_data(json.loads(lines[0]))[0] == 0
+    expect_error(lambda: tour.GetStandings(ppb.GetStandingsRequest(
+        tournament_id=str(uuid.uuid4()))), grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND")
