@@ -73,7 +73,8 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
 
     play(app, uuid.UUID(mid), tokens, random.Random(3))
     worker.wait()
-    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid, token=created.spectator_token))
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid,
+                                                        token=created.spectator_token))
     assert board.state == "over" and board.hands and not board.HasField("to_act")
     r = proj.GetReplay(ppb.GetReplayRequest(match_id=mid, hand=1, action_index=1,
                                             token=tokens[2]))
