@@ -68,7 +68,7 @@ def run_bench(hands: int = 300, game: str = "belot", batch: int = 1000) -> dict[
         t0 = time.perf_counter()
         finished = _fill(app, game, hands, random.Random(1))
         fill_s = time.perf_counter() - t0
-        events = app.recorder.max_notification_id()  # type: ignore[attr-defined]
+        events = app.recorder.max_notification_id() or 0
         report: dict[str, Any] = {
             "store": app.settings.backend, "game": game, "hands": hands, "events": events,
             "fill_seconds": round(fill_s, 2), "batch": batch,

@@ -59,6 +59,7 @@ class Match(Aggregate):
 
         def mutate(self, aggregate: Any) -> Any:
             agg = super().mutate(aggregate)
+            assert agg is not None
             agg._last_event = self  # hashed lazily, only when a new event is triggered
             return agg
 
