@@ -17,12 +17,13 @@ PROJECTIONS = ("scoreboard", "hands", "standings")  # projections.views.PROJECTI
 def add_parsers(sub: Any, bench: Any) -> None:
     """Add ``projections`` to the subcommands and ``projections`` to ``bench``."""
     p = sub.add_parser(
-        "projections", help="run the read-side views (scoreboard, hands, standings)",
+        "projections", allow_abbrev=False,  # `--view` is not `--views`: no prefix matching
+        help="run the read-side views (scoreboard, hands, standings)",
         description="Catch the views up with the event log in batches, then follow it "
         "(PostgreSQL: eventsourcing's ProjectionRunner; SQLite: polling). Same store "
         "configuration as `referee serve`.",
     )
-    p.add_argument("--views", default=",".join(PROJECTIONS),
+    p.add_argument("--views", default=",".join(PROJECTIONS), type=view_names,
                    help=f"comma-separated views (default all: {','.join(PROJECTIONS)})")
     p.add_argument("--rebuild", metavar="VIEW", help="drop VIEW, rebuild it from the log, exit")
     p.add_argument("--once", action="store_true", help="catch up and exit")
@@ -35,6 +36,17 @@ def add_parsers(sub: Any, bench: Any) -> None:
     b.add_argument("--batch", type=int, default=1000)
 
 
+def view_names(text: str) -> list[str]:
+    """``--views``: comma-separated names of :data:`PROJECTIONS`, at least one."""
+    names = [n for n in text.split(",") if n]
+    unknown = [n for n in names if n not in PROJECTIONS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown view(s) {', '.join(unknown) or repr(text)}: choose from "
+            f"{', '.join(PROJECTIONS)}")
+    return names
+
+
 def run(args: argparse.Namespace) -> int:
     """``referee projections``."""
     from projections.runner import run_process
@@ -44,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    names = [n for n in args.views.split(",") if n]
+    names = args.views if isinstance(args.views, list) else view_names(args.views)
     return run_process(names, rebuild=args.rebuild, once=args.once, batch_size=args.batch,
                        stop=stop)
 

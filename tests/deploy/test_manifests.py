@@ -28,6 +28,7 @@ import yaml
 
 import referee.cli
 import referee.config
+from projections.views import PROJECTIONS
 from referee.service import metrics
 from referee.service.server import SERVICE_NAME
 from tests.deploy.kustomize import build, load_docs
@@ -278,11 +279,19 @@ def test_projection_workers_one_replica_per_view() -> None:
         assert d["spec"]["replicas"] == 1 and d["spec"]["strategy"]["type"] == "Recreate"
         (container,) = pod_spec(d)["containers"]
         args = container["args"]
-        assert args[:2] == ["projections", "--view"]
-        views.add(args[2])
-        if "projections" in commands:  # the worker command exists: it must accept these args
-            PARSER.parse_args(args)
+        assert args[:2] == ["projections", "--views"]
+        assert "projections" in commands, "the worker command exists"
+        ns = PARSER.parse_args(args)  # the real parser: names are checked, no abbreviations
+        assert ns.command == "projections" and not ns.rebuild and not ns.once
+        (view,) = ns.views  # exactly one view per worker
+        views.add(view)
+        assert d["metadata"]["labels"]["referee.io/view"] == view
     assert len(views) == len(workers)
+    assert views == set(PROJECTIONS), "every view has its worker"
+    for wrong in (["projections", "--view", "scoreboard"],
+                  ["projections", "--views", "replay"]):
+        with pytest.raises(SystemExit):
+            PARSER.parse_args(wrong)
 
 
 # -- the Dockerfile ---------------------------------------------------------------------------
