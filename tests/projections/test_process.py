@@ -57,7 +57,7 @@ def test_worker_process_killed_mid_stream_resumes_exactly_once(
     rng = random.Random(11)
 
     def head() -> int:
-        return app.recorder.max_notification_id() or 0  # type: ignore[attr-defined,no-any-return]
+        return app.recorder.max_notification_id() or 0
 
     # Events written before the worker starts: it catches up in batches, then follows.
     first = app.create_match("euchre", rules=EUCHRE_SHORT)
