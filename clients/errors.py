@@ -127,6 +127,35 @@ class PermissionDenied(RefereeError):
     reason_name = "PERMISSION_DENIED"
 
 
+class HandInProgress(PermissionDenied):
+    """The hand is still being played: only the auditor may replay it before its end."""
+
+    reason_name = "HAND_IN_PROGRESS"
+
+
+class InvalidRuling(RefereeError):
+    """A ruling with an unknown kind, wrong points or no reason."""
+
+    reason_name = "INVALID_RULING"
+
+
+class TournamentNotFound(RefereeError):
+    """No such tournament (or the standings view has not seen it yet)."""
+
+    reason_name = "TOURNAMENT_NOT_FOUND"
+
+
+class ActionIndexOutOfRange(RefereeError):
+    """A replay index past the hand's end; ``actions`` is the hand's action count if known."""
+
+    reason_name = "ACTION_INDEX_OUT_OF_RANGE"
+
+    @property
+    def actions(self) -> int | None:
+        value = self.metadata.get("actions")
+        return int(value) if value is not None and value.isdigit() else None
+
+
 class VersionConflict(RefereeError):
     """The match moved on; ``current_version`` is its version when known: re-read and retry."""
 
@@ -156,6 +185,13 @@ class Unavailable(RefereeError):
     reason_name = "UNAVAILABLE"
 
 
+class ViewNotReady(Unavailable):
+    """The read side has not projected the match yet (eventually consistent): retry shortly.
+    Idempotent reads retry it like any UNAVAILABLE."""
+
+    reason_name = "VIEW_NOT_READY"
+
+
 class DeadlineExceeded(RefereeError):
     """The call did not finish before its deadline."""
 
@@ -167,7 +203,8 @@ BY_REASON: dict[str, type[RefereeError]] = {
     for cls in (
         InvalidAction, MalformedRequest, UnknownGame, InvalidRules, NotYourTurn, IllegalAction,
         MatchOver, HandNotFinished, CommandIdReused, MatchNotFound, HandNotFound, BadToken,
-        PermissionDenied, VersionConflict, StoreUnavailable, Internal,
+        PermissionDenied, VersionConflict, StoreUnavailable, Internal, HandInProgress,
+        InvalidRuling, TournamentNotFound, ActionIndexOutOfRange, ViewNotReady,
     )
 }
 """ErrorInfo reason -> exception class."""
@@ -179,6 +216,7 @@ BY_CODE: dict[grpc.StatusCode, type[RefereeError]] = {
     grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
     grpc.StatusCode.ABORTED: VersionConflict,
     grpc.StatusCode.NOT_FOUND: MatchNotFound,
+    grpc.StatusCode.OUT_OF_RANGE: ActionIndexOutOfRange,
     grpc.StatusCode.INTERNAL: Internal,
 }
 """Fallback by status code, for errors without an ``ErrorInfo`` (proxies, transport)."""

@@ -17,12 +17,14 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import grpc
 
 from clients.errors import RefereeError, from_rpc_error
+from referee.api.v1 import projections_pb2 as ppb
+from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 
@@ -199,6 +201,163 @@ class Rejection:
     time: str
 
 
+@dataclass(frozen=True)
+class Ruling:
+    """An auditor's ruling: ``adjust`` is added to each side's score."""
+
+    hand: int
+    kind: str
+    adjust: list[int]
+    reason: str
+    version: int
+
+    @classmethod
+    def from_pb(cls, r: ppb.Ruling) -> Ruling:
+        return cls(r.hand, r.kind, list(r.adjust), r.reason, r.version)
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """One finished hand on the scoreboard; ``detail`` is the rest of its result (parsed)."""
+
+    hand: int
+    dealer: int
+    points: list[int]
+    scores_after: list[int]
+    detail: dict[str, Any]
+    rulings: list[Ruling]
+
+
+@dataclass(frozen=True)
+class Scoreboard:
+    """A match's scoreboard from the read side (``state``: ``"playing"`` or ``"over"``).
+
+    ``version`` is the last match version projected: it may lag the match briefly."""
+
+    match_id: str
+    game: str
+    state: str
+    version: int
+    hand: int
+    dealer: int
+    to_act: int | None
+    scores: list[int]
+    adjusted_scores: list[int]
+    winner: int | None
+    players: list[str]
+    hands: list[HandScore]
+    rulings: list[Ruling]
+
+    @property
+    def over(self) -> bool:
+        return self.state == "over"
+
+    @classmethod
+    def from_pb(cls, b: ppb.Scoreboard) -> Scoreboard:
+        return cls(
+            match_id=b.match_id, game=b.game, state=b.state, version=b.version, hand=b.hand,
+            dealer=b.dealer, to_act=b.to_act if b.HasField("to_act") else None,
+            scores=list(b.scores), adjusted_scores=list(b.adjusted_scores),
+            winner=b.winner if b.HasField("winner") else None, players=list(b.players),
+            hands=[HandScore(h.hand, h.dealer, list(h.points), list(h.scores_after),
+                             json.loads(h.detail_json or "{}"),
+                             [Ruling.from_pb(r) for r in h.rulings]) for h in b.hands],
+            rulings=[Ruling.from_pb(r) for r in b.rulings],
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IllegalAlternative:
+    """An action the acting seat could not take, and the rule that forbids it."""
+
+    action: str
+    rule: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """A hand's state before action ``action_index`` (the dispute replay of the referee).
+
+    ``action`` is the action taken there (``{seat, action, time}``; None at the end),
+    ``cards`` where every card is, ``state`` the rules core's audit view, ``timeline`` the
+    accepted actions, rejected attempts and rulings, ``scoring`` the end-of-hand result."""
+
+    match_id: str
+    hand: int
+    action_index: int
+    actions: int
+    to_act: int | None
+    legal: list[str]
+    action: dict[str, Any] | None
+    illegal: list[IllegalAlternative]
+    cards: dict[str, Any]
+    state: dict[str, Any]
+    timeline: list[dict[str, Any]]
+    scoring: dict[str, Any] | None
+    finished: bool
+
+    @classmethod
+    def from_pb(cls, r: ppb.GetReplayResponse) -> ReplayStep:
+        return cls(
+            match_id=r.match_id, hand=r.hand, action_index=r.action_index, actions=r.actions,
+            to_act=r.to_act if r.HasField("to_act") else None, legal=list(r.legal),
+            action=json.loads(r.action_json) if r.action_json else None,
+            illegal=[IllegalAlternative(x.action, x.rule, x.reason, x.message)
+                     for x in r.illegal],
+            cards=json.loads(r.cards_json or "{}"), state=json.loads(r.state_json or "{}"),
+            timeline=json.loads(r.timeline_json or "[]"),
+            scoring=json.loads(r.scoring_json) if r.scoring_json else None,
+            finished=r.finished,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """The referee's check of a match's event hash chain (``first_break``: a version)."""
+
+    ok: bool
+    events: int
+    head: str
+    first_break: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One entrant's standing (points with rulings applied; ``duplicate``: board sum)."""
+
+    entrant: str
+    played: int
+    won: int
+    lost: int
+    drawn: int
+    points_for: int
+    points_against: int
+    duplicate: int
+
+
+@dataclass(frozen=True)
+class Standings:
+    """A tournament's standings, ranked; ``boards`` is the duplicate comparison per board."""
+
+    tournament_id: str
+    name: str
+    game: str
+    standings: list[Standing]
+    boards: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 class RefereeClient:
     """A connection to one referee.
 
@@ -228,6 +387,8 @@ class RefereeClient:
                 channel = grpc.insecure_channel(address)
         self.channel = channel
         self.stub = pbg.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.projections = ppbg.ProjectionsServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.tournaments = ppbg.TournamentServiceStub(channel)  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> RefereeClient:
         return self
@@ -368,8 +529,156 @@ class RefereeClient:
             for r in resp.rejections
         ]
 
+    # -- the read side (ProjectionsService) -----------------------------------------------
+    # Its views are eventually consistent: VIEW_NOT_READY (UNAVAILABLE) for a match not yet
+    # projected is retried like any UNAVAILABLE read, and a scoreboard may lag the match.
+
+    def get_scoreboard(self, match_id: str, token: str = "", *, min_version: int = 0,
+                       wait: float = 0.0) -> Scoreboard:
+        """The match's scoreboard. With ``min_version``, poll up to ``wait`` seconds until the
+        view has projected that match version (read your own writes); the last scoreboard is
+        returned either way (compare its ``version``)."""
+        req = ppb.GetScoreboardRequest(match_id=match_id, token=token)
+        deadline = time.monotonic() + wait
+        while True:
+            board = Scoreboard.from_pb(self._call(self.projections.GetScoreboard, req,
+                                                  idempotent=True))
+            if board.version >= min_version or time.monotonic() >= deadline:
+                return board
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+
+    def watch_scoreboard(self, match_id: str, token: str = "", *, after_version: int = 0,
+                         resume: bool = True) -> Iterator[Scoreboard]:
+        """The scoreboard after every change (first: the current one), until the stream ends
+        or the caller stops iterating. A dropped stream is reopened after the last version
+        seen, up to ``retries`` times in a row."""
+        failures = 0
+        while True:
+            req = ppb.WatchScoreboardRequest(match_id=match_id, token=token,
+                                             after_version=after_version)
+            stream = self.projections.WatchScoreboard(req)
+            try:
+                for message in stream:
+                    failures = 0
+                    board = Scoreboard.from_pb(message)
+                    after_version = max(after_version, board.version)
+                    yield board
+                return
+            except grpc.RpcError as err:
+                code = err.code() if hasattr(err, "code") else None
+                if code == grpc.StatusCode.CANCELLED:
+                    return
+                failures += 1
+                if not (resume and code in RETRYABLE and failures <= self.retries):
+                    raise from_rpc_error(err) from None
+                time.sleep(self.backoff * 2 ** (failures - 1))
+            finally:
+                stream.cancel()
+
+    def get_replay(self, match_id: str, hand: int, action_index: int, token: str) -> ReplayStep:
+        """The hand's state before action ``action_index`` (``0..n``, ``n``: the end): cards,
+        legal set, why every other action of the acting seat is illegal, timeline, scoring.
+        The auditor may replay any time; other tokens of the match once the hand is over."""
+        req = ppb.GetReplayRequest(match_id=match_id, hand=hand, action_index=action_index,
+                                   token=token)
+        return ReplayStep.from_pb(self._call(self.projections.GetReplay, req, idempotent=True))
+
+    def replay_steps(self, match_id: str, hand: int, token: str) -> Iterator[ReplayStep]:
+        """Every state of the hand, action index 0 to the end (one ``GetReplay`` each)."""
+        step = self.get_replay(match_id, hand, 0, token)
+        yield step
+        for index in range(1, step.actions + 1):
+            yield self.get_replay(match_id, hand, index, token)
+
+    def export_hand(self, match_id: str, hand: int, token: str = "") -> Record:
+        """A finished hand as a ``referee.hand/v1`` record, from the read side."""
+        req = ppb.ExportHandRequest(match_id=match_id, hand=hand, token=token)
+        resp = self._call(self.projections.ExportHand, req, idempotent=True)
+        return Record(json.loads(resp.record_json), True)
+
+    def export_match(self, match_id: str, token: str = "") -> Record:
+        """The match's finished hands as a ``referee.match/v1`` record, from the read side
+        (``finished`` once the record has a result)."""
+        req = ppb.ExportMatchRequest(match_id=match_id, token=token)
+        data = json.loads(self._call(self.projections.ExportMatch, req,
+                                     idempotent=True).record_json)
+        return Record(data, data.get("result") is not None)
+
+    def record_ruling(self, token: str, match_id: str, hand: int, kind: str,
+                      points: Sequence[int] = (), reason: str = "") -> tuple[int, list[int]]:
+        """An auditor's ruling on a finished hand: ``penalty`` (points taken per side),
+        ``annul`` (the hand's scores undone; ``points`` ignored) or ``correction`` (points
+        added). Returns the match version of the ruling and the adjustment per side. Not
+        retried: a retry could record it twice."""
+        req = ppb.RecordRulingRequest(token=token, match_id=match_id, hand=hand, kind=kind,
+                                      points=list(points), reason=reason)
+        resp = self._call(self.projections.RecordRuling, req, idempotent=False)
+        return resp.version, list(resp.adjust)
+
+    def check_chain(self, match_id: str, token: str) -> ChainCheck:
+        """The referee's check of the match's event hash chain in its store."""
+        req = ppb.CheckChainRequest(match_id=match_id, token=token)
+        r = self._call(self.projections.CheckChain, req, idempotent=True)
+        return ChainCheck(r.ok, r.events, r.head,
+                          r.first_break if r.HasField("first_break") else None, r.message)
+
+    # -- tournaments (TournamentService) --------------------------------------------------
+    # Changes need the auditor token and are not retried (a retry could apply them twice).
+
+    def create_tournament(self, token: str, name: str, game: str) -> str:
+        """A new tournament of ``game``; returns its id."""
+        req = ppb.CreateTournamentRequest(token=token, name=name, game=game)
+        return str(self._call(self.tournaments.CreateTournament, req,
+                              idempotent=False).tournament_id)
+
+    def register_entrant(self, token: str, tournament_id: str, entrant: str,
+                         members: Sequence[str] = ()) -> int:
+        """Register a team or player (a unique name); returns the tournament's version."""
+        req = ppb.RegisterEntrantRequest(token=token, tournament_id=tournament_id,
+                                         entrant=entrant, members=list(members))
+        return int(self._call(self.tournaments.RegisterEntrant, req, idempotent=False).version)
+
+    def attach_match(self, token: str, tournament_id: str, match_id: str,
+                     sides: Sequence[str], board: str = "") -> int:
+        """Attach a match: the entrant of each side and its duplicate ``board`` (matches with
+        the same board must be created with the same ``fixed_deals``)."""
+        req = ppb.AttachMatchRequest(token=token, tournament_id=tournament_id,
+                                     match_id=match_id, sides=list(sides), board=board)
+        return int(self._call(self.tournaments.AttachMatch, req, idempotent=False).version)
+
+    def get_standings(self, tournament_id: str) -> Standings:
+        """The tournament's standings (ranked) and duplicate comparison per board."""
+        req = ppb.GetStandingsRequest(tournament_id=tournament_id)
+        s = self._call(self.tournaments.GetStandings, req, idempotent=True)
+        return Standings(
+            s.tournament_id, s.name, s.game,
+            [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
+                      r.points_against, r.duplicate) for r in s.standings],
+            json.loads(s.boards_json or "[]"),
+        )
+
+    def export_tournament(self, tournament_id: str, token: str) -> Iterator[str]:
+        """Every attached match as a ``referee.match/v1`` record, one JSON line each (NDJSON;
+        auditor token). Retried when the stream fails before its first line."""
+        req = ppb.ExportTournamentRequest(tournament_id=tournament_id, token=token)
+        delay = self.backoff
+        for attempt in range(1 + self.retries):
+            sent = False
+            try:
+                for message in self.tournaments.ExportTournament(req, timeout=self.timeout):
+                    sent = True
+                    yield message.record_json
+                return
+            except grpc.RpcError as err:
+                code = err.code() if hasattr(err, "code") else None
+                if sent or code not in RETRYABLE or attempt == self.retries:
+                    raise from_rpc_error(err) from None
+                time.sleep(delay)
+                delay *= 2
+
 
 __all__ = [
-    "ActionResult", "CreatedMatch", "DealCheck", "Fact", "MatchEvent", "Record", "RefereeClient",
-    "RefereeError", "Rejection", "Update", "View",
+    "ActionResult", "ChainCheck", "CreatedMatch", "DealCheck", "Fact", "HandScore",
+    "IllegalAlternative", "MatchEvent", "Record", "RefereeClient", "RefereeError", "Rejection",
+    "ReplayStep", "Ruling", "Scoreboard", "Standing", "Standings", "Update", "View",
 ]

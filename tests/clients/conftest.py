@@ -1,4 +1,5 @@
-"""A real referee on a free port (in-process, SQLite), reached over a real channel."""
+"""A real referee on a free port (in-process, SQLite, with its read-side views projected by
+an in-process worker, as ``referee serve`` does), reached over a real channel."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from clients.sdk import RefereeClient
+from projections.runner import ProjectionWorker
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.rules.registry import GAMES
@@ -20,15 +22,28 @@ FAST = {name: ({"deals": 1} if name == "ulti" else {"target_score": 1}) for name
 
 
 @pytest.fixture(scope="session")
-def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ProjectionWorker]]:
     data: Path = tmp_path_factory.mktemp("client-data")
     app = Referee(settings_from_env({"REFEREE_DATA_DIR": str(data),
                                      "REFEREE_AUDITOR_TOKEN": AUDITOR}))
+    worker = ProjectionWorker(app, poll=0.1).start()
     server, port = build_server(app, "127.0.0.1:0")
     server.start()
-    yield f"127.0.0.1:{port}"
+    yield f"127.0.0.1:{port}", worker
     stop(server, 1.0)
+    worker.stop()
     app.close()
+
+
+@pytest.fixture(scope="session")
+def address(_served: tuple[str, ProjectionWorker]) -> str:
+    return _served[0]
+
+
+@pytest.fixture
+def views(_served: tuple[str, ProjectionWorker]) -> ProjectionWorker:
+    """The projection worker: ``views.wait()`` blocks until the views reach the log's head."""
+    return _served[1]
 
 
 @pytest.fixture
