@@ -78,9 +78,22 @@ def _export_events(match_id: str) -> int:
 
 def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
     """``referee verify --chain TARGET``: an exported event log (NDJSON file) or a match id
-    checked in the configured store. Exit 0 intact, 1 broken, 2 unreadable/unknown."""
+    checked in the configured store. Exit 0 intact, 1 broken, 2 unreadable/unknown.
+
+    The report gives the chain head (``head``, the hash of the event at ``version``). To check
+    a head saved earlier, append it to the target: ``TARGET@VERSION:HASH`` (the event at
+    ``VERSION`` must still hash to ``HASH``; ``anchor_ok`` in the report)."""
+    from projections.queries import check_anchor
     from referee.domain.chain import check_chain
 
+    anchor: tuple[int, str] | None = None
+    if not Path(target).is_file() and "@" in target:
+        target, _, saved = target.rpartition("@")
+        version, _, head = saved.partition(":")
+        if not (version.isdigit() and int(version) > 0 and head):
+            return 2, {"ok": False, "error": {"reason": "INVALID_ARGUMENT",
+                                              "message": f"{saved!r}: the anchor is VERSION:HASH"}}
+        anchor = (int(version), head)
     path = Path(target)
     if path.is_file():
         try:
@@ -107,7 +120,15 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
         finally:
             app.close()
     report = check_chain(events)
-    return (0 if report.ok else 1), report.to_json()
+    out = report.to_json()
+    out["version"] = report.events if report.ok else 0
+    if anchor is not None:
+        problem = check_anchor(events, *anchor)
+        out["anchor_ok"] = problem is None
+        if problem is not None:
+            out["ok"] = False
+            out["message"] = f"{report.message}; {problem}" if report.message else problem
+    return (0 if out["ok"] else 1), out
 
 
 def bench(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from eventsourcing.utils import get_topic
 
 from projections.store import Doc, open_view
 from referee.application import Principal, Referee, Role
-from referee.domain.chain import ChainReport, check_chain, event_dict
+from referee.domain.chain import ChainReport, check_chain, dict_hash, event_dict
 from referee.domain.errors import (
     ActionIndexOutOfRangeError,
     HandNotFinishedError,
@@ -230,11 +230,17 @@ class Queries:
         self._require_auditor(token)
         return event_log(self.app, match_id)
 
-    def check_chain(self, match_id: UUID, token: str) -> ChainReport:
-        """Check the match's hash chain in the store (any token of the match)."""
+    def check_chain(self, match_id: UUID, token: str, anchor_version: int = 0,
+                    anchor_head: str = "") -> tuple[ChainReport, str | None]:
+        """Check the match's hash chain in the store (any token of the match), and, given a
+        head the caller saved earlier (``anchor_version``, ``anchor_head``), that the event at
+        that version still hashes to it. Returns the report and the anchor's problem (``None``:
+        no anchor given or it holds)."""
         match = self.app.get_match(match_id)
         self.app.authorize(match, token)
-        return check_chain(event_log(self.app, match_id))
+        events = event_log(self.app, match_id)
+        anchor = check_anchor(events, anchor_version, anchor_head) if anchor_version else None
+        return check_chain(events), anchor
 
     def _require_auditor(self, token: str) -> None:
         if not (token and self.app._is_auditor(token)):
@@ -247,6 +253,20 @@ def event_log(app: Referee, match_id: UUID) -> list[Doc]:
     if not events:
         raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
     return [event_dict(e, get_topic(type(e))) for e in events]
+
+
+def check_anchor(events: list[Doc], version: int, head: str) -> str | None:
+    """The chain alone cannot show a rewrite of its last events (nothing links to them yet).
+    A client that saved the head hash at some version anchors the chain there: the event at
+    ``version`` must still hash to ``head``; together with intact links, every event up to it
+    is then the one the client saw. Returns what is wrong, or ``None``."""
+    if not 1 <= version <= len(events):
+        return f"anchor version {version} is not in the log (events 1..{len(events)})"
+    actual = dict_hash(events[version - 1])
+    if actual != head:
+        return (f"event {version} hashes to {actual[:12]}..., but the saved head is "
+                f"{head[:12]}...: events up to {version} were rewritten after it was saved")
+    return None
 
 
 def _normal_time(text: str) -> str:

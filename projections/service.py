@@ -44,6 +44,7 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
                             rulings=[_ruling(dict(r, hand=h["hand"])) for r in h["rulings"]])
                for h in doc["hands"]],
         rulings=[_ruling(r) for r in doc["rulings"]],
+        head_hash=doc.get("head", ""),
     )
     if doc["to_act"] is not None:
         out.to_act = doc["to_act"]
@@ -114,11 +115,18 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     @_errors_mapped
     def CheckChain(self, request: pb.CheckChainRequest, context: grpc.ServicerContext
                    ) -> pb.CheckChainResponse:
-        report = self.q.check_chain(_uuid(request.match_id, "match_id"), request.token)
-        out = pb.CheckChainResponse(ok=report.ok, events=report.events, head=report.head,
-                                    message=report.message)
+        report, anchor = self.q.check_chain(_uuid(request.match_id, "match_id"),
+                                            request.token, request.anchor_version,
+                                            request.anchor_head)
+        out = pb.CheckChainResponse(ok=report.ok and anchor is None, events=report.events,
+                                    head=report.head, message=report.message,
+                                    version=report.events if report.ok else 0)
         if report.first_break is not None:
             out.first_break = report.first_break
+        if request.anchor_version:
+            out.anchor_ok = anchor is None
+            if anchor is not None:
+                out.message = f"{report.message}; {anchor}" if report.message else anchor
         return out
 
 

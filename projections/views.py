@@ -16,6 +16,7 @@ from eventsourcing.projection import Projection
 
 from projections.standings import compute_standings
 from projections.store import Doc, DocView
+from referee.domain.chain import event_hash
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
@@ -62,6 +63,7 @@ class ScoreboardProjection(Projection[DocView]):
         assert doc is not None, f"no Created event seen for {e.originator_id}"
         doc["version"] = e.originator_version
         doc["updated"] = _ts(e)
+        doc["head"] = event_hash(e)
         return doc
 
     def _save(self, doc: Doc, tracking: Tracking) -> None:
@@ -77,6 +79,7 @@ class ScoreboardProjection(Projection[DocView]):
             "state": "playing", "version": e.originator_version, "created": _ts(e),
             "updated": _ts(e), "hand": 0, "dealer": e.first_dealer, "to_act": None,
             "scores": [0] * n, "winner": None, "hands": [], "rulings": [], "auth": _auth(e),
+            "head": event_hash(e),
         }
         self._save(doc, tracking)
 

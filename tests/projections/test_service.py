@@ -87,6 +87,16 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
     assert verify_data(hand)[0] == 0
     chain = proj.CheckChain(ppb.CheckChainRequest(match_id=mid, token=tokens[0]))
     assert chain.ok and chain.events == board.version and not chain.HasField("first_break")
+    # The head is anchored: the scoreboard shows it, CheckChain checks a saved one.
+    assert (chain.version, chain.head) == (board.version, board.head_hash) and board.head_hash
+    assert not chain.HasField("anchor_ok")
+    anchored = proj.CheckChain(ppb.CheckChainRequest(
+        match_id=mid, token=tokens[0], anchor_version=board.version,
+        anchor_head=board.head_hash))
+    assert anchored.ok and anchored.anchor_ok
+    wrong = proj.CheckChain(ppb.CheckChainRequest(
+        match_id=mid, token=tokens[0], anchor_version=board.version, anchor_head="0" * 64))
+    assert not wrong.ok and not wrong.anchor_ok and "rewritten" in wrong.message
 
     # Tournament and a ruling through the API.
     expect_error(lambda: tour.CreateTournament(ppb.CreateTournamentRequest(

@@ -5,13 +5,16 @@ verify, and a tampered event caught by the chain check."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
-from projections.queries import Queries
+from projections.cli import verify_chain
+from projections.queries import Queries, check_anchor, event_log
 from projections.runner import BatchRunner, ProjectionWorker
 from projections.store import APP_NAME, open_view
 from projections.views import PROJECTIONS
@@ -265,26 +268,67 @@ def test_a_tampered_event_breaks_the_chain(app: Referee, env: dict[str, str]) ->
     c = app.create_match("euchre", rules=EUCHRE_SHORT)
     play(app, c.match_id, c.seat_tokens, random.Random(2), max_actions=12)
     q = Queries(app)
-    report = q.check_chain(c.match_id, c.spectator_token)
+    report, _ = q.check_chain(c.match_id, c.spectator_token)
     assert report.ok and report.events == app.get_match(c.match_id).version
     # Rewrite the stored state of event 5 (an accepted action) behind the referee's back.
+    tamper(app, env, c.match_id, 5)
+    report, _ = q.check_chain(c.match_id, AUDITOR)
+    assert not report.ok and report.first_break == 6, report
+    assert "event 5" in report.message
+
+
+def tamper(app: Referee, env: dict[str, str], match_id: Any, version: int) -> None:
+    """Change the stored state of one event behind the referee's back."""
     ds = app.recorder.datastore  # type: ignore[attr-defined]
     postgres = "POSTGRES_HOST" in env
     name = app.recorder.events_table_name  # type: ignore[attr-defined]
     table = f'"{ds.schema}"."{name}"' if postgres else name
     p = "%s" if postgres else "?"
-    oid = c.match_id if postgres else c.match_id.hex
+    oid = match_id if postgres else match_id.hex
     with ds.transaction(commit=True) as cur:
         cur.execute(f"SELECT state FROM {table} WHERE originator_id = {p} "
-                    f"AND originator_version = 5", (oid,))
+                    f"AND originator_version = {version}", (oid,))
         state = bytes(cur.fetchone()["state"])
-        import json
-
         data = json.loads(state)
         data["command_id"] = "forged"
         tampered = json.dumps(data).encode()
         cur.execute(f"UPDATE {table} SET state = {p} WHERE originator_id = {p} "
-                    f"AND originator_version = 5", (tampered, oid))
-    report = q.check_chain(c.match_id, AUDITOR)
-    assert not report.ok and report.first_break == 6, report
-    assert "event 5" in report.message
+                    f"AND originator_version = {version}", (tampered, oid))
+
+
+def test_a_saved_head_detects_a_rewrite_of_the_last_event(app: Referee, env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    c = app.create_match("euchre", rules=EUCHRE_SHORT)
+    play(app, c.match_id, c.seat_tokens, random.Random(2), max_actions=12)
+    catch_up(app)
+    q = Queries(app)
+    # The client saves the head the scoreboard shows; CheckChain reports the same head.
+    board = q.scoreboard(c.match_id, c.spectator_token)
+    report, anchor = q.check_chain(c.match_id, c.spectator_token, board["version"],
+                                   board["head"])
+    assert report.ok and anchor is None
+    assert (report.events, report.head) == (board["version"], board["head"])
+    exported = tmp_path / "log.ndjson"
+    exported.write_text("".join(json.dumps(e) + "\n" for e in event_log(app, c.match_id)))
+    saved = f"{board['version']}:{board['head']}"
+    code, out = verify_chain(f"{exported}@{saved}")
+    assert code == 0 and out["anchor_ok"] and out["head"] == board["head"], out
+    assert out["version"] == board["version"]
+
+    # Rewrite the last event: no later event links to it, so the chain alone stays intact...
+    tamper(app, env, c.match_id, board["version"])
+    report, _ = q.check_chain(c.match_id, AUDITOR)
+    assert report.ok and report.head != board["head"]
+    # ...but the saved head catches it.
+    report, anchor = q.check_chain(c.match_id, AUDITOR, board["version"], board["head"])
+    assert anchor is not None and f"event {board['version']}" in anchor
+    # The anchor is per version: earlier events still match, a version past the log does not.
+    events = event_log(app, c.match_id)
+    assert check_anchor(events, board["version"], board["head"]) is not None
+    assert check_anchor(events, board["version"] - 1, events[-1]["prev_hash"]) is None
+    assert check_anchor(events, len(events) + 1, board["head"]) is not None
+    # The same offline, on an exported log.
+    exported.write_text("".join(json.dumps(e) + "\n" for e in events))
+    code, out = verify_chain(f"{exported}@{saved}")
+    assert code == 1 and out["anchor_ok"] is False and not out["ok"], out
+    assert verify_chain(f"{exported}@x:y")[0] == 2

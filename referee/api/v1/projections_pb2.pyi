@@ -55,7 +55,7 @@ class HandScore(_message.Message):
     def __init__(self, hand: _Optional[int] = ..., dealer: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., scores_after: _Optional[_Iterable[int]] = ..., detail_json: _Optional[str] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
 
 class Scoreboard(_message.Message):
-    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings")
+    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings", "head_hash")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +69,7 @@ class Scoreboard(_message.Message):
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     HANDS_FIELD_NUMBER: _ClassVar[int]
     RULINGS_FIELD_NUMBER: _ClassVar[int]
+    HEAD_HASH_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     state: str
@@ -82,7 +83,8 @@ class Scoreboard(_message.Message):
     players: _containers.RepeatedScalarFieldContainer[str]
     hands: _containers.RepeatedCompositeFieldContainer[HandScore]
     rulings: _containers.RepeatedCompositeFieldContainer[Ruling]
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
+    head_hash: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ..., head_hash: _Optional[str] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id", "hand", "action_index", "token")
@@ -187,26 +189,34 @@ class RecordRulingResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., adjust: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CheckChainRequest(_message.Message):
-    __slots__ = ("match_id", "token")
+    __slots__ = ("match_id", "token", "anchor_version", "anchor_head")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ANCHOR_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ANCHOR_HEAD_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     token: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    anchor_version: int
+    anchor_head: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., anchor_version: _Optional[int] = ..., anchor_head: _Optional[str] = ...) -> None: ...
 
 class CheckChainResponse(_message.Message):
-    __slots__ = ("ok", "events", "head", "first_break", "message")
+    __slots__ = ("ok", "events", "head", "first_break", "message", "version", "anchor_ok")
     OK_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     HEAD_FIELD_NUMBER: _ClassVar[int]
     FIRST_BREAK_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ANCHOR_OK_FIELD_NUMBER: _ClassVar[int]
     ok: bool
     events: int
     head: str
     first_break: int
     message: str
-    def __init__(self, ok: _Optional[bool] = ..., events: _Optional[int] = ..., head: _Optional[str] = ..., first_break: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+    version: int
+    anchor_ok: bool
+    def __init__(self, ok: _Optional[bool] = ..., events: _Optional[int] = ..., head: _Optional[str] = ..., first_break: _Optional[int] = ..., message: _Optional[str] = ..., version: _Optional[int] = ..., anchor_ok: _Optional[bool] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("token", "name", "game")
