@@ -1,4 +1,4 @@
-"""``referee-client``: play, watch, export, verify and replay matches from the command line.
+"""``referee-client``: play, watch, export, verify and replay matches, run tournaments.
 
 Every command takes the connection options (``--address``, ``--tls``, ``--timeout``,
 ``--retries``) and ``--json``. Expected errors are one line on stderr (exit 1; 2 for a bad
@@ -8,6 +8,7 @@ record or bad usage), never a traceback.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -31,7 +32,15 @@ from clients.render import (
     seat_name,
     side_name,
 )
-from clients.sdk import DEFAULT_ADDRESS, RefereeClient, Update, View
+from clients.sdk import (
+    DEFAULT_ADDRESS,
+    RefereeClient,
+    ReplayStep,
+    Scoreboard,
+    Standings,
+    Update,
+    View,
+)
 
 
 class UsageProblem(Exception):
@@ -63,6 +72,10 @@ def _match_args(p: argparse.ArgumentParser, *, seat: bool = True) -> None:
         p.add_argument("--seat", type=int, help="use this seat's token from the state file")
 
 
+def _auditor_env() -> str:
+    return os.environ.get("REFEREE_AUDITOR_TOKEN") or os.environ.get("REFEREE_TOKEN", "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = argparse.ArgumentParser(
@@ -84,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", metavar="JSON", help="rule parameters as a JSON object")
     p.add_argument("--first-dealer", type=int, help="the first dealer (default 0)")
     p.add_argument("--public", action="store_true", help="anyone may watch without a token")
+    p.add_argument("--deals", type=Path, metavar="FILE",
+                   help="fixed deals (duplicate boards): a JSON list of packs, each a list of "
+                        "card names in dealing order (or {\"cards\": [...]})")
     p.add_argument("--save", action="store_true", help="store the tokens in the state file")
 
     p = add("join", "take a seat with its token (checks it; --save stores it locally)")
@@ -108,30 +124,98 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-updates", type=int, help="stop after this many updates")
     p.add_argument("--color", action="store_true", help="red hearts and diamonds (ANSI)")
 
-    p = add("scoreboard", "the match scores and each finished hand's points")
+    p = add("scoreboard", "the match's scoreboard from the referee's read side: scores, each "
+                          "finished hand's points, rulings (--watch: live)")
     _match_args(p)
+    p.add_argument("--watch", action="store_true", help="print it again after every change "
+                                                        "until the match ends")
+    p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
+                   help="without --watch: wait this long for the scoreboard to catch up with "
+                        "the match (default %(default)s)")
 
-    p = add("export", "write a match record (or one hand's record) as JSON")
-    _match_args(p)
+    p = add("standings", "a tournament's standings and duplicate comparison per board")
+    p.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
+
+    p = sub.add_parser("tournament", help="create a tournament, register entrants, attach "
+                                          "matches (auditor token)",
+                       description="Tournaments (auditor token): create, register, attach.")
+    tsub = p.add_subparsers(dest="action", metavar="ACTION", required=True,
+                            help="create | register | attach")
+
+    def tadd(name: str, help_text: str) -> argparse.ArgumentParser:
+        t = tsub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        t.add_argument("--token", default=_auditor_env(),
+                       help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
+        return t
+
+    t = tadd("create", "create a tournament; prints its id")
+    t.add_argument("--name", required=True, help="the tournament's name")
+    t.add_argument("--game", required=True, help="the game every match plays")
+    t = tadd("register", "register an entrant (a team or a player)")
+    t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
+    t.add_argument("--entrant", required=True, help="a unique name")
+    t.add_argument("--members", default="", help="comma-separated player names")
+    t = tadd("attach", "attach a match: the entrant of each side and its duplicate board")
+    t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
+    t.add_argument("--match", required=True, metavar="ID", help="the match id")
+    t.add_argument("--sides", required=True,
+                   help="comma-separated entrants, side 0 first (teams; Ulti: seats)")
+    t.add_argument("--board", default="", help="the duplicate board (matches on one board were "
+                                               "created with the same --deals)")
+
+    p = add("ruling", "record an auditor's ruling on a finished hand (an event; history is "
+                      "never edited)")
+    p.add_argument("--match", required=True, metavar="ID", help="the match id")
+    p.add_argument("--hand", type=int, required=True, help="the finished hand (from 1)")
+    p.add_argument("--kind", required=True, choices=["penalty", "annul", "correction"],
+                   help="penalty: points taken per side; annul: the hand's scores undone; "
+                        "correction: points added per side")
+    p.add_argument("--points", default="", help="comma-separated points per side, e.g. 2,0 "
+                                                "(not for annul)")
+    p.add_argument("--reason", required=True, help="why (required)")
+    p.add_argument("--token", default=_auditor_env(),
+                   help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
+
+    p = add("export", "write a match record (or one hand's record) as JSON, or a tournament's "
+                      "match records as NDJSON")
+    p.add_argument("--match", metavar="ID", help="the match id")
+    p.add_argument("--tournament", metavar="ID",
+                   help="every match of this tournament, one referee.match/v1 record per line "
+                        "(NDJSON; auditor token)")
+    p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""),
+                   help="a seat, spectator or auditor token (env REFEREE_TOKEN)")
+    p.add_argument("--seat", type=int, help="use this seat's token from the state file")
     p.add_argument("--hand", type=int, help="only this hand (from 1)")
     p.add_argument("--out", type=Path, help="output file (default: stdout)")
 
-    p = add("verify", "verify a record file (or a match's record) with the rules")
+    p = add("verify", "verify a record file (or a match's record) with the rules, or a "
+                      "match's event hash chain (--chain)")
     p.add_argument("file", nargs="?", help="a referee.hand/v1 or referee.match/v1 file")
     p.add_argument("--match", metavar="ID", help="verify this match's record instead")
+    p.add_argument("--chain", metavar="MATCH_ID",
+                   help="have the referee check this match's event hash chain in its store "
+                        "(any token of the match)")
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
     p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--legal", action="store_true", help="report the legal set at each step")
     p.add_argument("--deals", action="store_true",
                    help="with --match: also check each finished hand's pack commitment")
 
-    p = add("replay", "replay a hand step by step for an arbiter, or render it as HTML")
+    p = add("replay", "replay a hand step by step for an arbiter (with --match: the referee's "
+                      "dispute replay, with the legal set and why every other action is "
+                      "illegal at each step), or render it as HTML")
     p.add_argument("file", nargs="?", help="a hand or match record file")
-    p.add_argument("--match", metavar="ID", help="fetch the record of this match instead")
+    p.add_argument("--match", metavar="ID",
+                   help="replay this match's hand on the referee (auditor: any time; other "
+                        "tokens: once the hand is over)")
+    p.add_argument("--local", action="store_true",
+                   help="with --match: fetch the record and replay it here instead")
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
     p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--hand", type=int, help="the hand of a match (from 1; default the last)")
-    p.add_argument("--at", type=int, metavar="N", help="show every hand after N actions")
+    p.add_argument("--at", type=int, metavar="N",
+                   help="show every hand after N actions (with --match: the whole state at "
+                        "action index N)")
     p.add_argument("--step", action="store_true", help="wait for Enter after each action")
     p.add_argument("--legal", action="store_true", help="show the legal set before each action")
     p.add_argument("--html", type=Path, metavar="OUT", help="write the hand viewer page here")
@@ -208,6 +292,27 @@ def _parse_rules(pairs: Sequence[str], base: str | None = None) -> dict[str, Any
     return rules
 
 
+def _load_deals(path: Path) -> list[list[str]]:
+    """``--deals FILE``: a JSON list of packs (lists of card names, or ``{"cards": [...]}``)."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageProblem(f"--deals {path}: {exc}") from None
+    packs = [p.get("cards") if isinstance(p, dict) else p for p in loaded] \
+        if isinstance(loaded, list) else None
+    if not packs or not all(isinstance(p, list) and all(isinstance(c, str) for c in p)
+                            for p in packs):
+        raise UsageProblem(f"--deals {path}: want a JSON list of packs (lists of card names)")
+    return packs
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageProblem(f"{what} wants comma-separated integers, not {text!r}") from None
+
+
 def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
     if args.json:
         print(json.dumps(data, ensure_ascii=False))
@@ -256,7 +361,8 @@ def cmd_create(args: argparse.Namespace) -> int:
     players = [p.strip() for p in args.players.split(",")] if args.players else []
     with _client(args) as client:
         m = client.create_match(args.game, rules=rules, players=players,
-                                first_dealer=args.first_dealer, public_spectators=args.public)
+                                first_dealer=args.first_dealer, public_spectators=args.public,
+                                fixed_deals=_load_deals(args.deals) if args.deals else ())
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
@@ -386,21 +492,123 @@ def _print_update(args: argparse.Namespace, update: Update) -> None:
 def cmd_scoreboard(args: argparse.Namespace) -> int:
     token = _token(args)
     with _client(args) as client:
-        view = client.get_view(args.match, token)
-        record = client.get_match_record(args.match, token)
-    rows = scoreboard(record.data, view.scores, view.game)
-    data = {"match_id": args.match, "game": view.game, "players": view.players,
-            "scores": view.scores, "match_over": view.match_over, "winner": view.winner,
-            "hands": rows}
-    head = f"{view.game} match {args.match}: {scores_text(view.scores, view.game)}"
-    if view.match_over:
-        head += "  (over: " + ("a tie" if view.winner is None
-                               else side_name(view.winner, view.game) + " wins") + ")"
-    _emit(args, data, head + "\n" + scoreboard_text(rows, view.scores, view.game))
+        if args.watch:
+            for board in client.watch_scoreboard(args.match, token):
+                if args.json:
+                    print(json.dumps(_board_json(board), ensure_ascii=False), flush=True)
+                else:
+                    print(board_text(board) + "\n" + "-" * 60, flush=True)
+                if board.over:
+                    break
+            return 0
+        version = client.get_view(args.match, token).version
+        board = client.get_scoreboard(args.match, token, min_version=version, wait=args.wait)
+    text = board_text(board)
+    if board.version < version:
+        text += (f"\n(the scoreboard is at match version {board.version}, the match at "
+                 f"{version}: the read side is catching up)")
+    _emit(args, {**_board_json(board), "match_version": version}, text)
+    return 0
+
+
+def _board_json(board: Scoreboard) -> dict[str, Any]:
+    return {**board.to_json(), "match_over": board.over}
+
+
+def board_text(board: Scoreboard) -> str:
+    """A scoreboard as a table: each finished hand's points and the running score, rulings."""
+    game = board.game
+    head = f"{game} match {board.match_id}: {scores_text(board.scores, game)}"
+    if board.over:
+        head += "  (over: " + ("a tie" if board.winner is None
+                               else side_name(board.winner, game) + " wins") + ")"
+    else:
+        head += f"  (hand {board.hand}, dealer seat {board.dealer}"
+        head += f", {seat_name(board.to_act, board.players)} to act)" if board.to_act is not None \
+            else ")"
+    rows = [{"hand": h.hand, "dealer": h.dealer, "points": h.points,
+             "void": bool(h.detail.get("void")), "running": h.scores_after} for h in board.hands]
+    lines = [head, scoreboard_text(rows, board.scores, game)]
+    for r in board.rulings:
+        lines.append(f"ruling on hand {r.hand} (version {r.version}): {r.kind} "
+                     f"{', '.join(f'{a:+d}' for a in r.adjust)}: {r.reason}")
+    if board.rulings:
+        lines.append(f"with rulings: {scores_text(board.adjusted_scores, game)}")
+    return "\n".join(lines)
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        s = client.get_standings(args.tournament)
+    _emit(args, s.to_json(), standings_text(s))
+    return 0
+
+
+def standings_text(s: Standings) -> str:
+    """Ranked standings, then the duplicate comparison of each board and hand."""
+    cols = ["#", "entrant", "played", "won", "lost", "drawn", "for", "against", "duplicate"]
+    width = max([len("entrant"), *(len(r.entrant) for r in s.standings)])
+    lines = [f"{s.name} ({s.game}), tournament {s.tournament_id}",
+             f"{cols[0]:>3}  {cols[1]:<{width}}" + "".join(f"{c:>10}" for c in cols[2:])]
+    for i, r in enumerate(s.standings, 1):
+        lines.append(f"{i:>3}  {r.entrant:<{width}}" + "".join(
+            f"{v:>10}" for v in (r.played, r.won, r.lost, r.drawn, r.points_for,
+                                 r.points_against, f"{r.duplicate:+d}")))
+    for b in s.boards:
+        tables = "; ".join(
+            " vs ".join(f"{side} {pts:+d} ({dup:+d})" for side, pts, dup in
+                        zip(t["sides"], t["points"], t["duplicate"], strict=False))
+            for t in b["tables"])
+        lines.append(f"board {b['board']} hand {b['hand']}: {tables}")
+    if not s.standings:
+        lines.append("  (no entrants yet)")
+    return "\n".join(lines)
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageProblem("tournament commands need the auditor token (--token or "
+                           "REFEREE_AUDITOR_TOKEN)")
+    with _client(args) as client:
+        if args.action == "create":
+            tid = client.create_tournament(args.token, args.name, args.game)
+            _emit(args, {"tournament_id": tid, "name": args.name, "game": args.game},
+                  f"tournament {tid} ({args.name}, {args.game}) created")
+        elif args.action == "register":
+            members = [m.strip() for m in args.members.split(",") if m.strip()]
+            v = client.register_entrant(args.token, args.tournament, args.entrant, members)
+            _emit(args, {"tournament_id": args.tournament, "entrant": args.entrant,
+                         "members": members, "version": v},
+                  f"registered {args.entrant}" + (f" ({', '.join(members)})" if members else ""))
+        else:
+            sides = [x.strip() for x in args.sides.split(",") if x.strip()]
+            v = client.attach_match(args.token, args.tournament, args.match, sides, args.board)
+            _emit(args, {"tournament_id": args.tournament, "match_id": args.match,
+                         "sides": sides, "board": args.board, "version": v},
+                  f"attached match {args.match}: {' vs '.join(sides)}"
+                  + (f" on board {args.board}" if args.board else ""))
+    return 0
+
+
+def cmd_ruling(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageProblem("a ruling needs the auditor token (--token or REFEREE_AUDITOR_TOKEN)")
+    points = _ints(args.points, "--points")
+    with _client(args) as client:
+        version, adjust = client.record_ruling(args.token, args.match, args.hand, args.kind,
+                                               points, args.reason)
+    _emit(args, {"match_id": args.match, "hand": args.hand, "kind": args.kind,
+                 "adjust": adjust, "version": version, "reason": args.reason},
+          f"ruling recorded on hand {args.hand} (match version {version}): {args.kind}, "
+          f"scores adjusted by {', '.join(f'{a:+d}' for a in adjust)}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if bool(args.match) == bool(args.tournament):
+        raise UsageProblem("give either --match ID or --tournament ID")
+    if args.tournament:
+        return _export_tournament(args)
     token = _token(args)
     with _client(args) as client:
         record = (client.get_hand_record(args.match, args.hand, token) if args.hand
@@ -414,9 +622,34 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_tournament(args: argparse.Namespace) -> int:
+    if args.hand:
+        raise UsageProblem("--hand is for --match")
+    if not args.token:
+        raise UsageProblem("export --tournament needs the auditor token (--token)")
+    n = 0
+    with _client(args) as client:
+        lines = client.export_tournament(args.tournament, args.token)
+        if args.out:
+            with args.out.open("w", encoding="utf-8") as f:
+                for line in lines:
+                    f.write(line + "\n")
+                    n += 1
+            _emit(args, {"path": str(args.out), "records": n},
+                  f"wrote {n} match records to {args.out}")
+        else:
+            for line in lines:
+                sys.stdout.write(line + "\n")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    if args.chain:
+        if args.file or args.match:
+            raise UsageProblem("--chain takes the match id itself; no FILE or --match")
+        return _verify_chain(args)
     if bool(args.file) == bool(args.match):
-        raise UsageProblem("give either a record FILE or --match ID")
+        raise UsageProblem("give either a record FILE, --match ID or --chain MATCH_ID")
     deals: list[dict[str, Any]] = []
     if args.match:
         token = _token(args)
@@ -453,7 +686,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return code
 
 
+def _verify_chain(args: argparse.Namespace) -> int:
+    token = args.token or local_state.token_for(_state_path(args), args.chain, args.seat) or ""
+    with _client(args) as client:
+        c = client.check_chain(args.chain, token)
+    data = {"ok": c.ok, "match_id": args.chain, "events": c.events, "head": c.head,
+            "first_break": c.first_break, "message": c.message}
+    if args.json:
+        print(json.dumps(data))
+    elif c.ok:
+        print(f"ok: the hash chain of {c.events} events is intact (head {c.head})")
+    else:
+        print(f"not ok: the chain breaks at version {c.first_break}: {c.message}",
+              file=sys.stderr)
+    return 0 if c.ok else 1
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.match and not args.file and not args.html and not args.local:
+        return _server_replay(args)
     data, players = _record_source(args)
     hand = hand_of(data, args.hand)
     rep = replay(hand)
@@ -508,6 +759,101 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 1 if rep.error else 0
 
 
+def _server_replay(args: argparse.Namespace) -> int:
+    """The referee's dispute replay of one hand: each action with the legal set before it and
+    why every other action of the acting seat was illegal; rejected attempts and rulings."""
+    token = _token(args)
+    with _client(args) as client:
+        board = client.get_scoreboard(args.match, token)
+        hand = args.hand or (board.hands[-1].hand if board.hands else board.hand)
+        if args.at is not None:
+            step = client.get_replay(args.match, hand, args.at, token)
+            _emit(args, step.to_json(), _state_text(step, board))
+            return 0
+        steps: list[ReplayStep] = []
+        first = client.get_replay(args.match, hand, 0, token)
+        if not args.json:
+            print(f"{board.game} match {args.match}, hand {hand}: {first.actions} actions "
+                  f"(the referee's dispute replay)" + ("" if first.finished else
+                                                       ", still being played"))
+            for key, cards in sorted(first.cards.items()):
+                print(f"  {_location(key, board.players)}: {cards_text(cards)}")
+        rest = (client.get_replay(args.match, hand, i, token)
+                for i in range(1, first.actions + 1))
+        for step in itertools.chain([first], rest):
+            steps.append(step)
+            if args.json:
+                continue
+            if step.action is None:
+                break
+            a = step.action
+            print(f"{step.action_index + 1:3}. {seat_name(a['seat'], board.players)}: "
+                  f"{action_text(a['action'])}")
+            print(f"       legal: {', '.join(action_text(x) for x in step.legal)}")
+            for line in _illegal_lines(step):
+                print(f"       {line}")
+            if args.step:
+                input("       [Enter] ")
+    if args.json:
+        print(json.dumps({"match_id": args.match, "hand": hand,
+                          "steps": [s.to_json() for s in steps]}, ensure_ascii=False))
+        return 0
+    last = steps[-1]
+    for item in last.timeline:
+        if item.get("type") == "rejection":
+            print(f"rejected at {item['time']}: {seat_name(item.get('seat'), board.players)} "
+                  f"tried {action_text(item['action'])}: {item['reason']} "
+                  f"({item.get('rule') or '-'}) {item['message']}")
+        elif item.get("type") == "ruling":
+            print(f"ruling: {item.get('kind')} {item.get('adjust')}: {item.get('reason')}")
+    if last.scoring:
+        print(f"result: {json.dumps(last.scoring.get('result'))}; "
+              f"scores after: {last.scoring.get('scores_after')}")
+    return 0
+
+
+def _location(key: str, players: Sequence[str]) -> str:
+    if key.startswith("hand") and key[4:].isdigit():
+        return seat_name(int(key[4:]), players)
+    return key.replace("_", " ")
+
+
+def _illegal_lines(step: ReplayStep) -> list[str]:
+    """Why the other actions were illegal, one line per rule (its message with one example)."""
+    groups: dict[str, list[Any]] = {}
+    for x in step.illegal:
+        groups.setdefault(x.rule or x.reason, []).append(x)
+    lines = []
+    for rule, items in groups.items():
+        why = items[0].message.removeprefix(f"'{items[0].action}'").lstrip(": ")
+        if len(items) > 8:  # typically "not allowed now": the count and two examples
+            names = (f"{len(items)} actions, e.g. "
+                     + ", ".join(action_text(x.action) for x in items[:2]))
+        else:
+            names = ", ".join(action_text(x.action) for x in items)
+        lines.append(f"illegal [{rule}]: {names}: {why}")
+    return lines
+
+
+def _state_text(step: ReplayStep, board: Scoreboard) -> str:
+    lines = [f"{board.game} match {step.match_id}, hand {step.hand}, before action "
+             f"{step.action_index} of {step.actions}"
+             + ("" if step.action is not None else " (the end)" if step.finished
+                else " (now: the hand is still being played)")]
+    for key, cards in sorted(step.cards.items()):
+        lines.append(f"  {_location(key, board.players)}: {cards_text(cards)}")
+    if step.to_act is not None:
+        lines.append(f"to act: {seat_name(step.to_act, board.players)}")
+        lines.append(f"legal: {', '.join(action_text(x) for x in step.legal)}")
+        lines += _illegal_lines(step)
+    if step.action is not None:
+        lines.append(f"taken: {seat_name(step.action['seat'], board.players)} "
+                     f"{action_text(step.action['action'])} at {step.action['time']}")
+    if step.scoring:
+        lines.append(f"result: {json.dumps(step.scoring.get('result'))}")
+    return "\n".join(lines)
+
+
 def cmd_bot(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     strategy = STRATEGIES[args.strategy]
@@ -552,16 +898,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
         result = run_demo(client, args.game, out_dir=out, rules=rules, strategies=args.strategy,
                           seed=args.seed)
         v = result.view
-        rows = scoreboard(json.loads(result.record_path.read_text("utf-8")), v.scores, v.game)
+        board = result.scoreboard
+        if board is not None:  # the referee's scoreboard (GetScoreboard)
+            table = board_text(board).split("\n", 1)[1]
+        else:  # the read side did not catch up in time: computed from the record
+            rows = scoreboard(json.loads(result.record_path.read_text("utf-8")), v.scores,
+                              v.game)
+            table = scoreboard_text(rows, v.scores, v.game) + "\n(scoreboard computed from " \
+                                                              "the record)"
         ok = bool(result.verified and result.verified.get("ok"))
         data = {"match_id": result.match_id, "game": v.game, "players": v.players,
                 "scores": v.scores, "winner": v.winner, "hands": result.hands,
-                "actions": result.actions, "record": str(result.record_path), "verified": ok}
+                "actions": result.actions, "record": str(result.record_path), "verified": ok,
+                "scoreboard": board.to_json() if board else None}
         winner = "a tie" if v.winner is None else side_name(v.winner, v.game) + " wins"
         text = "\n".join([
             f"{v.game}: {result.hands} hands, {result.actions} actions through gRPC; {winner}",
             "players: " + ", ".join(f"{i}={p}" for i, p in enumerate(v.players)),
-            scoreboard_text(rows, v.scores, v.game),
+            table,
             f"match record: {result.record_path}",
             "referee verify: " + ("ok" if ok else json.dumps(result.verified)),
         ])
@@ -580,6 +934,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 COMMANDS = {
     "games": cmd_games, "create": cmd_create, "join": cmd_join, "show": cmd_show,
     "legal": cmd_legal, "act": cmd_act, "watch": cmd_watch, "scoreboard": cmd_scoreboard,
+    "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
     "export": cmd_export, "verify": cmd_verify, "replay": cmd_replay, "bot": cmd_bot,
     "demo": cmd_demo,
 }

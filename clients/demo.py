@@ -1,5 +1,6 @@
 """The one-command demo: a referee (started here or reached at an address), bots in every seat,
-a full match over gRPC, the scoreboard, and the exported match record, verified."""
+a full match over gRPC, the scoreboard (from the referee's read side), and the exported match
+record, verified."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from clients.bots import STRATEGIES, Seat, play_all
+from clients.errors import RefereeError, ViewNotReady
 from clients.records import verify_file
-from clients.sdk import RefereeClient, View
+from clients.sdk import RefereeClient, Scoreboard, View
 
 BOT_NAMES = ["Ada", "Bob", "Cleo", "Dan"]
 
@@ -73,6 +76,28 @@ class DemoResult:
     hands: int
     actions: int
     verified: dict[str, Any] | None
+    scoreboard: Scoreboard | None = None
+    """The final scoreboard from GetScoreboard; None when the read side did not catch up."""
+
+
+def final_scoreboard(client: RefereeClient, match_id: str, token: str, version: int, *,
+                     wait: float = 5.0) -> Scoreboard | None:
+    """The scoreboard once the read side has projected ``version``, polling up to ``wait``
+    seconds (the views are eventually consistent); None if it does not get there."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            board = client.get_scoreboard(match_id, token, min_version=version,
+                                          wait=max(0.0, deadline - time.monotonic()))
+            if board.version >= version:
+                return board
+        except ViewNotReady:
+            pass
+        except RefereeError:
+            return None  # e.g. a referee without the read side: fall back to the record
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.1)
 
 
 def run_demo(
@@ -101,8 +126,9 @@ def run_demo(
     path = out_dir / f"{view.game}-{match.match_id}.json"
     path.write_text(record.to_text(), encoding="utf-8")
     verified = verify_file(path)[1] if verify else None
+    board = final_scoreboard(client, match.match_id, match.spectator_token, view.version)
     return DemoResult(match.match_id, view.game, view, path.resolve(),
-                      len(record.data.get("hands", [])), count, verified)
+                      len(record.data.get("hands", [])), count, verified, board)
 
 
 def default_out_dir() -> Path:

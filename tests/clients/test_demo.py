@@ -19,6 +19,9 @@ def test_demo_plays_a_match_of_every_game(address: str, game: str, tmp_path: Pat
                  "--out", str(tmp_path), "--seed", "3", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["verified"] and out["game"] == game and out["hands"] >= 1
+    board = out["scoreboard"]  # from GetScoreboard, caught up with the final version
+    assert board["state"] == "over" and board["scores"] == out["scores"]
+    assert len(board["hands"]) == out["hands"]
     assert verify_path(out["record"]) == (0, verify_path(out["record"])[1])
 
 
@@ -28,5 +31,6 @@ def test_demo_starts_its_own_referee(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert code == 0, out
     assert "starting a referee" in out and "referee verify: ok" in out and "match record:" in out
+    assert "computed from the record" not in out and "   match " in out  # the RPC's scoreboard
     record = next(tmp_path.glob("euchre-*.json"))
     assert str(record.resolve()) in out and verify_path(str(record))[0] == 0
