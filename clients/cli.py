@@ -195,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chain", metavar="MATCH_ID",
                    help="have the referee check this match's event hash chain in its store "
                         "(any token of the match)")
+    p.add_argument("--anchor", metavar="VERSION:HASH",
+                   help="with --chain: a head saved earlier (scoreboard version and head_hash) "
+                        "that must still match")
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
     p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--legal", action="store_true", help="report the legal set at each step")
@@ -688,17 +691,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def _verify_chain(args: argparse.Namespace) -> int:
     token = args.token or local_state.token_for(_state_path(args), args.chain, args.seat) or ""
+    version, head = 0, ""
+    if args.anchor:
+        v, sep, head = args.anchor.partition(":")
+        if not (sep and v.isdigit() and head):
+            raise UsageProblem(f"--anchor wants VERSION:HASH, not {args.anchor!r}")
+        version = int(v)
     with _client(args) as client:
-        c = client.check_chain(args.chain, token)
+        c = client.check_chain(args.chain, token, anchor_version=version, anchor_head=head)
     data = {"ok": c.ok, "match_id": args.chain, "events": c.events, "head": c.head,
-            "first_break": c.first_break, "message": c.message}
+            "version": c.version, "first_break": c.first_break, "anchor_ok": c.anchor_ok,
+            "message": c.message}
     if args.json:
         print(json.dumps(data))
     elif c.ok:
-        print(f"ok: the hash chain of {c.events} events is intact (head {c.head})")
+        print(f"ok: the hash chain of {c.events} events is intact (head {c.head} at version "
+              f"{c.version})" + ("; the anchor matches" if c.anchor_ok else ""))
     else:
-        print(f"not ok: the chain breaks at version {c.first_break}: {c.message}",
-              file=sys.stderr)
+        where = (f"the chain breaks at version {c.first_break}" if c.first_break is not None
+                 else "the anchor does not match" if c.anchor_ok is False else "not intact")
+        print(f"not ok: {where}: {c.message}", file=sys.stderr)
     return 0 if c.ok else 1
 
 

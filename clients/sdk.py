@@ -247,6 +247,9 @@ class Scoreboard:
     players: list[str]
     hands: list[HandScore]
     rulings: list[Ruling]
+    head_hash: str = ""
+    """The chain head: the hash of the event at ``version`` (save it to anchor a later
+    :meth:`RefereeClient.check_chain`)."""
 
     @property
     def over(self) -> bool:
@@ -262,7 +265,7 @@ class Scoreboard:
             hands=[HandScore(h.hand, h.dealer, list(h.points), list(h.scores_after),
                              json.loads(h.detail_json or "{}"),
                              [Ruling.from_pb(r) for r in h.rulings]) for h in b.hands],
-            rulings=[Ruling.from_pb(r) for r in b.rulings],
+            rulings=[Ruling.from_pb(r) for r in b.rulings], head_hash=b.head_hash,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -321,13 +324,18 @@ class ReplayStep:
 
 @dataclass(frozen=True)
 class ChainCheck:
-    """The referee's check of a match's event hash chain (``first_break``: a version)."""
+    """The referee's check of a match's event hash chain (``first_break``: a version).
+
+    ``head`` is the hash of the event at ``version``; ``anchor_ok`` is None without an anchor,
+    else whether the anchored event still hashes to the saved head."""
 
     ok: bool
     events: int
     head: str
     first_break: int | None
     message: str
+    version: int = 0
+    anchor_ok: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -615,12 +623,16 @@ class RefereeClient:
         resp = self._call(self.projections.RecordRuling, req, idempotent=False)
         return resp.version, list(resp.adjust)
 
-    def check_chain(self, match_id: str, token: str) -> ChainCheck:
-        """The referee's check of the match's event hash chain in its store."""
-        req = ppb.CheckChainRequest(match_id=match_id, token=token)
+    def check_chain(self, match_id: str, token: str, *, anchor_version: int = 0,
+                    anchor_head: str = "") -> ChainCheck:
+        """The referee's check of the match's event hash chain in its store; with an anchor
+        (a ``version``/``head`` saved earlier), also that the event there was not rewritten."""
+        req = ppb.CheckChainRequest(match_id=match_id, token=token,
+                                    anchor_version=anchor_version, anchor_head=anchor_head)
         r = self._call(self.projections.CheckChain, req, idempotent=True)
         return ChainCheck(r.ok, r.events, r.head,
-                          r.first_break if r.HasField("first_break") else None, r.message)
+                          r.first_break if r.HasField("first_break") else None, r.message,
+                          r.version, r.anchor_ok if r.HasField("anchor_ok") else None)
 
     # -- tournaments (TournamentService) --------------------------------------------------
     # Changes need the auditor token and are not retried (a retry could apply them twice).

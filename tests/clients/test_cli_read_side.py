@@ -128,6 +128,13 @@ def test_duplicate_tournament_ruling_replay_export_chain(
     assert "ok: the hash chain of" in cli("verify", "--chain", t1, "--token", tok1[1])
     chain = cli.json("verify", "--chain", t1, "--token", AUDITOR)
     assert chain["ok"] and chain["events"] == ruled["version"] and chain["first_break"] is None
+    assert chain["version"] == board["version"] and chain["head"] == board["head_hash"]
+    anchored = cli.json("verify", "--chain", t1, "--token", AUDITOR, "--anchor",
+                        f"{board['version']}:{board['head_hash']}")
+    assert anchored["ok"] and anchored["anchor_ok"]
+    err = cli("verify", "--chain", t1, "--token", AUDITOR, "--anchor",
+              f"{board['version']}:{'0' * 64}", code=1)
+    assert "anchor does not match" in err
 
 
 def test_scoreboard_watch_and_read_side_errors(cli: Cli, views: ProjectionWorker) -> None:
