@@ -3,12 +3,16 @@
 Command methods validate through the pure rules core, then trigger private ``@event`` methods
 whose bodies only re-apply what was validated (they run again on every replay, so they are
 deterministic: no clock, no randomness, no I/O). Replaying the stream re-applies every action
-through the rules and so rebuilds the exact rules state.
+through the rules and so rebuilds the exact rules state. Live, a command hands the state it has
+just computed to the body it triggers (``_computed``), so an accepted action goes through the
+rules once, not twice; the rules core is pure, so both paths give the same state.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
@@ -143,14 +147,15 @@ class Match(Aggregate):
             self.match_state.dealer,
             self.rules,
         )
-        self._hand_dealt(
-            hand=len(self.hands) + 1,
-            dealer=self.match_state.dealer,
-            cards=cards,
-            nonce=nonce,
-            commitment=commitment(nonce, cards),
-            to_act=self.game.current_seat(state),
-        )
+        with self._computed(("deal", self.match_state.dealer, cards), state):
+            self._hand_dealt(
+                hand=len(self.hands) + 1,
+                dealer=self.match_state.dealer,
+                cards=cards,
+                nonce=nonce,
+                commitment=commitment(nonce, cards),
+                to_act=self.game.current_seat(state),
+            )
 
     def take_action(self, seat: int, text: str, command_id: str) -> None:
         """Validate one action through the rules and record it with what it caused.
@@ -163,13 +168,15 @@ class Match(Aggregate):
         game = self.game
         action = game.parse_action(text)
         step = game.apply(self.hand_state, seat, action)
-        self._action_taken(
-            seat=seat,
-            action=game.format_action(action),
-            command_id=command_id,
-            facts=[fact_json(f) for f in step.facts if not isinstance(f, HandEnded)],
-            to_act=game.current_seat(step.state),
-        )
+        text = game.format_action(action)
+        with self._computed(("action", seat, text), step.state):
+            self._action_taken(
+                seat=seat,
+                action=text,
+                command_id=command_id,
+                facts=[fact_json(f) for f in step.facts if not isinstance(f, HandEnded)],
+                to_act=game.current_seat(step.state),
+            )
         if game.is_terminal(self.hand_state):
             result = game.result(self.hand_state)
             after = game.after_hand(self.match_state, result, self.rules)
@@ -188,6 +195,24 @@ class Match(Aggregate):
         self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by)
 
     # -- events ----------------------------------------------------------------------------
+    @contextmanager
+    def _computed(self, key: tuple[Any, ...], state: Any) -> Iterator[None]:
+        """Hand the rules state a command just computed to the event body it triggers, so a
+        live action goes through the rules once. The body takes it only if ``key`` matches
+        its own arguments; on replay nothing is stashed and the body re-applies the rules."""
+        self._live_step = (key, state)
+        try:
+            yield
+        finally:
+            self.__dict__.pop("_live_step", None)
+
+    def _take_computed(self, key: tuple[Any, ...]) -> Any:
+        """The state stashed by :meth:`_computed` for ``key`` (once), else ``None``."""
+        stashed = self.__dict__.pop("_live_step", None)
+        if stashed is not None and stashed[0] == key:
+            return stashed[1]
+        return None
+
     def _caused(self, fact: dict[str, Any]) -> None:
         """Attach a follow-up fact to the action that caused it (inside event bodies)."""
         if self.last_outcome is not None:
@@ -199,9 +224,12 @@ class Match(Aggregate):
         self, hand: int, dealer: int, cards: list[str], nonce: str, commitment: str,
         to_act: int | None = None,
     ) -> None:
-        game = self.game
-        deal = game.deal([parse_card(c) for c in cards], dealer)
-        self.hand_state = game.new_hand(deal, dealer, self.rules)
+        state = self._take_computed(("deal", dealer, cards))
+        if state is None:  # replay: through the rules
+            game = self.game
+            state = game.new_hand(game.deal([parse_card(c) for c in cards], dealer), dealer,
+                                  self.rules)
+        self.hand_state = state
         self.hands.append(HandLog(hand, dealer, cards, nonce, commitment, self.version + 1))
         self._caused(
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
@@ -212,8 +240,11 @@ class Match(Aggregate):
         self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]],
         to_act: int | None = None,
     ) -> None:
-        game = self.game
-        self.hand_state = game.apply(self.hand_state, seat, game.parse_action(action)).state
+        state = self._take_computed(("action", seat, action))
+        if state is None:  # replay: through the rules
+            game = self.game
+            state = game.apply(self.hand_state, seat, game.parse_action(action)).state
+        self.hand_state = state
         self.hand.actions.append((seat, action))
         outcome = Outcome(seat, action, command_id, list(facts), self.version + 1)
         self.last_outcome = outcome

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from eventsourcing.persistence import IntegrityError
 import referee
 from referee.application import Referee, Rejection, RejectionLog, hash_token
 from referee.config import settings_from_env
+from referee.domain import match as match_module
 from referee.domain.deal import commitment, shuffle
 from referee.domain.errors import MatchOverError, VersionConflictError
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
@@ -123,6 +125,46 @@ def test_match_over_refuses_actions(app: Referee) -> None:
     assert app.get_match(created.match_id).over
     with pytest.raises(MatchOverError):
         app.submit_action(created.match_id, created.seat_tokens[0], "pass")
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_live_actions_go_through_the_rules_once_and_replay_agrees(
+    app: Referee, env: dict[str, str], game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    created = app.create_match(game, seed_entropy=b"once")
+    rules = type(app.get_match(created.match_id).game)
+    calls = collections.Counter[str]()
+    apply, new_hand = rules.apply, rules.new_hand
+
+    def from_match() -> bool:  # called by the aggregate, not from inside the rules
+        return sys._getframe(2).f_code.co_filename == match_module.__file__
+
+    def counting_apply(self, *args):  # type: ignore[no-untyped-def]
+        calls["apply"] += from_match()
+        return apply(self, *args)
+
+    def counting_new_hand(self, *args):  # type: ignore[no-untyped-def]
+        calls["new_hand"] += from_match()
+        return new_hand(self, *args)
+
+    monkeypatch.setattr(rules, "apply", counting_apply)
+    monkeypatch.setattr(rules, "new_hand", counting_new_hand)
+    answers = play(app, created.match_id, created.seat_tokens, random.Random(game), 80)
+    hands = len(app.get_match(created.match_id).hands)
+    assert calls["apply"] == len(answers)  # once per accepted action, not twice
+    assert calls["new_hand"] == hands - 1  # once per deal after the first
+    # A replay from the store (no stashed state) re-applies through the rules to the same state.
+    live = app.get_match(created.match_id)
+    again = Referee(settings_from_env(env))
+    try:
+        replayed = again.get_match(created.match_id)
+    finally:
+        again.close()
+    assert calls["apply"] == 2 * len(answers)
+    assert replayed.version == live.version and replayed.hands == live.hands
+    assert replayed.game.audit_view(replayed.hand_state) == live.game.audit_view(live.hand_state)
+    assert replayed.match_state == live.match_state
+    assert replayed.chain_head == live.chain_head
 
 
 def test_shuffle_is_reproducible_and_unbiased() -> None:
