@@ -42,6 +42,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.utils import strtobool
 
 import referee
 from referee.config import Settings, settings_from_env
@@ -206,7 +207,8 @@ class StoredRejectionLog:
     flush first. A crash can lose the refusals of the last few milliseconds, never events.
     """
 
-    def __init__(self, datastore: Any, per_match: int, total: int, table: str) -> None:
+    def __init__(self, datastore: Any, per_match: int, total: int, table: str,
+                 create_table: bool = True) -> None:
         self.per_match, self.total = per_match, total
         self._ds = datastore
         self._pending: list[Rejection] = []
@@ -234,8 +236,10 @@ class StoredRejectionLog:
                 f'CREATE INDEX IF NOT EXISTS "{table}_match_idx" ON {self._table} '
                 "(match_id, id)",
             ]
-        with self._write_lock, self._transaction() as curs:
-            for statement in ddl:
+        # CREATE_TABLE=n (eventsourcing's setting, e.g. on a read-only standby): no DDL, and
+        # the count is read in a transaction that writes nothing.
+        with self._write_lock, self._ds.transaction(commit=create_table) as curs:
+            for statement in ddl if create_table else ():
                 curs.execute(statement)
             curs.execute(f"SELECT count(*) AS n FROM {self._table}")
             self._count = int(self._first(curs.fetchone()))
@@ -377,7 +381,10 @@ class GroupCommitter:
                     if not self._queue:
                         break
                 if not self._queue and self._closed:
-                    self._after()
+                    try:
+                        self._after()
+                    except Exception:  # e.g. a read-only store: logged, close goes on
+                        _log.exception("writing the rejection trail failed")
                     return
                 n = min(len(self._queue), self.max_batch)
                 batch = [self._queue.popleft() for _ in range(n)]
@@ -428,6 +435,7 @@ class Referee(Application[UUID]):
             self.rejections = StoredRejectionLog(
                 datastore, self.settings.rejections_per_match, self.settings.rejections_total,
                 f"{self.name.lower()}_rejections",
+                create_table=strtobool(self.env.get("CREATE_TABLE") or "yes"),
             )
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()

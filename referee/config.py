@@ -3,6 +3,9 @@
 - ``REFEREE_DATA_DIR`` (default ``./data``): where the embedded SQLite store lives.
 - ``PERSISTENCE_MODULE=eventsourcing.postgres`` with ``POSTGRES_*``: PostgreSQL instead
   (``POSTGRES_ENABLE_DB_FUNCTIONS`` defaults to ``y``).
+- ``CREATE_TABLE`` (eventsourcing's setting, default ``y``): ``n`` runs no DDL at start-up,
+  neither eventsourcing's nor the referee's own (the rejection table), so the referee can
+  start on a read-only standby and serve reads.
 - ``REFEREE_AUDITOR_TOKEN``: the auditor credential (unset: no auditor).
 - ``REFEREE_REJECTIONS_PER_MATCH`` (default 200) and ``REFEREE_REJECTIONS_TOTAL`` (default
   100000): bounds of the rejection audit trail (a table next to the events; in memory on POPO).
@@ -58,6 +61,8 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         for key, value in env.items():
             if key.startswith("POSTGRES_"):
                 store[key] = value
+    if env.get("CREATE_TABLE"):
+        store["CREATE_TABLE"] = env["CREATE_TABLE"]
     return Settings(
         store_env=store,
         auditor_token=env.get("REFEREE_AUDITOR_TOKEN") or None,

@@ -226,6 +226,68 @@ def test_rejections_survive_a_restart_and_stay_bounded(env: dict[str, str]) -> N
             _pg(env, f'DROP SCHEMA "{env["POSTGRES_SCHEMA"]}" CASCADE')
 
 
+@pytest.mark.postgres
+def test_a_read_only_replica_starts_and_serves_reads(
+    postgres_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``CREATE_TABLE=n`` on a connection that may not write (a role with
+    ``default_transaction_read_only=on``, as on a hot standby): no DDL at start-up, reads
+    served, commands refused by the database."""
+    import uuid
+
+    schema = _fresh_schema(postgres_env)
+    role = f"ro_{uuid.uuid4().hex[:12]}"
+    env = {**postgres_env, "POSTGRES_SCHEMA": schema, "REFEREE_AUDITOR_TOKEN": AUDITOR,
+           "REFEREE_DATA_DIR": str(tmp_path)}
+    try:
+        writer = Referee(settings_from_env(env))
+        try:
+            created = writer.create_match("euchre", seed_entropy=b"ro")
+            answers = play(writer, created.match_id, created.seat_tokens, random.Random(7), 5)
+            with pytest.raises(InvalidActionError):
+                writer.submit_action(created.match_id, created.seat_tokens[0], "zzz")
+            expected = writer.get_view(created.match_id, AUDITOR)
+            writer.list_rejections(AUDITOR)  # flushed
+        finally:
+            writer.close()
+        for statement in (
+            f"CREATE ROLE {role} LOGIN PASSWORD 'ro'",
+            f"ALTER ROLE {role} SET default_transaction_read_only = on",
+            f'GRANT USAGE ON SCHEMA "{schema}" TO {role}',
+            f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO {role}',
+        ):
+            _pg(postgres_env, statement)
+        ro_env = {**env, "POSTGRES_USER": role, "POSTGRES_PASSWORD": "ro"}
+        with pytest.raises(Exception, match="read-only"):
+            Referee(settings_from_env(ro_env)).close()
+        reader = Referee(settings_from_env({**ro_env, "CREATE_TABLE": "n"}))
+        try:
+            view = reader.get_view(created.match_id, AUDITOR)
+            assert view == expected
+            record, _ = reader.match_record(created.match_id, AUDITOR)
+            assert record == writer_record(env, created.match_id)
+            assert [r.action for r in reader.list_rejections(AUDITOR)] == ["zzz"]
+            seat = view.to_act
+            assert seat is not None and answers
+            legal = reader.get_view(created.match_id, created.seat_tokens[seat]).legal_actions
+            with pytest.raises(Exception, match="read-only"):
+                reader.submit_action(created.match_id, created.seat_tokens[seat], legal[0])
+            assert reader.get_match(created.match_id).version == view.version
+        finally:
+            reader.close()
+    finally:
+        _pg(postgres_env, f'DROP SCHEMA "{schema}" CASCADE')
+        _pg(postgres_env, f"DROP ROLE IF EXISTS {role}")
+
+
+def writer_record(env: dict[str, str], match_id):  # type: ignore[no-untyped-def]
+    app = Referee(settings_from_env(env))
+    try:
+        return app.match_record(match_id, AUDITOR)[0]
+    finally:
+        app.close()
+
+
 def _fresh_schema(env: dict[str, str]) -> str:
     import uuid
 
