@@ -721,7 +721,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     hand = hand_of(data, args.hand)
     rep = replay(hand)
     if args.html:
-        from clients.viewer import render_hand
+        from referee.rules.render import render_hand
 
         number = args.hand or len(data.get("hands", [])) or 1
         title = f"{rep.game.capitalize()} — hand {number}" + (

@@ -33,6 +33,7 @@ from referee.rules.errors import RulesError
 from referee.rules.game import VERB_BASE
 from referee.rules.handrecord import HandRecord, MatchRecord
 from referee.rules.registry import find_game
+from referee.rules.render import render_hand, replay_for_view
 
 
 class Queries:
@@ -148,6 +149,20 @@ class Queries:
             out["scoring"] = {"result": h["result"], "scores_after": h["scores"],
                               "rulings": h["rulings"]}
         return out
+
+    def hand_view(self, match_id: UUID, hand: int, token: str) -> tuple[str, bool]:
+        """The hand as a self-contained HTML page (same access as :meth:`replay`)."""
+        m = self._doc("hands", match_id)
+        who = self._who(m, token)
+        h = self._hand(match_id, hand, int(m["hands"]))
+        if not h["finished"] and who.role is not Role.AUDITOR:
+            raise ReplayNotAllowedError(
+                f"hand {hand} is still being played: only the auditor may view it now",
+                hand=hand)
+        title = f"{m['game'].capitalize()} — hand {hand} of match {match_id}"
+        page = render_hand(replay_for_view(self._record(m, h).to_json()),
+                           players=m["players"], title=title)
+        return page, bool(h["finished"])
 
     def _timeline(self, match_id: UUID, h: Doc) -> list[Doc]:
         """Accepted actions and the rejected attempts made during the hand, by time."""

@@ -130,6 +130,14 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         return out
 
 
+    @_errors_mapped
+    def GetHandView(self, request: pb.GetHandViewRequest, context: grpc.ServicerContext
+                    ) -> pb.GetHandViewResponse:
+        page, finished = self.q.hand_view(_uuid(request.match_id, "match_id"), request.hand,
+                                          request.token)
+        return pb.GetHandViewResponse(html=page, finished=finished)
+
+
 class TournamentServicer(pbg.TournamentServiceServicer):
     def __init__(self, app: Referee, queries: Queries) -> None:
         self.app, self.q = app, queries

@@ -60,5 +60,6 @@ def test_clients_use_only_the_stubs_and_the_record_format(path: Path) -> None:
     for name in _imports(path):
         if name.startswith("referee"):
             assert name.startswith(
-                ("referee.api", "referee.rules.handrecord", "referee.rules.cards")
+                ("referee.api", "referee.rules.handrecord", "referee.rules.cards",
+                 "referee.rules.render")
             ), name

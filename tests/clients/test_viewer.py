@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from clients.records import hand_of, load_file, replay
-from clients.viewer import FACE, FELT, RED, card_svg, render_hand
+from referee.rules.render import FACE, FELT, RED, card_svg, render_hand
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RECORDS = sorted(GOLDEN.glob("*/*.json"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import uuid
 from collections.abc import Iterator
 
@@ -17,6 +18,7 @@ from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
+from referee.rules.render import render_record
 from referee.service.server import build_server, stop
 from referee.verify import verify_data
 from tests.projections.conftest import AUDITOR, play
@@ -126,3 +128,44 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
     assert len(lines) == 1 and verify_data(json.loads(lines[0]))[0] == 0
     expect_error(lambda: tour.GetStandings(ppb.GetStandingsRequest(
         tournament_id=str(uuid.uuid4()))), grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND")
+
+
+def test_hand_view_page_for_auditors_any_time_and_everyone_after_the_hand(
+        app: Referee, served: tuple[grpc.Channel, ProjectionWorker]) -> None:
+    channel, worker = served
+    ref = pbg.RefereeServiceStub(channel)
+    proj = ppbg.ProjectionsServiceStub(channel)
+    created = ref.CreateMatch(pb.CreateMatchRequest(game="euchre",
+                                                    rules_json='{"target_score": 3}'))
+    mid, tokens = created.match_id, [t.token for t in created.seat_tokens]
+    play(app, uuid.UUID(mid), tokens, random.Random(5), max_actions=3)
+    worker.wait()
+
+    # The running hand: the auditor sees the page (every hand's cards), a seat may not.
+    running = proj.GetHandView(ppb.GetHandViewRequest(match_id=mid, hand=1, token=AUDITOR))
+    assert not running.finished and running.html.startswith("<!DOCTYPE html>")
+    assert len(set(re.findall(r'<svg class="card" data-card="(\w\w)"', running.html))) >= 20
+    expect_error(lambda: proj.GetHandView(ppb.GetHandViewRequest(
+        match_id=mid, hand=1, token=tokens[0])), grpc.StatusCode.PERMISSION_DENIED,
+        "HAND_IN_PROGRESS")
+
+    # Once over, any token of the match gets the same page the client renders locally.
+    play(app, uuid.UUID(mid), tokens, random.Random(5), stop_after_hand=1)
+    worker.wait()
+    page = proj.GetHandView(ppb.GetHandViewRequest(match_id=mid, hand=1,
+                                                   token=created.spectator_token))
+    assert page.finished and 'id="score"' in page.html and 'data-trick="5"' in page.html
+    assert not re.search(r'(src|href)=|url\(|@import|<script|<link', page.html)
+    record = json.loads(proj.ExportHand(ppb.ExportHandRequest(match_id=mid, hand=1,
+                                                              token=tokens[1])).record_json)
+    title = f"Euchre — hand 1 of match {mid}"
+    assert page.html == render_record(record, players=list(created_players(app, mid)),
+                                      title=title)
+    expect_error(lambda: proj.GetHandView(ppb.GetHandViewRequest(
+        match_id=mid, hand=9, token=AUDITOR)), grpc.StatusCode.NOT_FOUND, "HAND_NOT_FOUND")
+    expect_error(lambda: proj.GetHandView(ppb.GetHandViewRequest(
+        match_id=mid, hand=1, token="nope")), grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN")
+
+
+def created_players(app: Referee, mid: str) -> list[str]:
+    return list(app.get_match(uuid.UUID(mid)).players)

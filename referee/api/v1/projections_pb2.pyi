@@ -218,6 +218,24 @@ class CheckChainResponse(_message.Message):
     anchor_ok: bool
     def __init__(self, ok: _Optional[bool] = ..., events: _Optional[int] = ..., head: _Optional[str] = ..., first_break: _Optional[int] = ..., message: _Optional[str] = ..., version: _Optional[int] = ..., anchor_ok: _Optional[bool] = ...) -> None: ...
 
+class GetHandViewRequest(_message.Message):
+    __slots__ = ("match_id", "hand", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class GetHandViewResponse(_message.Message):
+    __slots__ = ("html", "finished")
+    HTML_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    html: str
+    finished: bool
+    def __init__(self, html: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
+
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("token", "name", "game")
     TOKEN_FIELD_NUMBER: _ClassVar[int]

@@ -70,6 +70,11 @@ class ProjectionsServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.CheckChainRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.CheckChainResponse.FromString,
                 _registered_method=True)
+        self.GetHandView = channel.unary_unary(
+                '/referee.api.v1.ProjectionsService/GetHandView',
+                request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetHandViewRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.GetHandViewResponse.FromString,
+                _registered_method=True)
 
 
 class ProjectionsServiceServicer:
@@ -125,6 +130,14 @@ class ProjectionsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetHandView(self, request, context):
+        """One hand as a self-contained HTML page (SVG cards, nothing loaded from outside) for
+        arbiters: the deal, the auction, every trick, the score. Same access as GetReplay.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProjectionsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -162,6 +175,11 @@ def add_ProjectionsServiceServicer_to_server(servicer, server):
                     servicer.CheckChain,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.CheckChainRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.CheckChainResponse.SerializeToString,
+            ),
+            'GetHandView': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHandView,
+                    request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.GetHandViewRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetHandViewResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -354,6 +372,33 @@ class ProjectionsService:
             '/referee.api.v1.ProjectionsService/CheckChain',
             referee_dot_api_dot_v1_dot_projections__pb2.CheckChainRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_projections__pb2.CheckChainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHandView(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.ProjectionsService/GetHandView',
+            referee_dot_api_dot_v1_dot_projections__pb2.GetHandViewRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_projections__pb2.GetHandViewResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -2,17 +2,144 @@
 
 Cards are inline SVG pictures (suit pips drawn as paths, no fonts or images), and the page loads
 nothing from outside, so it can be mailed to an arbiter or archived with the record.
+
+Stdlib only, beside :mod:`referee.rules.handrecord` (as python-chess keeps ``chess.svg`` beside
+its core): the referee serves it to auditors (``ProjectionsService.GetHandView``) and the
+command-line client writes it (``trick replay --html``). :func:`render_record` replays a
+``referee.hand/v1`` record itself; :func:`render_hand` draws any replay with the attributes of
+:class:`HandReplay`.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from clients.records import HandReplay
-from clients.render import RANKS, SUIT_NAMES, SUITS, action_text, sort_cards
+from referee.rules.cards import card_name
+from referee.rules.handrecord import HandRecord, read_record
+from referee.rules.registry import find_game
+
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+CARD_VERBS = ("play", "belot", "belote", "rebelote")
+
+
+class StepLike(Protocol):
+    index: int
+    seat: int
+    action: str
+    announced: list[dict[str, Any]]
+
+
+class HandReplay(Protocol):
+    """What :func:`render_hand` reads (``clients.records.HandReplay`` has it too)."""
+
+    game: str
+    dealer: int
+    hands: list[list[str]]
+    stock: list[str]
+    steps: Sequence[StepLike]
+    tricks: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+    @property
+    def auction(self) -> Sequence[StepLike]: ...
+
+
+@dataclass
+class Step:
+    index: int
+    seat: int
+    action: str
+    announced: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Replayed:
+    """A hand record replayed through the rules core for drawing."""
+
+    game: str
+    dealer: int
+    hands: list[list[str]]
+    stock: list[str]
+    steps: list[Step]
+    tricks: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+    @property
+    def auction(self) -> list[Step]:
+        return [s for s in self.steps if s.action.partition(":")[0] not in CARD_VERBS]
+
+
+def replay_for_view(record: dict[str, Any]) -> Replayed:
+    """Replay a ``referee.hand/v1`` record, collecting tricks and announcements.
+
+    :raises ValueError: when ``record`` is not a valid hand record.
+    """
+    parsed = read_record(record)
+    if not isinstance(parsed, HandRecord):
+        raise ValueError("expected a hand record; pick a hand of the match")
+    game: Any = find_game(parsed.game)
+    state = game.new_hand(parsed.deal, parsed.dealer, parsed.rules)
+    steps: list[Step] = []
+    tricks: list[dict[str, Any]] = []
+    error = None
+    for i, (seat, text) in enumerate(parsed.actions):
+        step = Step(i, seat, text)
+        steps.append(step)
+        try:
+            applied = game.apply(state, seat, game.parse_action(text))
+        except ValueError as exc:
+            error = {"index": i, "seat": seat, "action": text, "message": str(exc)}
+            break
+        state = applied.state
+        for fact in applied.facts:
+            if hasattr(fact, "plays"):
+                tricks.append({"number": fact.number, "winner": fact.winner,
+                               "points": fact.points,
+                               "plays": [{"seat": s, "card": card_name(c)}
+                                         for s, c in fact.plays]})
+            elif hasattr(fact, "what"):
+                step.announced.append({"what": fact.what, "data": dict(fact.data)})
+    done = error is None and game.is_terminal(state)
+    return Replayed(
+        game=parsed.game, dealer=parsed.dealer,
+        hands=[[card_name(c) for c in h] for h in parsed.deal.hands],
+        stock=[card_name(c) for c in parsed.deal.stock], steps=steps, tricks=tricks,
+        result=game.result(state).to_json() if done else None, error=error,
+    )
+
+
+def render_record(record: dict[str, Any], *, players: Sequence[str] = (),
+                  title: str = "") -> str:
+    """The page for a ``referee.hand/v1`` record (replayed here)."""
+    return render_hand(replay_for_view(record), players=players, title=title)
+
+
+def sort_cards(cards: Iterable[str]) -> list[str]:
+    """Cards by suit (clubs, diamonds, hearts, spades), then rank 2..A."""
+    return sorted(cards, key=lambda c: (SUITS.find(c[1:2]), RANKS.find(c[:1])))
+
+
+def action_text(action: str) -> str:
+    """Record notation with the cards as text: ``play:TH`` -> ``play 10♥``."""
+    verb, _, arg = action.partition(":")
+    if not arg:
+        return verb
+    parts = arg.split(",")
+    if all(len(p) == 2 and p[1] in SYMBOLS for p in parts):
+        return f"{verb} " + " ".join(("10" if p[0] == "T" else p[0]) + SYMBOLS[p[1]]
+                                     for p in parts)
+    if verb == "name" and arg in SYMBOLS:
+        return f"name {SYMBOLS[arg]}"
+    return f"{verb} {arg}"
 
 FACE = "#fffdf0"
 RED = "#d40000"
