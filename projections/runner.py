@@ -28,6 +28,7 @@ from projections.store import APP_NAME, DocView, open_view, view_class, view_env
 from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.config import Settings, settings_from_env
+from referee.service.metrics import PROJECTION_LAG
 
 log = logging.getLogger("referee.projections")
 DEFAULT_BATCH = 1000
@@ -108,6 +109,9 @@ class ProjectionWorker:
             try:
                 for r in self.runners:
                     r.run_once(self._stop.is_set)
+                head = self.app.recorder.max_notification_id() or 0
+                for name, position in self.positions().items():  # referee_projection_lag_events
+                    PROJECTION_LAG.labels(name).set(max(0, head - position))
             except Exception as exc:  # logged, retried after a pause (store down, ...)
                 self.error = exc
                 log.exception("projection worker failed; retrying")

@@ -345,6 +345,9 @@ class GroupCommitter:
     def __init__(self, record: Callable[[list[_Pending]], None], max_batch: int,
                  after: Callable[[], None] = lambda: None) -> None:
         self._record, self._after, self.max_batch = record, after, max(1, max_batch)
+        #: Called on the writer thread with the number of aggregates in each batch, before
+        #: its transaction (metrics; ``Referee.on_commit_batch``).
+        self.on_batch: Callable[[int], None] | None = None
         self._queue: deque[_Pending] = deque()
         self._cond = threading.Condition(threading.Lock())
         self._closed = False
@@ -389,6 +392,11 @@ class GroupCommitter:
                 n = min(len(self._queue), self.max_batch)
                 batch = [self._queue.popleft() for _ in range(n)]
             if batch:
+                if self.on_batch is not None:
+                    try:
+                        self.on_batch(len(batch))
+                    except Exception:  # a metrics hook must not stop commits
+                        _log.exception("the commit batch hook failed")
                 self._write(batch)
             try:
                 self._after()
@@ -445,6 +453,10 @@ class Referee(Application[UUID]):
         self._committer = GroupCommitter(
             self._record_batch, self.settings.commit_batch, self.rejections.flush
         )
+
+    def on_commit_batch(self, hook: Callable[[int], None] | None) -> None:
+        """Call ``hook(n)`` for each group commit of ``n`` aggregates (``None``: no hook)."""
+        self._committer.on_batch = hook
 
     # -- creating ----------------------------------------------------------------------------
     def create_match(

@@ -5,12 +5,13 @@
   ``google.rpc.ErrorInfo`` reason of the error table (``NOT_YOUR_TURN``, ``ILLEGAL_ACTION``, ...);
 - ``referee_grpc_request_seconds{method}``: latency of unary calls (streams are counted, not timed);
 - ``referee_grpc_in_flight{method}``: calls running now (drain watch);
-- ``referee_projection_lag_events{view}``: for projection workers to set (notification-log
-  positions behind the head); the server itself does not set it.
+- ``referee_projection_lag_events{view}``: notification-log positions a view is behind the
+  head, set by the in-process projection worker (``projections.runner.ProjectionWorker``);
+- ``referee_commit_batch_size``: aggregates written per group-commit transaction
+  (``REFEREE_COMMIT_BATCH`` caps it), observed through ``Referee.on_commit_batch``.
 
-The application group-commits (``REFEREE_COMMIT_BATCH``) but exposes no hook for the batch
-sizes, so there is no batch-size metric yet. Metrics go to ``prometheus_client``'s default
-registry, served by :func:`start` on ``--metrics-port`` (0 disables).
+Metrics go to ``prometheus_client``'s default registry, served by :func:`start` on
+``--metrics-port`` (0 disables).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ PROJECTION_LAG = Gauge(
     "referee_projection_lag_events",
     "Notification-log positions a projection view is behind the head",
     ["view"],
+)
+COMMIT_BATCH = Histogram(
+    "referee_commit_batch_size",
+    "Aggregates written per group-commit transaction",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
 )
 
 

@@ -77,6 +77,8 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
 
     views = start_in_process(app)
     hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
+    if hooks:
+        app.on_commit_batch(metrics.COMMIT_BATCH.observe)
     server, port = build_server(
         app, address, interceptors=hooks, max_workers=app.settings.grpc_workers
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 import urllib.request
 from pathlib import Path
 
@@ -70,3 +71,31 @@ def test_metrics_port_zero_disables_the_endpoint(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(15) == 0
+
+
+def test_commit_batches_and_projection_lag_show_up_in_the_metrics(tmp_path: Path) -> None:
+    metrics_port = free_port()
+    proc, address = start_server(  # SQLite: the views run in process
+        {"REFEREE_DATA_DIR": str(tmp_path)}, "--metrics-port", str(metrics_port))
+    try:
+        assert check(address) == 0
+        with grpc.insecure_channel(address) as ch:
+            stub = pbg.RefereeServiceStub(ch)
+            created = stub.CreateMatch(pb.CreateMatchRequest(game="euchre"))
+            stub.CreateMatch(pb.CreateMatchRequest(game="belot"))
+        # The views catch up with the two matches' events (waits, no timing assertion).
+        for _ in range(200):
+            samples = scrape(metrics_port)
+            lags = {dict(labels)["view"]: value for (name, labels), value in samples.items()
+                    if name == "referee_projection_lag_events"}
+            if lags and not any(lags.values()):
+                break
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    assert created.match_id
+    assert {"scoreboard", "hands", "standings"} <= set(lags), lags
+    assert all(v == 0 for v in lags.values()), lags
+    assert samples[("referee_commit_batch_size_count", ())] >= 1  # one batch or two
+    assert samples[("referee_commit_batch_size_sum", ())] == 2.0  # two matches committed
