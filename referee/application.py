@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
@@ -69,6 +69,7 @@ from referee.rules.handrecord import HandRecord, MatchRecord, match_state_json
 from referee.rules.registry import find_game
 
 _CARD_TOKEN = frozenset(CARD_NAMES)
+T = TypeVar("T")
 _log = logging.getLogger("referee.application")
 
 
@@ -827,6 +828,50 @@ class Referee(Application[UUID]):
         """Hand the match's new events to the group committer; return once committed."""
         self._committer.commit(match, match.collect_events())
         self._remember(match)
+
+    # -- other commands through the same path ------------------------------------------------
+    def update_match(self, match_id: UUID, command: Callable[[Match], T]) -> T:
+        """Run ``command`` on the live match under its lock (after catching up with other
+        processes) and group-commit the events it triggered, as actions are: a concurrent
+        action in this process waits for the lock instead of causing a version conflict.
+
+        :raises VersionConflictError: if another process wrote first (the save conflicts).
+        """
+        with self._lock(match_id):
+            match = self._cached(match_id, fresh=True)
+            before = match.version
+            try:
+                result = command(match)
+                if match.version != before:
+                    self._commit(match)
+            except IntegrityError:
+                self._evict(match_id)
+                raise VersionConflictError(
+                    "another process changed the match first; retry", matchId=match_id
+                ) from None
+            except BaseException:
+                if match.version != before:  # mutated but not committed: drop it
+                    self._evict(match_id)
+                raise
+        if match.version != before:
+            self._wake_watchers()
+        return result
+
+    @contextmanager
+    def updating(self, aggregate_id: UUID) -> Iterator[Callable[[Any], None]]:
+        """For aggregates other than matches (tournaments): hold the aggregate's lock and get
+        a ``commit(aggregate)`` that group-commits its new events. Read the aggregate from the
+        store inside the block. :raises VersionConflictError: if another process wrote first."""
+        def commit(aggregate: Any) -> None:
+            try:
+                self._committer.commit(aggregate, aggregate.collect_events())
+            except IntegrityError:
+                raise VersionConflictError(
+                    "another process changed it first; retry", id=aggregate.id
+                ) from None
+
+        with self._lock(aggregate_id):
+            yield commit
 
     def _record_batch(self, batch: list[_Pending]) -> None:
         """One transaction for the events of every aggregate in ``batch`` (writer thread)."""

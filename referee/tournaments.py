@@ -1,9 +1,11 @@
 """Use cases beside the play path: tournaments and rulings (the auditor's role).
 
-They sit in their own module over :class:`~referee.application.Referee` so the hot write path
-stays untouched: a ruling appends one ``RulingRecorded`` event to a copy of the match through
-the application's ``save`` (optimistic: a concurrent action makes it a version conflict), and
-the application drops its then stale live copy.
+They sit in their own module over :class:`~referee.application.Referee` and write the way
+actions do: a ruling appends one ``RulingRecorded`` event to the live match under the match's
+lock and through the group committer (``Referee.update_match``), so a concurrent action in this
+process is serialised with it, not turned into a version conflict; tournament commands hold the
+tournament's lock and go through the same committer (``Referee.updating``). Only a write by
+another process first makes a VERSION_CONFLICT.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError
 
 from referee.application import Referee
 from referee.domain.errors import (
@@ -23,7 +24,6 @@ from referee.domain.errors import (
     PermissionDeniedError,
     TournamentNotFoundError,
     UnauthenticatedError,
-    VersionConflictError,
 )
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
@@ -55,37 +55,34 @@ def record_ruling(
                                  kind=kind)
     if not reason.strip():
         raise InvalidRulingError("a ruling needs a reason")
-    match = app.get_match(match_id)  # a private copy; the save is optimistic
-    if not 1 <= hand <= len(match.hands):
-        raise HandNotFoundError(
-            f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
-        )
-    log = match.hands[hand - 1]
-    if log.result is None:
-        raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
-    sides = len(match.match_state.scores)
-    if kind == "annul":
-        adjust = _hand_effect(app, match, hand)
-        adjust = [-x for x in adjust]
-    else:
-        if len(points) != sides:
-            raise InvalidRulingError(f"points must list {sides} values, one per side")
-        if kind == "penalty" and any(p < 0 for p in points):
-            raise InvalidRulingError("penalty points are taken away: give them as >= 0")
-        adjust = [-p for p in points] if kind == "penalty" else list(points)
-    match.record_ruling(hand, kind, adjust, reason.strip())
-    try:
-        app.save(match)  # the application drops its stale live copy of the match
-    except IntegrityError:
-        raise VersionConflictError("the match changed meanwhile; retry the ruling") from None
-    app._wake_watchers()
-    return match.version, adjust
+    def rule(match: Match) -> tuple[int, list[int]]:
+        if not 1 <= hand <= len(match.hands):
+            raise HandNotFoundError(
+                f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
+            )
+        log = match.hands[hand - 1]
+        if log.result is None:
+            raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+        sides = len(match.match_state.scores)
+        if kind == "annul":
+            adjust = [-x for x in _hand_effect(app, match, hand)]
+        else:
+            if len(points) != sides:
+                raise InvalidRulingError(f"points must list {sides} values, one per side")
+            if kind == "penalty" and any(p < 0 for p in points):
+                raise InvalidRulingError("penalty points are taken away: give them as >= 0")
+            adjust = [-p for p in points] if kind == "penalty" else list(points)
+        match.record_ruling(hand, kind, adjust, reason.strip())
+        return match.version, adjust
+
+    # Under the match's lock and through the group committer, as actions are.
+    return app.update_match(match_id, rule)
 
 
 def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
     """How much hand ``hand`` changed the match scores (from the HandScored events)."""
     before: list[int] = [0] * len(match.match_state.scores)
-    for e in app.repository.event_store.get(match.id):
+    for e in app.repository.event_store.get(match.id, lte=match.version):
         if type(e).__name__ == "HandScored":
             scores = list(e.scores)  # type: ignore[attr-defined]
             if e.hand == hand:  # type: ignore[attr-defined]
@@ -104,7 +101,8 @@ def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
     except ValueError as exc:
         raise MalformedRequestError(str(exc), game=game) from None
     t = Tournament(name=name.strip(), game=g.name)
-    app.save(t)
+    with app.updating(t.id) as commit:
+        commit(t)
     return t.id
 
 
@@ -123,15 +121,16 @@ def register_entrant(
     app: Referee, token: str, tournament_id: UUID, entrant: str, members: list[str]
 ) -> int:
     require_auditor(app, token)
-    t = get_tournament(app, tournament_id)
-    if not entrant.strip():
-        raise MalformedRequestError("an entrant needs a name")
-    if entrant in t.entrants:
-        raise MalformedRequestError(f"entrant {entrant!r} is already registered",
-                                    entrant=entrant)
-    t.register(entrant, list(members))
-    app.save(t)
-    return t.version
+    with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
+        t = get_tournament(app, tournament_id)
+        if not entrant.strip():
+            raise MalformedRequestError("an entrant needs a name")
+        if entrant in t.entrants:
+            raise MalformedRequestError(f"entrant {entrant!r} is already registered",
+                                        entrant=entrant)
+        t.register(entrant, list(members))
+        commit(t)
+        return t.version
 
 
 def attach_match(
@@ -139,22 +138,25 @@ def attach_match(
     board: str = "",
 ) -> int:
     require_auditor(app, token)
-    t = get_tournament(app, tournament_id)
-    match = app.get_match(match_id)
-    if match.game_name != t.game:
-        raise MalformedRequestError(f"the match plays {match.game_name}, the tournament {t.game}")
-    n = len(match.match_state.scores)
-    if len(sides) != n:
-        raise MalformedRequestError(f"sides must name {n} entrants, one per side")
-    unknown = [s for s in sides if s not in t.entrants]
-    if unknown:
-        raise MalformedRequestError(f"not registered: {', '.join(unknown)}")
-    if len(set(sides)) != len(sides):
-        raise MalformedRequestError("an entrant cannot play both sides")
-    if str(match_id) in t.matches:
-        raise MalformedRequestError("the match is already attached", matchId=match_id)
-    if board and not match.fixed_deals:
-        raise MalformedRequestError("a duplicate board needs a match created with fixed deals")
-    t.attach(str(match_id), list(sides), board)
-    app.save(t)
-    return t.version
+    match = app.get_match(match_id)  # read only (a copy): its lock is not held below
+    with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
+        t = get_tournament(app, tournament_id)
+        if match.game_name != t.game:
+            raise MalformedRequestError(
+                f"the match plays {match.game_name}, the tournament {t.game}")
+        n = len(match.match_state.scores)
+        if len(sides) != n:
+            raise MalformedRequestError(f"sides must name {n} entrants, one per side")
+        unknown = [s for s in sides if s not in t.entrants]
+        if unknown:
+            raise MalformedRequestError(f"not registered: {', '.join(unknown)}")
+        if len(set(sides)) != len(sides):
+            raise MalformedRequestError("an entrant cannot play both sides")
+        if str(match_id) in t.matches:
+            raise MalformedRequestError("the match is already attached", matchId=match_id)
+        if board and not match.fixed_deals:
+            raise MalformedRequestError(
+                "a duplicate board needs a match created with fixed deals")
+        t.attach(str(match_id), list(sides), board)
+        commit(t)
+        return t.version

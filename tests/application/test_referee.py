@@ -288,6 +288,74 @@ def writer_record(env: dict[str, str], match_id):  # type: ignore[no-untyped-def
         app.close()
 
 
+def test_rulings_race_with_actions_on_one_match_without_conflicts(
+    app: Referee, env: dict[str, str]
+) -> None:
+    """Rulings and actions on one match from concurrent threads: both go through the match's
+    lock and the group committer, so none is refused as a version conflict."""
+    import threading
+
+    from referee.tournaments import record_ruling
+
+    created = app.create_match("euchre", seed_entropy=b"race")
+    mid, tokens = created.match_id, created.seat_tokens
+    rng = random.Random(3)
+    i = 0
+    while app.get_match(mid).hands[0].result is None:  # finish hand 1
+        match = app.get_match(mid)
+        seat = match.game.current_seat(match.hand_state)
+        app.submit_action(mid, tokens[seat],
+                          rng.choice(app.get_view(mid, tokens[seat]).legal_actions), f"h{i}")
+        i += 1
+    start, errors = threading.Barrier(2), []
+    acted: list[int] = []
+    ruled: list[int] = []
+
+    def actions() -> None:
+        nonlocal i
+        start.wait()
+        for _ in range(40):
+            match = app.get_match(mid)
+            if match.over:
+                break
+            seat = match.game.current_seat(match.hand_state)
+            legal = app.get_view(mid, tokens[seat]).legal_actions
+            try:
+                acted.append(app.submit_action(mid, tokens[seat], rng.choice(legal),
+                                               f"race{i}").outcome.version)
+            except Exception as exc:
+                errors.append(exc)
+            i += 1
+
+    def rulings() -> None:
+        start.wait()
+        for k in range(15):
+            try:
+                version, _ = record_ruling(app, mid, AUDITOR, 1, "correction", [k, 0],
+                                           f"ruling {k}")
+                ruled.append(version)
+            except Exception as exc:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=actions), threading.Thread(target=rulings)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert len(ruled) == 15 and acted
+    assert len(set(ruled) | set(acted)) == len(ruled) + len(acted)  # one version each
+    match = app.get_match(mid)
+    assert [r["reason"] for r in match.rulings] == [f"ruling {k}" for k in range(15)]
+    again = Referee(settings_from_env(env))  # the store agrees with the live match
+    try:
+        replayed = again.get_match(mid)
+    finally:
+        again.close()
+    assert replayed.version == match.version and replayed.rulings == match.rulings
+    assert replayed.chain_head == match.chain_head
+
+
 def _fresh_schema(env: dict[str, str]) -> str:
     import uuid
 
