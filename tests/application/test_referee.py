@@ -356,6 +356,78 @@ def test_rulings_race_with_actions_on_one_match_without_conflicts(
     assert replayed.chain_head == match.chain_head
 
 
+def test_a_conflict_in_a_batch_fails_only_its_caller(app: Referee, env: dict[str, str]) -> None:
+    """One group commit holds actions on three matches; another process wrote to one of them
+    first. That caller gets VERSION_CONFLICT; the other two commit."""
+    import threading
+
+    def first_legal(a: Referee, mid, token_of):  # type: ignore[no-untyped-def]
+        match = a.get_match(mid)
+        seat = match.game.current_seat(match.hand_state)
+        return seat, a.get_view(mid, token_of[seat]).legal_actions[0]
+
+    created = [app.create_match("euchre", seed_entropy=bytes([k])) for k in range(4)]
+    stale, ok1, ok2, plug = created
+    # Chosen (and cached in ``app``) now: acting skips the reads that would catch up.
+    moves = {c.match_id: first_legal(app, c.match_id, c.seat_tokens) for c in created}
+    other = Referee(settings_from_env(env))  # another process acts on ``stale`` first
+    try:
+        seat, text = first_legal(other, stale.match_id, stale.seat_tokens)
+        other.submit_action(stale.match_id, stale.seat_tokens[seat], text, "other")
+    finally:
+        other.close()
+    # Hold the writer thread inside one batch until the three calls are queued together.
+    release, sizes = threading.Event(), []
+
+    def hook(n: int) -> None:
+        sizes.append(n)
+        if len(sizes) == 1:
+            release.wait(30)
+
+    app.on_commit_batch(hook)
+    results: dict[str, object] = {}
+
+    def act(name: str, c) -> None:  # type: ignore[no-untyped-def]
+        seat, text = moves[c.match_id]
+        try:
+            results[name] = app.submit_action(c.match_id, c.seat_tokens[seat], text, "mine")
+        except Exception as exc:
+            results[name] = exc
+
+    threads = [threading.Thread(target=act, args=("plug", plug))]
+    threads[0].start()
+    while not sizes:  # the writer thread is held in the plug's batch
+        threading.Event().wait(0.01)
+    for name, c in (("stale", stale), ("ok1", ok1), ("ok2", ok2)):
+        threads.append(threading.Thread(target=act, args=(name, c)))
+        threads[-1].start()
+    while len(app._committer._queue) < 3:
+        threading.Event().wait(0.01)
+    release.set()
+    for t in threads:
+        t.join(60)
+    app.on_commit_batch(None)
+    assert sizes[:2] == [1, 3]  # the plug alone, then the three in one transaction
+    assert isinstance(results["stale"], VersionConflictError)
+    for name in ("plug", "ok1", "ok2"):
+        assert not isinstance(results[name], Exception), results[name]
+    check = Referee(settings_from_env(env))  # what the store holds
+    try:
+        assert [cmd for _, cmd in _commands(check, stale.match_id)] == ["other"]
+        for c in (ok1, ok2, plug):
+            assert [cmd for _, cmd in _commands(check, c.match_id)] == ["mine"]
+    finally:
+        check.close()
+    # The loser's cache was dropped: it now acts on the current state.
+    seat, text = first_legal(app, stale.match_id, stale.seat_tokens)
+    assert app.submit_action(stale.match_id, stale.seat_tokens[seat], text, "again").outcome
+
+
+def _commands(app: Referee, match_id):  # type: ignore[no-untyped-def]
+    return [(e.seat, e.command_id) for e in app.repository.event_store.get(match_id)
+            if type(e).__name__ == "ActionTaken"]
+
+
 def _fresh_schema(env: dict[str, str]) -> str:
     import uuid
 
