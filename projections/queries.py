@@ -10,12 +10,11 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
-from typing import Any
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
-from projections.store import Doc, open_view
+from projections.store import Doc, DocView, open_view
 from referee.application import Principal, Referee, Role
 from referee.domain.chain import ChainReport, check_chain, dict_hash, event_dict
 from referee.domain.errors import (
@@ -39,12 +38,12 @@ from referee.rules.render import render_hand, replay_for_view
 class Queries:
     """Read side of the service over the three views."""
 
-    def __init__(self, app: Referee, views: dict[str, Any] | None = None) -> None:
+    def __init__(self, app: Referee, views: dict[str, DocView] | None = None) -> None:
         self.app = app
         self._views = views
 
     @property
-    def views(self) -> dict[str, Any]:
+    def views(self) -> dict[str, DocView]:
         """The view recorders, opened on first use."""
         if self._views is None:
             self._views = {n: open_view(n, self.app.settings)

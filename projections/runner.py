@@ -59,7 +59,7 @@ class BatchRunner:
         done = 0
         recorder, mapper = self.app.recorder, self.app.mapper
         while not stop():
-            notes = recorder.select_notifications(  # type: ignore[attr-defined]
+            notes = recorder.select_notifications(
                 start=position, limit=self.batch_size, inclusive_of_start=False
             )
             if not notes:
@@ -133,7 +133,7 @@ class ProjectionWorker:
         head now). :raises TimeoutError: if not within ``timeout``."""
         target = notification_id
         if target is None:
-            target = self.app.recorder.max_notification_id() or 0  # type: ignore[attr-defined]
+            target = self.app.recorder.max_notification_id() or 0
         deadline = time.monotonic() + timeout
         while min(self.positions().values()) < target:
             left = deadline - time.monotonic()

@@ -20,9 +20,9 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from eventsourcing.persistence import InfrastructureFactory, Tracking
+from eventsourcing.persistence import InfrastructureFactory, Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 from eventsourcing.utils import Environment
@@ -34,8 +34,13 @@ _MISSING = object()
 APP_NAME = "Referee"
 
 
-class DocView:
-    """The document API shared by the SQLite and PostgreSQL view recorders (a mixin)."""
+class DocView(TrackingRecorder):
+    """The document API shared by the SQLite and PostgreSQL view recorders (a mixin).
+
+    It derives from ``TrackingRecorder`` (abstract) so that it is a valid view type for
+    ``Projection[DocView]`` and can use ``max_tracking_id``; the concrete views put the SQLite
+    or PostgreSQL tracking recorder first, so their methods come before this class's.
+    """
 
     view_name: str = ""
     datastore: Any
@@ -146,7 +151,10 @@ class DocView:
             c.execute(self._sql(f"SELECT data FROM {self._qualified()} WHERE kind = ? AND key = ?"),
                       (kind, key))
             row = c.fetchone()
-        return None if row is None else json.loads(row["data"])  # type: ignore[no-any-return]
+        if row is None:
+            return None
+        doc: Doc = json.loads(row["data"])
+        return doc
 
     def children(self, kind: str, parent: str) -> list[tuple[str, Doc]]:
         """Committed ``(key, doc)`` of one kind under ``parent``, by key."""
@@ -165,7 +173,7 @@ class DocView:
 
     def position(self) -> int:
         """The last notification id this view has processed (0: none)."""
-        return self.max_tracking_id(APP_NAME) or 0  # type: ignore[attr-defined]
+        return self.max_tracking_id(APP_NAME) or 0
 
     def drop(self) -> None:
         """Empty the view and forget its position (then rebuild from the log)."""
@@ -213,13 +221,16 @@ class PostgresDocView(PostgresTrackingRecorder, DocView):
         super().__init__(datastore, **kwargs)
         self.docs_table = f"{self.view_name}_docs"
         t = self._qualified()
-        from psycopg.sql import SQL
+        from psycopg.sql import SQL, Composed
 
+        # The recorder's statements are typed ``list[Composed]``: a one-part Composed renders
+        # exactly as its SQL.
         self.sql_create_statements.extend([
-            SQL(f"CREATE TABLE IF NOT EXISTS {t} (kind text NOT NULL, key text NOT NULL, "  # type: ignore[arg-type]
-                "parent text NOT NULL, data text NOT NULL, PRIMARY KEY (kind, key))"),
-            SQL(f'CREATE INDEX IF NOT EXISTS "{self.docs_table}_parent" ON {t} '  # type: ignore[arg-type]
-                "(kind, parent, key)"),
+            Composed([SQL(f"CREATE TABLE IF NOT EXISTS {t} (kind text NOT NULL, "
+                          "key text NOT NULL, parent text NOT NULL, data text NOT NULL, "
+                          "PRIMARY KEY (kind, key))")]),
+            Composed([SQL(f'CREATE INDEX IF NOT EXISTS "{self.docs_table}_parent" ON {t} '
+                          "(kind, parent, key)")]),
         ])
         self._init_docs()
 
@@ -233,16 +244,18 @@ class PostgresDocView(PostgresTrackingRecorder, DocView):
         return f'"{self.datastore.schema}"."{self.tracking_table_name}"'
 
 
-_CLASSES: dict[tuple[str, str], type[Any]] = {}
+_CLASSES: dict[tuple[str, str], type[DocView]] = {}
 
 
-def view_class(name: str, backend: str) -> type[Any]:
+def view_class(name: str, backend: str) -> type[DocView]:
     """The recorder class of view ``name`` on ``backend`` (``sqlite`` or ``postgres``)."""
     key = (name, backend)
     if key not in _CLASSES:
-        base = SQLiteDocView if backend == "sqlite" else PostgresDocView
+        base: type[DocView] = SQLiteDocView if backend == "sqlite" else PostgresDocView
         cls_name = f"{name.title()}{base.__name__}"
-        _CLASSES[key] = type(cls_name, (base,), {"view_name": name, "__module__": __name__})
+        # three-argument type() is typed as returning a plain ``type``
+        _CLASSES[key] = cast(
+            type[DocView], type(cls_name, (base,), {"view_name": name, "__module__": __name__}))
     return _CLASSES[key]
 
 
@@ -259,11 +272,13 @@ def view_env(name: str, settings: Settings) -> dict[str, str]:
     return env
 
 
-def open_view(name: str, settings: Settings, environ: dict[str, str] | None = None) -> Any:
+def open_view(name: str, settings: Settings,
+              environ: dict[str, str] | None = None) -> DocView:
     """A view recorder for ``name`` (tables created if missing)."""
     import os
 
     env = {**view_env(name, settings), **{k: v for k, v in (environ or os.environ).items()
                                           if k.startswith(name.upper() + "_")}}
-    factory = InfrastructureFactory.construct(env=Environment(name, env))  # type: ignore[var-annotated]
+    factory: InfrastructureFactory[DocView] = InfrastructureFactory.construct(
+        env=Environment(name, env))
     return factory.tracking_recorder(view_class(name, settings.backend))

@@ -8,9 +8,12 @@ the facts the events carry and never run the rules.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
+from uuid import UUID
 
 from eventsourcing.dispatch import singledispatchmethod
+from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
@@ -21,12 +24,97 @@ from referee.domain.match import Match
 from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
 
-MATCH_EVENTS = (Match.Created, Match.HandDealt, Match.ActionTaken, Match.HandScored,
-                Match.MatchEnded, Match.RulingRecorded)
-TOURNAMENT_EVENTS = (Tournament.Created, Tournament.EntrantRegistered, Tournament.MatchAttached)
+
+def _event_class(aggregate: type[Aggregate], name: str) -> type[Aggregate.Event]:
+    """The event class eventsourcing generates for ``@event(name)`` when the aggregate class
+    is created (so the type checker cannot see it as an attribute)."""
+    cls = getattr(aggregate, name)
+    assert isinstance(cls, type) and issubclass(cls, aggregate.Event), (aggregate, name)
+    return cls
 
 
-def _ts(event: Any) -> str:
+MATCH_CREATED = _event_class(Match, "Created")
+HAND_DEALT = _event_class(Match, "HandDealt")
+ACTION_TAKEN = _event_class(Match, "ActionTaken")
+HAND_SCORED = _event_class(Match, "HandScored")
+MATCH_ENDED = _event_class(Match, "MatchEnded")
+RULING_RECORDED = _event_class(Match, "RulingRecorded")
+TOURNAMENT_CREATED = _event_class(Tournament, "Created")
+ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
+MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
+MATCH_EVENTS = (MATCH_CREATED, HAND_DEALT, ACTION_TAKEN, HAND_SCORED, MATCH_ENDED,
+                RULING_RECORDED)
+TOURNAMENT_EVENTS = (TOURNAMENT_CREATED, ENTRANT_REGISTERED, MATCH_ATTACHED)
+
+
+# -- what the projections read from each event (the arguments of its ``@event`` method) -------
+class StoredEvent(Protocol):
+    originator_id: UUID
+    originator_version: int
+    timestamp: datetime
+
+
+class MatchCreated(StoredEvent, Protocol):
+    game: str
+    rules: dict[str, Any]
+    players: list[str]
+    seat_token_hashes: list[str]
+    spectator_token_hash: str
+    public_spectators: bool
+    first_dealer: int
+    fixed_deals: list[list[str]]
+
+
+class HandDealt(StoredEvent, Protocol):
+    hand: int
+    dealer: int
+    cards: list[str]
+    nonce: str
+    commitment: str
+
+
+class ActionTaken(StoredEvent, Protocol):
+    seat: int
+    action: str
+    facts: list[dict[str, Any]]
+
+
+class HandScored(StoredEvent, Protocol):
+    hand: int
+    result: dict[str, Any]
+    scores: list[int]
+
+
+class MatchEnded(StoredEvent, Protocol):
+    scores: list[int]
+    winner: int | None
+
+
+class RulingRecorded(StoredEvent, Protocol):
+    hand: int
+    kind: str
+    adjust: list[int]
+    reason: str
+    by: str
+
+
+class TournamentCreated(StoredEvent, Protocol):
+    name: str
+    game: str
+
+
+class EntrantRegistered(StoredEvent, Protocol):
+    entrant: str
+    members: list[str]
+
+
+class MatchAttached(StoredEvent, Protocol):
+    match_id: str
+    sides: list[str]
+    board: str
+
+
+def _ts(event: StoredEvent) -> str:
     return str(event.timestamp.isoformat())
 
 
@@ -42,7 +130,7 @@ def adjusted(scores: list[int], rulings: list[dict[str, Any]]) -> list[int]:
     return out
 
 
-def _auth(e: Any) -> Doc:
+def _auth(e: MatchCreated) -> Doc:
     return {"seat_token_hashes": list(e.seat_token_hashes),
             "spectator_token_hash": e.spectator_token_hash,
             "public_spectators": bool(e.public_spectators)}
@@ -58,7 +146,7 @@ class ScoreboardProjection(Projection[DocView]):
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         self.view.commit(tracking)
 
-    def _doc(self, e: Any) -> Doc:
+    def _doc(self, e: StoredEvent) -> Doc:
         doc = self.view.get("match", str(e.originator_id))
         assert doc is not None, f"no Created event seen for {e.originator_id}"
         doc["version"] = e.originator_version
@@ -71,8 +159,8 @@ class ScoreboardProjection(Projection[DocView]):
         self.view.put("match", doc["match_id"], doc)
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Match.Created, tracking: Tracking) -> None:
+    @process_event.register(MATCH_CREATED)
+    def _(self, e: MatchCreated, tracking: Tracking) -> None:
         n = _sides(e.game)
         doc: Doc = {
             "match_id": str(e.originator_id), "game": e.game, "players": list(e.players),
@@ -83,22 +171,22 @@ class ScoreboardProjection(Projection[DocView]):
         }
         self._save(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.HandDealt, tracking: Tracking) -> None:
+    @process_event.register(HAND_DEALT)
+    def _(self, e: HandDealt, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc.update(hand=e.hand, dealer=e.dealer, to_act=getattr(e, "to_act", None),
                    tricks=0, hand_state="playing")
         self._save(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.ActionTaken, tracking: Tracking) -> None:
+    @process_event.register(ACTION_TAKEN)
+    def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc["to_act"] = getattr(e, "to_act", None)
         doc["tricks"] = doc.get("tricks", 0) + sum(f["kind"] == "trick_taken" for f in e.facts)
         self._save(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.HandScored, tracking: Tracking) -> None:
+    @process_event.register(HAND_SCORED)
+    def _(self, e: HandScored, tracking: Tracking) -> None:
         doc = self._doc(e)
         result = dict(e.result)
         before = doc["scores"]
@@ -110,14 +198,14 @@ class ScoreboardProjection(Projection[DocView]):
         doc.update(scores=list(e.scores), to_act=None, hand_state="scored")
         self._save(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.MatchEnded, tracking: Tracking) -> None:
+    @process_event.register(MATCH_ENDED)
+    def _(self, e: MatchEnded, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc.update(state="over", scores=list(e.scores), winner=e.winner, to_act=None)
         self._save(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.RulingRecorded, tracking: Tracking) -> None:
+    @process_event.register(RULING_RECORDED)
+    def _(self, e: RulingRecorded, tracking: Tracking) -> None:
         doc = self._doc(e)
         ruling = {"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
                   "by": e.by, "version": e.originator_version, "time": _ts(e)}
@@ -140,16 +228,16 @@ class HandsProjection(Projection[DocView]):
         self.view.commit(tracking)
 
     @staticmethod
-    def _key(match_id: Any, hand: int) -> str:
+    def _key(match_id: UUID | str, hand: int) -> str:
         return f"{match_id}:{hand:05d}"
 
-    def _match(self, e: Any) -> Doc:
+    def _match(self, e: StoredEvent) -> Doc:
         doc = self.view.get("match", str(e.originator_id))
         assert doc is not None, f"no Created event seen for {e.originator_id}"
         return doc
 
-    @process_event.register
-    def _(self, e: Match.Created, tracking: Tracking) -> None:
+    @process_event.register(MATCH_CREATED)
+    def _(self, e: MatchCreated, tracking: Tracking) -> None:
         self.view.put("match", str(e.originator_id), {
             "match_id": str(e.originator_id), "game": e.game, "rules": dict(e.rules),
             "players": list(e.players), "fixed_deals": len(e.fixed_deals), "hands": 0,
@@ -157,8 +245,8 @@ class HandsProjection(Projection[DocView]):
         })
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Match.HandDealt, tracking: Tracking) -> None:
+    @process_event.register(HAND_DEALT)
+    def _(self, e: HandDealt, tracking: Tracking) -> None:
         m = self._match(e)
         m["hands"] = e.hand
         self.view.put("match", m["match_id"], m)
@@ -170,7 +258,7 @@ class HandsProjection(Projection[DocView]):
         }, parent=m["match_id"])
         self.view.commit(tracking)
 
-    def _hand(self, e: Any, hand: int | None = None) -> Doc:
+    def _hand(self, e: StoredEvent, hand: int | None = None) -> Doc:
         if hand is None:
             m = self._match(e)
             hand = int(m["hands"])
@@ -183,27 +271,27 @@ class HandsProjection(Projection[DocView]):
                       parent=doc["match_id"])
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Match.ActionTaken, tracking: Tracking) -> None:
+    @process_event.register(ACTION_TAKEN)
+    def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._hand(e)
         doc["actions"].append([e.seat, e.action, _ts(e)])
         self._put_hand(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.HandScored, tracking: Tracking) -> None:
+    @process_event.register(HAND_SCORED)
+    def _(self, e: HandScored, tracking: Tracking) -> None:
         doc = self._hand(e, e.hand)
         doc.update(result=dict(e.result), scores=list(e.scores), finished=True, ended=_ts(e))
         self._put_hand(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.MatchEnded, tracking: Tracking) -> None:
+    @process_event.register(MATCH_ENDED)
+    def _(self, e: MatchEnded, tracking: Tracking) -> None:
         m = self._match(e)
         m.update(over=True, result={"scores": list(e.scores), "winner": e.winner, "over": True})
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Match.RulingRecorded, tracking: Tracking) -> None:
+    @process_event.register(RULING_RECORDED)
+    def _(self, e: RulingRecorded, tracking: Tracking) -> None:
         doc = self._hand(e, e.hand)
         doc["rulings"].append({"kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
                                "by": e.by, "version": e.originator_version, "time": _ts(e)})
@@ -227,7 +315,7 @@ class StandingsProjection(Projection[DocView]):
         self.view.commit(tracking)
 
     # -- matches: compact summaries --------------------------------------------------------
-    def _summary(self, e: Any) -> Doc:
+    def _summary(self, e: StoredEvent) -> Doc:
         doc = self.view.get("match", str(e.originator_id))
         assert doc is not None
         return doc
@@ -238,8 +326,8 @@ class StandingsProjection(Projection[DocView]):
             self._dirty.add(doc["tournament"])
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Match.Created, tracking: Tracking) -> None:
+    @process_event.register(MATCH_CREATED)
+    def _(self, e: MatchCreated, tracking: Tracking) -> None:
         self.view.put("match", str(e.originator_id), {
             "match_id": str(e.originator_id), "game": e.game, "players": list(e.players),
             "sides": _sides(e.game), "fixed_deals": len(e.fixed_deals), "hands": {},
@@ -248,50 +336,50 @@ class StandingsProjection(Projection[DocView]):
         })
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Match.HandScored, tracking: Tracking) -> None:
+    @process_event.register(HAND_SCORED)
+    def _(self, e: HandScored, tracking: Tracking) -> None:
         doc = self._summary(e)
         doc["hands"][str(e.hand)] = list(e.result["points"])
         doc["scores"] = list(e.scores)
         self._save_summary(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.MatchEnded, tracking: Tracking) -> None:
+    @process_event.register(MATCH_ENDED)
+    def _(self, e: MatchEnded, tracking: Tracking) -> None:
         doc = self._summary(e)
         doc.update(over=True, winner=e.winner, scores=list(e.scores))
         self._save_summary(doc, tracking)
 
-    @process_event.register
-    def _(self, e: Match.RulingRecorded, tracking: Tracking) -> None:
+    @process_event.register(RULING_RECORDED)
+    def _(self, e: RulingRecorded, tracking: Tracking) -> None:
         doc = self._summary(e)
         doc["rulings"].append({"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust),
                                "reason": e.reason})
         self._save_summary(doc, tracking)
 
     # -- tournaments -----------------------------------------------------------------------
-    @process_event.register
-    def _(self, e: Tournament.Created, tracking: Tracking) -> None:
+    @process_event.register(TOURNAMENT_CREATED)
+    def _(self, e: TournamentCreated, tracking: Tracking) -> None:
         tid = str(e.originator_id)
         self.view.put("tournament", tid, {"tournament_id": tid, "name": e.name, "game": e.game,
                                           "entrants": {}, "matches": {}, "created": _ts(e)})
         self._dirty.add(tid)
         self.view.commit(tracking)
 
-    def _tournament(self, e: Any) -> Doc:
+    def _tournament(self, e: StoredEvent) -> Doc:
         doc = self.view.get("tournament", str(e.originator_id))
         assert doc is not None
         return doc
 
-    @process_event.register
-    def _(self, e: Tournament.EntrantRegistered, tracking: Tracking) -> None:
+    @process_event.register(ENTRANT_REGISTERED)
+    def _(self, e: EntrantRegistered, tracking: Tracking) -> None:
         doc = self._tournament(e)
         doc["entrants"][e.entrant] = list(e.members)
         self.view.put("tournament", doc["tournament_id"], doc)
         self._dirty.add(doc["tournament_id"])
         self.view.commit(tracking)
 
-    @process_event.register
-    def _(self, e: Tournament.MatchAttached, tracking: Tracking) -> None:
+    @process_event.register(MATCH_ATTACHED)
+    def _(self, e: MatchAttached, tracking: Tracking) -> None:
         doc = self._tournament(e)
         doc["matches"][e.match_id] = {"sides": list(e.sides), "board": e.board}
         self.view.put("tournament", doc["tournament_id"], doc)

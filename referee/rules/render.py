@@ -37,17 +37,27 @@ class StepLike(Protocol):
 
 
 class HandReplay(Protocol):
-    """What :func:`render_hand` reads (``clients.records.HandReplay`` has it too)."""
+    """What :func:`render_hand` reads (``clients.records.HandReplay`` has it too).
 
-    game: str
-    dealer: int
-    hands: list[list[str]]
-    stock: list[str]
-    steps: Sequence[StepLike]
-    tricks: list[dict[str, Any]]
-    result: dict[str, Any] | None
-    error: dict[str, Any] | None
+    Read-only members, so a replay holding ``list[Step]`` matches ``Sequence[StepLike]``.
+    """
 
+    @property
+    def game(self) -> str: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def hands(self) -> list[list[str]]: ...
+    @property
+    def stock(self) -> list[str]: ...
+    @property
+    def steps(self) -> Sequence[StepLike]: ...
+    @property
+    def tricks(self) -> list[dict[str, Any]]: ...
+    @property
+    def result(self) -> dict[str, Any] | None: ...
+    @property
+    def error(self) -> dict[str, Any] | None: ...
     @property
     def auction(self) -> Sequence[StepLike]: ...
 
