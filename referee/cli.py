@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -12,6 +13,15 @@ from typing import Any
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (``referee games | head``): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="referee",
         description="Trick Referee: deals, checks and records trick-taking card games.",
