@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
 from referee.rules.cards import (
@@ -669,6 +670,21 @@ _DEAL_ORDER: Final = tuple(
     for d in range(4)
 )
 """Per ``dealer % 4``, per seat: the pack positions of its first five cards (BG-D2)."""
+_DEAL_GETTERS: Final = tuple(tuple(itemgetter(*p) for p in order) for order in _DEAL_ORDER)
+""":data:`_DEAL_ORDER` as item getters."""
+_STOCK_GETTER: Final = itemgetter(*range(20, 32))
+
+_LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in range(4))
+"""Per seat, per card 0..63: the card's bit in the packed hands."""
+_STOCK_LANES: Final = tuple(tuple(_LANE_BITS[(d + 1 + i) & 3] for i in range(4)) for d in range(4))
+"""Per ``dealer & 3``: :data:`_LANE_BITS` of the seats the stock's four threes go to (BG-D2)."""
+
+
+def _make_deal(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> Deal:
+    """``Deal(hands=hands, stock=stock)`` without the frozen dataclass's ``__init__``."""
+    d = _new_state(Deal)
+    d.__dict__.update(hands=hands, stock=stock)
+    return d
 
 
 class Belot:
@@ -688,11 +704,8 @@ class Belot:
         """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
         in the same order, after the auction (BG-D2)."""
         if len(pack) >= 32:
-            p = pack
-            five = tuple(
-                (p[a], p[b], p[c], p[d], p[e]) for a, b, c, d, e in _DEAL_ORDER[dealer % 4]
-            )
-            return Deal(hands=five, stock=tuple(pack[20:32]))
+            g0, g1, g2, g3 = _DEAL_GETTERS[dealer % 4]
+            return _make_deal((g0(pack), g1(pack), g2(pack), g3(pack)), _STOCK_GETTER(pack))
         by_turn = [
             tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i]) for i in range(4)
         ]
@@ -703,29 +716,57 @@ class Belot:
         assert isinstance(rules, BelotRules)
         dealt = deal.hands
         stock = deal.stock
-        packed = rest = union = 0
         ok = (
             len(dealt) == 4
             and len(dealt[0]) == len(dealt[1]) == len(dealt[2]) == len(dealt[3]) == 5
             and len(stock) == 12
         )
-        if ok:  # the checks and order of check_deal(), fused with packing the hands
-            for seat, (a, b, c, d, e) in enumerate(dealt):
-                m = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
-                union |= m
-                packed |= m << (seat << 6)
-            for c, sh in zip(stock, _STOCK_SHIFTS[dealer & 3], strict=True):
-                b = 1 << c
-                union |= b
-                rest |= b << sh
-            ok = union == PACK_MASK  # 32 cards that make the pack: each card once
-        if not ok:  # check_deal names the problem; the usual case never gets here
-            hands = check_deal(deal, PACK_32, (5, 5, 5, 5), 12, "belot")
-            packed = rest = 0
-            for seat in range(4):
-                packed |= hands[seat] << (seat << 6)
-            for i, c in enumerate(stock):
-                rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
+        fast = False
+        if ok:  # the usual case: cards 0..63, each a bit of its seat's lane by table
+            try:
+                (
+                    (a0, b0, c0, d0, e0),
+                    (a1, b1, c1, d1, e1),
+                    (a2, b2, c2, d2, e2),
+                    (a3, b3, c3, d3, e3),
+                ) = dealt
+                h0, h1, h2, h3 = _LANE_BITS
+                packed = (
+                    h0[a0] | h0[b0] | h0[c0] | h0[d0] | h0[e0]
+                    | h1[a1] | h1[b1] | h1[c1] | h1[d1] | h1[e1]
+                    | h2[a2] | h2[b2] | h2[c2] | h2[d2] | h2[e2]
+                    | h3[a3] | h3[b3] | h3[c3] | h3[d3] | h3[e3]
+                )  # fmt: skip
+                s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = stock
+                r0, r1, r2, r3 = _STOCK_LANES[dealer & 3]
+                rest = (
+                    r0[s0] | r0[s1] | r0[s2] | r1[s3] | r1[s4] | r1[s5]
+                    | r2[s6] | r2[s7] | r2[s8] | r3[s9] | r3[s10] | r3[s11]
+                )  # fmt: skip
+                u = packed | rest
+                # 32 cards whose union over the four lanes is the pack: each card once
+                fast = (u | (u >> 64) | (u >> 128) | (u >> 192)) & LOW == PACK_MASK
+            except (IndexError, TypeError):  # not cards 0..63: the checks below say why
+                pass
+        if not fast:
+            packed = rest = union = 0
+            if ok:  # the checks and order of check_deal(), fused with packing the hands
+                for seat, (a, b, c, d, e) in enumerate(dealt):
+                    m = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
+                    union |= m
+                    packed |= m << (seat << 6)
+                for c, sh in zip(stock, _STOCK_SHIFTS[dealer & 3], strict=True):
+                    b = 1 << c
+                    union |= b
+                    rest |= b << sh
+                ok = union == PACK_MASK  # 32 cards that make the pack: each card once
+            if not ok:  # check_deal names the problem
+                hands = check_deal(deal, PACK_32, (5, 5, 5, 5), 12, "belot")
+                packed = rest = 0
+                for seat in range(4):
+                    packed |= hands[seat] << (seat << 6)
+                for i, c in enumerate(stock):
+                    rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
         s = _new_state(BelotState)
         s.ctx = _make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
         s.hands = packed
