@@ -476,7 +476,7 @@ def _make_ctx(
     level: int,
     passes: int,
 ) -> _Ctx:
-    c = _new_state(_Ctx)
+    c = _Ctx()
     c.rules = rules
     c.dealer = dealer
     c.stock = stock
@@ -576,7 +576,7 @@ class BelotState:
 
     def copy(self) -> BelotState:
         """A shallow copy (every field is immutable), without the cached result and legal set."""
-        s = _new_state(BelotState)
+        s = BelotState()
         s.ctx = self.ctx
         s.phase = self.phase
         s.to_act = self.to_act
@@ -767,7 +767,7 @@ class Belot:
                     packed |= hands[seat] << (seat << 6)
                 for i, c in enumerate(stock):
                     rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
-        s = _new_state(BelotState)
+        s = BelotState()
         s.ctx = _make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
         s.hands = packed
         s.phase = AUCTION
@@ -828,7 +828,7 @@ class Belot:
                 *_CARDS_S[(playable >> 44) & 0xFF],
             ]
             x = hand & ctx.belot_mask
-            if x & (x >> 1):  # a K+Q pair in hand (BG-A7)
+            if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
                 for c in cards_in(_belot_cards(state, hand, playable)):
                     out.append(BELOT_BASE + c)
             if (
@@ -896,10 +896,10 @@ class Belot:
         if not (playable >> action) & 1:
             raise self._illegal(state, action)
         ctx = state.ctx
-        s = _new_state(BelotState)
+        s = BelotState()
         s.ctx = ctx
         s.phase = PLAY
-        s.hands = state.hands ^ (1 << (action + (seat << 6)))
+        s.hands = state.hands ^ _LANE_BITS[seat][action]
         s.decls = state.decls
         s.belots = state.belots
         trick = state.trick
@@ -921,7 +921,7 @@ class Belot:
             s.winner = winner = state.winner
         lead = s.leader = state.leader
         if len(trick) < 3:
-            s.trick = (*trick, action)
+            s.trick = trick + (action,)  # noqa: RUF005 (concatenation is cheaper)
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
             return _tuple_new(Step, (s, ()))
@@ -933,7 +933,7 @@ class Belot:
             winner,
             pts[t0] + pts[t1] + pts[t2] + pts[action],
         )
-        s.tricks = tricks = (*state.tricks, taken)
+        s.tricks = tricks = state.tricks + (taken,)  # noqa: RUF005 (concatenation is cheaper)
         s.trick = ()
         s.best = -1
         s.leader = s.to_act = winner
@@ -974,14 +974,14 @@ class Belot:
             contract = action - BID_BASE
             bidder = seat
             level = 1
-        calls = (*ctx.calls, action)
-        s = _new_state(BelotState)
+        calls = ctx.calls + (action,)  # noqa: RUF005 (concatenation is cheaper)
+        s = BelotState()
         if action == PASS and contract >= 0 and passes == 3:  # BG-B6 (a): to the play
             s.ctx = _make_ctx(
                 ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes
             )
         else:  # still bidding: the auction's fields only (the play tables stay unset)
-            s.ctx = c = _new_state(_Ctx)
+            s.ctx = c = _Ctx()
             c.rules = ctx.rules
             c.dealer = ctx.dealer
             c.stock = ctx.stock
@@ -1034,10 +1034,10 @@ class Belot:
         """Play ``c``, announcing a belot with it when ``belot`` (the card path of
         :meth:`apply` inlines the rest)."""
         ctx = state.ctx
-        s = _new_state(BelotState)
+        s = BelotState()
         s.ctx = ctx
         s.phase = PLAY
-        s.hands = state.hands ^ (1 << (c + (seat << 6)))
+        s.hands = state.hands ^ _LANE_BITS[seat][c]
         s.decls = state.decls
         facts: tuple[Fact, ...] = ()
         if belot:
@@ -1063,7 +1063,7 @@ class Belot:
             s.winner = winner = state.winner
         lead = s.leader = state.leader
         if len(trick) < 3:
-            s.trick = (*trick, c)
+            s.trick = trick + (c,)  # noqa: RUF005 (concatenation is cheaper)
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
             return _tuple_new(Step, (s, facts))
@@ -1079,7 +1079,7 @@ class Belot:
             winner,
             pts[trick[0]] + pts[trick[1]] + pts[trick[2]] + pts[c],
         )
-        s.tricks = tricks = (*state.tricks, taken)
+        s.tricks = tricks = state.tricks + (taken,)  # noqa: RUF005 (concatenation is cheaper)
         s.trick = ()
         s.best = -1
         s.leader = s.to_act = winner
