@@ -75,6 +75,10 @@ def _main(argv: Sequence[str] | None) -> int:
         default="none",
         help="also run OpenSpiel's Euchre in the same process (pip install 'trick-referee[bench]')",
     )
+    b.add_argument(
+        "--rounds", type=int, default=5,
+        help="with a baseline: the engines take turns in this many rounds (median reported)",
+    )
     b = bench.add_parser(
         "service", help="accepted actions/s and latency of the gRPC service on PostgreSQL",
         description="Start `referee serve` on PostgreSQL (POSTGRES_*), drive many tables from "
@@ -160,7 +164,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from referee.bench import run
 
         try:
-            report = run(args.game, args.seconds, args.baseline == "openspiel")
+            report = run(args.game, args.seconds, args.baseline == "openspiel", args.rounds)
         except ValueError as exc:
             print(f"referee bench: {exc}", file=sys.stderr)
             return 2
