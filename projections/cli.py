@@ -34,6 +34,23 @@ def add_parsers(sub: Any, bench: Any) -> None:
     b.add_argument("--hands", type=int, default=300, help="hands to play into the log")
     b.add_argument("--game", default="belot")
     b.add_argument("--batch", type=int, default=1000)
+    b.add_argument("--events", type=int, default=0,
+                   help="fill quickly up to about this many events (app.save batches of whole "
+                   "matches) instead of --hands through submit_action")
+    b.add_argument("--fill-only", action="store_true",
+                   help="fill, print the schema and replay samples, don't rebuild")
+    b.add_argument("--schema", default="",
+                   help="PostgreSQL: reuse this schema's log (from --fill-only)")
+    b.add_argument("--samples-from", metavar="REPORT",
+                   help="with --schema: the --fill-only JSON report (hands to replay)")
+    b.add_argument("--lag", action="store_true",
+                   help="instead: scoreboard lag (s) under `referee bench service` load, views "
+                   "in a separate `referee projections` process (PostgreSQL)")
+    b.add_argument("--tables", type=int, help="--lag: concurrent tables (200)")
+    b.add_argument("--seconds", type=float, default=20.0, help="--lag: measured seconds")
+    b.add_argument("--warmup", type=float, default=5.0, help="--lag: warm-up seconds")
+    b.add_argument("--rate", type=float, default=0.0,
+                   help="--lag: offered actions/s (0: unpaced, as the service benchmark)")
 
 
 def view_names(text: str) -> list[str]:
@@ -132,9 +149,19 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from projections.bench import run_bench
+    from projections.bench import run_bench, run_lag
 
-    print(json.dumps(run_bench(args.hands, args.game, args.batch), indent=2))
+    if args.lag:
+        game = args.game if args.game != "belot" else "euchre"  # the service bench's game
+        print(json.dumps(run_lag(args.tables, args.seconds, args.warmup, game,
+                                 rate=args.rate), indent=2))
+        return 0
+    samples = None
+    if args.samples_from:
+        samples = json.loads(Path(args.samples_from).read_text())["samples"]
+    print(json.dumps(run_bench(args.hands, args.game, args.batch, events=args.events,
+                               schema=args.schema, fill_only=args.fill_only,
+                               samples=samples), indent=2))
     return 0
 
 
