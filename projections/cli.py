@@ -19,8 +19,8 @@ def add_parsers(sub: Any, bench: Any) -> None:
     p = sub.add_parser(
         "projections", allow_abbrev=False,  # `--view` is not `--views`: no prefix matching
         help="run the read-side views (scoreboard, hands, standings)",
-        description="Catch the views up with the event log in batches, then follow it "
-        "(PostgreSQL: eventsourcing's ProjectionRunner; SQLite: polling). Same store "
+        description="Catch the views up with the event log in batches, then follow it in "
+        "batches (one transaction per page, polling every 50 ms when idle). Same store "
         "configuration as `referee serve`.",
     )
     p.add_argument("--views", default=",".join(PROJECTIONS), type=view_names,

@@ -6,9 +6,11 @@
   on every store, including SQLite, which has no subscriptions; it is how views catch up and
   rebuild, and how the embedded default follows the log (woken by the application's saves,
   polling for other processes' writes).
-- On PostgreSQL, ``referee projections`` catches up in batches, then hands each view to
-  eventsourcing's ``ProjectionRunner`` (``LISTEN``-driven subscription from the view's
-  position, one transaction per event) to follow live writes.
+- ``referee projections`` (every store, PostgreSQL included) catches up in batches, then
+  follows live writes the same way: each pass pages through whatever is new after each view's
+  position, one transaction per page of up to ``--batch`` events, and sleeps
+  :data:`FOLLOW_POLL` seconds when a pass finds nothing. (It used to follow with
+  eventsourcing's ``ProjectionRunner``, one transaction per event, which fell behind under load.)
 - :class:`ProjectionWorker` runs every view in one background thread of ``referee serve``.
 """
 
@@ -22,16 +24,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import Tracking
-from eventsourcing.projection import Projection, ProjectionRunner
+from eventsourcing.projection import Projection
 
-from projections.store import APP_NAME, DocView, open_view, view_class, view_env
+from projections.store import APP_NAME, DocView, open_view
 from projections.views import PROJECTIONS
 from referee.application import Referee
-from referee.config import Settings, settings_from_env
+from referee.config import settings_from_env
 from referee.service.metrics import PROJECTION_LAG
 
 log = logging.getLogger("referee.projections")
 DEFAULT_BATCH = 1000
+FOLLOW_POLL = 0.05  # seconds `referee projections` waits when no view had anything new
 
 
 class RefereeLog(Referee):
@@ -53,12 +56,14 @@ class BatchRunner:
         self.projection = projection_class(view)
         self.name = projection_class.name
 
-    def run_once(self, stop: Callable[[], bool] = lambda: False) -> int:
-        """Process everything recorded so far; return how many events were processed."""
+    def run_once(self, stop: Callable[[], bool] = lambda: False,
+                 pages: int | None = None) -> int:
+        """Process everything recorded so far (or at most ``pages`` pages); return how many
+        events were processed."""
         position = self.view.position()
         done = 0
         recorder, mapper = self.app.recorder, self.app.mapper
-        while not stop():
+        while not stop() and (pages is None or done < pages * self.batch_size):
             notes = recorder.select_notifications(
                 start=position, limit=self.batch_size, inclusive_of_start=False
             )
@@ -191,32 +196,12 @@ def run_process(
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
             return 0
-        if settings.backend == "postgres":
-            return _follow_with_projection_runners(names, settings, stop)
+        # Follow: page through what is new after each view's position, a transaction per
+        # page (rows and position together), on every store; nap only when nothing was new.
         while not stop.is_set():
-            for r in runners:
-                r.run_once(stop.is_set)
-            stop.wait(0.2)
+            done = sum(r.run_once(stop.is_set, pages=1) for r in runners)  # a page each, in turn
+            if not done:
+                stop.wait(FOLLOW_POLL)
         return 0
     finally:
         app.close()
-
-
-def _follow_with_projection_runners(names: Sequence[str], settings: Settings,
-                                    stop: threading.Event) -> int:
-    """Follow live writes with eventsourcing's ProjectionRunner, one per view."""
-    from contextlib import ExitStack
-
-    with ExitStack() as stack:
-        runners = []
-        for name in names:
-            env = view_env(name, settings)
-            runners.append(stack.enter_context(ProjectionRunner(
-                application_class=RefereeLog, projection_class=PROJECTIONS[name],
-                view_class=view_class(name, settings.backend), env=env,
-            )))
-        while not stop.is_set():
-            for r in runners:
-                r.run_forever(timeout=0.0)  # re-raises a worker's error
-            stop.wait(0.5)
-    return 0
