@@ -12,7 +12,7 @@ are the card itself (``0..51``); other verbs use codes from :data:`VERB_BASE` up
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from referee.rules.cards import CARD_NAMES, Card, CardSet
@@ -90,6 +90,15 @@ class TrickTaken:
             "winner": self.winner,
             "points": self.points,
         }
+
+
+def cards_taken(tricks: Iterable[TrickTaken]) -> CardSet:
+    """The cards in completed tricks, as a set (for ``card_locations``)."""
+    m = 0
+    for t in tricks:
+        for _, c in t.plays:
+            m |= 1 << c
+    return m
 
 
 @dataclasses.dataclass(frozen=True, init=False)

@@ -55,6 +55,7 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
+    cards_taken,
 )
 from referee.rules.games.belote_family import (
     ABOVE,
@@ -1276,10 +1277,7 @@ class Belot:
 
     def card_locations(self, state: BelotState) -> dict[str, CardSet]:
         where = {f"hand{s}": state.hand(s) for s in range(4)}
-        played = 0
-        for t in state.tricks:
-            for _, c in t.plays:
-                played |= 1 << c
+        played = cards_taken(state.tricks)
         for c in state.trick:
             played |= 1 << c
         where["played"] = played

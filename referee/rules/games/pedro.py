@@ -63,6 +63,7 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
+    cards_taken,
 )
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
@@ -1046,10 +1047,7 @@ class Pedro:
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = 0
-        for t in state.tricks:
-            for _, c in t.plays:
-                played |= 1 << c
+        played = cards_taken(state.tricks)
         for _, c in state.trick:
             played |= 1 << c
         discarded = 0

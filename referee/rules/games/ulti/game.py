@@ -55,6 +55,7 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
+    cards_taken,
 )
 from referee.rules.games.ulti.contracts import (
     BETLI,
@@ -1282,10 +1283,7 @@ class Ulti:
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = 0
-        for t in state.tricks:
-            for _, c in t.plays:
-                played |= 1 << c
+        played = cards_taken(state.tricks)
         for _, c in state.plays:
             played |= 1 << c
         where["played"] = played
