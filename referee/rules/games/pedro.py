@@ -29,7 +29,7 @@ import enum
 from collections.abc import Callable, Iterator, Sequence
 from math import comb
 from operator import itemgetter
-from typing import Any, ClassVar, Final, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Final, overload
 
 from referee.rules.cards import (
     ACE,
@@ -499,69 +499,162 @@ def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
     return [PASS, *bids]
 
 
-class PedroState:
-    """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
+_FIXED_FIELDS: Final = (
+    "rules",
+    "dealer",
+    "widow",
+    "bids",
+    "high",
+    "maker",
+    "trump",
+    "discards",
+    "requested",
+    "widow_left",
+    "widow_up",
+)
 
-    __slots__ = (
-        "bids",
-        "dealer",
-        "discards",
-        "hands",
-        "high",
-        "led",
-        "maker",
-        "phase",
-        "requested",
-        "rules",
-        "taken",
-        "to_act",
-        "trick",
-        "tricks",
-        "trump",
-        "widow",
-        "widow_left",
-        "widow_up",
-    )
+
+class _Fixed:
+    """The part of a deal that play never changes: the rules, the dealer, the widow, the
+    auction, trump, the discards and the widow's cards, with the per-trump tables the play
+    path reads (``trumps`` .. ``played_by``, from ``trump``; ``trump`` -1 reads the last row).
+
+    Immutable once shared: every change before play copies it (:meth:`copy`) and sets the
+    copy's fields, then :meth:`tables`; the card play shares one, so copying a
+    :class:`PedroState` in play assigns few attributes.
+    """
+
+    __slots__ = (*_FIXED_FIELDS, "eff_mask", "eff_suit", "played_by", "points", "power", "trumps")
 
     rules: PedroRules
     dealer: Seat
     widow: tuple[Card, ...]
-    phase: int
-    to_act: Seat
-    hands: tuple[CardSet, ...]
     bids: tuple[tuple[Seat, int], ...]
-    """``(seat, bid)`` in order; ``-1`` is a pass."""
     high: int
     maker: Seat
     trump: int
     discards: tuple[CardSet, ...]
     requested: int
-    """Widow cards asked for so far by the discards (PE-13, PE-14)."""
     widow_left: CardSet
     widow_up: CardSet
+    trumps: CardSet
+    """``TRUMPS[trump]``."""
+    eff_mask: tuple[CardSet, ...]
+    """``EFF_MASK[trump]``."""
+    eff_suit: tuple[int, ...]
+    """``EFF_SUIT[trump]``."""
+    power: tuple[tuple[int, ...], ...]
+    """``POWER[trump]``."""
+    points: tuple[int, ...]
+    """``POINTS[trump]``."""
+    played_by: bool
+    """Whether the low point goes to the side that played the 2 (``low_point``, PE-4)."""
+
+    def copy(self) -> _Fixed:
+        """A copy to change (its tables as this one's)."""
+        f = _new_state(_Fixed)
+        f.rules = self.rules
+        f.dealer = self.dealer
+        f.widow = self.widow
+        f.bids = self.bids
+        f.high = self.high
+        f.maker = self.maker
+        f.trump = self.trump
+        f.discards = self.discards
+        f.requested = self.requested
+        f.widow_left = self.widow_left
+        f.widow_up = self.widow_up
+        f.trumps = self.trumps
+        f.eff_mask = self.eff_mask
+        f.eff_suit = self.eff_suit
+        f.power = self.power
+        f.points = self.points
+        f.played_by = self.played_by
+        return f
+
+    def tables(self) -> _Fixed:
+        """Set the tables from ``trump`` and ``rules``; return self."""
+        t = self.trump
+        self.trumps = TRUMPS[t]
+        self.eff_mask = EFF_MASK[t]
+        self.eff_suit = EFF_SUIT[t]
+        self.power = POWER[t]
+        self.points = POINTS[t]
+        self.played_by = self.rules.low_point == "played_by"
+        return self
+
+
+def _fixed_property(name: str, doc: str) -> Any:
+    """A :class:`PedroState` attribute kept in its :class:`_Fixed` (setting it copies that)."""
+
+    def get(self: PedroState) -> Any:
+        return getattr(self.fx, name)
+
+    def put(self: PedroState, value: Any) -> None:
+        f = self.fx.copy()
+        setattr(f, name, value)
+        self.fx = f.tables()
+
+    return property(get, put, doc=doc)
+
+
+class PedroState:
+    """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one.
+
+    The fields play never changes live in ``fx`` (a :class:`_Fixed`) and read through as
+    ``rules``, ``dealer``, ``widow``, ``bids``, ``high``, ``maker``, ``trump``, ``discards``,
+    ``requested``, ``widow_left`` and ``widow_up`` (setting one gives the state a new ``fx``).
+    """
+
+    __slots__ = ("fx", "hands", "led", "legal", "phase", "taken", "to_act", "trick", "tricks")
+
+    fx: _Fixed
+    phase: int
+    to_act: Seat
+    hands: tuple[CardSet, ...]
     led: int
     trick: tuple[tuple[Seat, Card], ...]
     tricks: tuple[TrickTaken, ...]
     taken: tuple[int, int]
     """Points each team has won in tricks (PE-18)."""
+    legal: CardSet
+    """In play, the cards the seat to act may play, set by :meth:`Pedro.apply` (unset in a
+    state built otherwise, and never copied: :meth:`copy` gives a state to change)."""
+
+    if TYPE_CHECKING:
+        rules: PedroRules
+        dealer: Seat
+        widow: tuple[Card, ...]
+        bids: tuple[tuple[Seat, int], ...]
+        high: int
+        maker: Seat
+        trump: int
+        discards: tuple[CardSet, ...]
+        requested: int
+        widow_left: CardSet
+        widow_up: CardSet
+    else:
+        rules = _fixed_property("rules", "The rule parameters.")
+        dealer = _fixed_property("dealer", "The dealer.")
+        widow = _fixed_property("widow", "The 16-card widow, in the order it is served.")
+        bids = _fixed_property("bids", "``(seat, bid)`` in order; ``-1`` is a pass.")
+        high = _fixed_property("high", "The highest bid so far (-1: none).")
+        maker = _fixed_property("maker", "The seat of the highest bid (-1: none).")
+        trump = _fixed_property("trump", "The trump suit (-1: not named yet).")
+        discards = _fixed_property("discards", "Each seat's discard (a card mask).")
+        requested = _fixed_property(
+            "requested", "Widow cards asked for so far by the discards (PE-13, PE-14)."
+        )
+        widow_left = _fixed_property("widow_left", "The widow cards not yet served.")
+        widow_up = _fixed_property("widow_up", "The rest of the widow, shown face up (PE-13).")
 
     def copy(self) -> PedroState:
-        """A shallow copy (every field is immutable)."""
+        """A shallow copy (every field is immutable; ``fx`` is shared)."""
         s = _new_state(PedroState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.widow = self.widow
+        s.fx = self.fx
         s.phase = self.phase
         s.to_act = self.to_act
         s.hands = self.hands
-        s.bids = self.bids
-        s.high = self.high
-        s.maker = self.maker
-        s.trump = self.trump
-        s.discards = self.discards
-        s.requested = self.requested
-        s.widow_left = self.widow_left
-        s.widow_up = self.widow_up
         s.led = self.led
         s.trick = self.trick
         s.tricks = self.tricks
@@ -633,21 +726,23 @@ class Pedro:
         else:  # check_deal names the problem
             hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
             widow_left = sum(map(_BIT, stock))
+        f = _new_state(_Fixed)
+        f.rules = rules
+        f.dealer = dealer
+        f.widow = deal.stock
+        f.bids = ()
+        f.high = -1
+        f.maker = -1
+        f.trump = -1
+        f.discards = (0, 0, 0, 0)
+        f.requested = 0
+        f.widow_left = widow_left
+        f.widow_up = 0
         s = _new_state(PedroState)
-        s.rules = rules
-        s.dealer = dealer
-        s.widow = deal.stock
+        s.fx = f.tables()
         s.phase = BID
         s.to_act = (dealer + 1) % 4
         s.hands = tuple(hands)
-        s.bids = ()
-        s.high = -1
-        s.maker = -1
-        s.trump = -1
-        s.discards = (0, 0, 0, 0)
-        s.requested = 0
-        s.widow_left = widow_left
-        s.widow_up = 0
         s.led = -1
         s.trick = ()
         s.tricks = ()
@@ -665,28 +760,22 @@ class Pedro:
     def legal_actions(self, state: PedroState) -> Sequence[Action]:
         phase = state.phase
         if phase == PLAY:
-            m = state.hands[state.to_act]
-            led = state.led
-            if led >= 0:  # PE-16, as in _playable
-                t = state.trump
-                trumps = m & TRUMPS[t]
-                if led == t:
-                    m = trumps or m
-                else:
-                    follow = m & EFF_MASK[t][led]
-                    if follow:
-                        m = follow | trumps
+            try:
+                m = state.legal
+            except AttributeError:
+                m = self._playable(state)
             b = _BLOCK
             return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
         if phase == BID:
-            high = state.high
-            return _bid_legal(high, state.rules, high < 0 and len(state.bids) == 3)
+            f = state.fx
+            high = f.high
+            return _bid_legal(high, f.rules, high < 0 and len(f.bids) == 3)
         if phase == DISCARD:
             return DiscardSets(*self._discard_spec(state))  # lazy: up to 466 sets
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
-            return [TAKE_BASE + c for c in cards_in(state.widow_left)]
+            return [TAKE_BASE + c for c in cards_in(state.fx.widow_left)]
         return []
 
     def _dealer_alone(self, state: PedroState) -> bool:
@@ -708,9 +797,10 @@ class Pedro:
     def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
         """The legal discards as ``forced | S``, ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``."""
         hand = state.hands[state.to_act]
-        t = state.trump
-        room = WIDOW - state.requested  # PE-14
-        if state.rules.discard_rule == "at_least_three":
+        f = state.fx
+        t = f.trump
+        room = WIDOW - f.requested  # PE-14
+        if f.rules.discard_rule == "at_least_three":
             pool = hand & ~COUNTING[t]  # PE-11
             return 0, pool, 3, min(pool.bit_count(), 3 + room)  # PE-10
         trumps = hand & TRUMPS[t]
@@ -728,41 +818,43 @@ class Pedro:
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
         if phase == PLAY:  # the hot path, inline
+            try:
+                legal = state.legal
+            except AttributeError:
+                legal = self._playable(state)
+            if not (0 <= action < 52 and legal >> action & 1):  # PE-16
+                raise self._illegal(state, action)
             hands = state.hands
             hand = hands[seat]
-            if not (0 <= action < 52 and hand >> action & 1):
-                raise self._illegal(state, action)
             led = state.led
-            t = state.trump
-            if led >= 0:
-                trumps = hand & TRUMPS[t]
-                if led == t:  # PE-16: trump on a trump lead, if able
-                    if trumps and not trumps >> action & 1:
-                        raise self._illegal(state, action)
-                else:  # PE-16: follow suit or trump, anything when void
-                    follow = hand & EFF_MASK[t][led]
-                    if follow and not (follow | trumps) >> action & 1:
-                        raise self._illegal(state, action)
-            new = list(hands)
-            new[seat] = hand ^ (1 << action)
+            f = state.fx
+            h0, h1, h2, h3 = hands
+            hand ^= 1 << action
+            if seat == 0:
+                new = (hand, h1, h2, h3)
+            elif seat == 1:
+                new = (h0, hand, h2, h3)
+            elif seat == 2:
+                new = (h0, h1, hand, h3)
+            else:
+                new = (h0, h1, h2, hand)
             trick = (*state.trick, (seat, action))
             s = _new_state(PedroState)
-            s.rules = state.rules
-            s.dealer = state.dealer
-            s.widow = state.widow
-            s.hands = tuple(new)
-            s.bids = state.bids
-            s.high = state.high
-            s.maker = state.maker
-            s.trump = t
-            s.discards = state.discards
-            s.requested = state.requested
-            s.widow_left = state.widow_left
-            s.widow_up = state.widow_up
+            s.fx = f
+            s.hands = new
             if len(trick) < 4:
                 s.phase = PLAY
-                s.to_act = (seat + 1) & 3
-                s.led = EFF_SUIT[t][action] if led < 0 else led
+                s.to_act = nxt = (seat + 1) & 3
+                if led < 0:
+                    led = f.eff_suit[action]
+                s.led = led
+                m = new[nxt]  # the next seat's playable cards (PE-16, as in _playable)
+                trumps = m & f.trumps
+                if led == f.trump:
+                    s.legal = trumps or m
+                else:
+                    follow = m & f.eff_mask[led]
+                    s.legal = follow | trumps if follow else m
                 s.trick = trick
                 s.tricks = state.tricks
                 s.taken = state.taken
@@ -774,12 +866,14 @@ class Pedro:
             if not NAME_BASE <= action < NAME_BASE + 4:
                 raise self._illegal(state, action)
             s = state.copy()
-            s.trump = action - NAME_BASE
+            s.fx = f = state.fx.copy()
+            f.trump = action - NAME_BASE
+            f.tables()
             s.phase = DISCARD
-            s.to_act = (state.dealer + 1) % 4
+            s.to_act = (f.dealer + 1) % 4
             fact = Announced(
                 "trump",
-                {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "bid": s.high},
+                {"trump": SUIT_LETTERS[f.trump], "maker": f.maker, "bid": f.high},
             )
             return _new_tuple(Step, (s, (fact,)))
         if phase == DISCARD:
@@ -787,32 +881,35 @@ class Pedro:
         return self._take(state, seat, action)
 
     def _bid(self, state: PedroState, seat: Seat, action: Action) -> Step:
-        if state.high < 0 and len(state.bids) == 3:  # the dealer alone (PE-9)
-            ok = action in _bid_legal(state.high, state.rules, True)
+        g = state.fx
+        high = g.high
+        if high < 0 and len(g.bids) == 3:  # the dealer alone (PE-9)
+            ok = action in _bid_legal(high, g.rules, True)
         else:  # PE-6, PE-7: pass, or strictly higher within min_bid..14
-            r = state.rules
+            r = g.rules
             b = action - BID_BASE
             ok = action == PASS or (
                 r.min_bid <= b <= MAX_BID
-                and (b > state.high or (b == state.high == MAX_BID and r.fourteen_overcall))
+                and (b > high or (b == high == MAX_BID and r.fourteen_overcall))
             )
         if not ok:
             raise self._illegal(state, action)
         s = state.copy()
+        s.fx = f = g.copy()
         bid = -1 if action == PASS else action - BID_BASE
-        s.bids = (*state.bids, (seat, bid))
+        f.bids = (*f.bids, (seat, bid))
         if bid >= 0:
-            s.high = bid
-            s.maker = seat
-        if len(s.bids) < 4:
+            f.high = bid
+            f.maker = seat
+        if len(f.bids) < 4:
             s.to_act = (seat + 1) & 3
             return _new_tuple(Step, (s, ()))
-        if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
+        if f.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
             return _new_tuple(Step, (s, (HandEnded(self.result(s)),)))
         s.phase = NAME
-        s.to_act = s.maker
-        fact = Announced("contract", {"maker": s.maker, "bid": s.high})
+        s.to_act = f.maker
+        fact = Announced("contract", {"maker": f.maker, "bid": f.high})
         return _new_tuple(Step, (s, (fact,)))
 
     def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
@@ -820,30 +917,31 @@ class Pedro:
         if not _discard_allowed(d, *self._discard_spec(state)):  # DiscardSets' membership
             raise self._illegal(state, action)
         s = state.copy()
+        s.fx = f = state.fx.copy()
         hands = list(state.hands)
         hands[seat] &= ~d
         s.hands = tuple(hands)
-        discards = list(state.discards)
+        discards = list(f.discards)
         discards[seat] = d
-        s.discards = tuple(discards)
-        s.requested = state.requested + d.bit_count() - 3
+        f.discards = tuple(discards)
+        f.requested += d.bit_count() - 3
         fact = Announced("discard", {"seat": seat, "cards": _names_of(d)})
-        dealer = state.dealer
+        dealer = f.dealer
         if seat != dealer:
             s.to_act = (seat + 1) & 3
             return _new_tuple(Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
-        widow = state.widow
+        widow = f.widow
         at = 0
         served = [0, 0, 0, 0]
-        for k in range(1, 4 if state.rules.dealer_robs_pack else 5):
+        for k in range(1, 4 if f.rules.dealer_robs_pack else 5):
             p = (dealer + k) & 3
             need = HAND - hands[p].bit_count()
             hands[p] |= sum(map(_BIT, widow[at : at + need]))
             served[p] = need
             at += need
         s.hands = tuple(hands)
-        s.widow_left = state.widow_left & ~sum(map(_BIT, widow[:at]))
+        f.widow_left &= ~sum(map(_BIT, widow[:at]))
         refill = Announced("refill", {"served": served})
         if hands[seat].bit_count() < HAND:
             s.phase = TAKE  # the dealer robs the pack (variant)
@@ -852,55 +950,69 @@ class Pedro:
 
     def _take(self, state: PedroState, seat: Seat, action: Action) -> Step:
         c = action - TAKE_BASE
-        if not (0 <= c < 52 and state.widow_left >> c & 1):
+        if not (0 <= c < 52 and state.fx.widow_left >> c & 1):
             raise self._illegal(state, action)
         s = state.copy()
+        s.fx = f = state.fx.copy()
         hands = list(state.hands)
         hands[seat] |= 1 << c
         s.hands = tuple(hands)
-        s.widow_left = state.widow_left & ~(1 << c)
+        f.widow_left &= ~(1 << c)
         if hands[seat].bit_count() < HAND:
             return _new_tuple(Step, (s, ()))
         return _new_tuple(Step, (s, (self._start_play(s),)))
 
     def _start_play(self, s: PedroState) -> Announced:
-        """PE-13: the rest of the widow is shown face up; PE-15: the maker leads."""
-        s.widow_up = s.widow_left
-        s.widow_left = 0
+        """PE-13: the rest of the widow is shown face up; PE-15: the maker leads (``s.fx``
+        is ``s``'s own, not yet shared)."""
+        f = s.fx
+        f.widow_up = f.widow_left
+        f.widow_left = 0
         s.phase = PLAY
-        s.to_act = s.maker
-        return Announced("widow", {"cards": _names_of(s.widow_up)})
+        s.to_act = f.maker
+        s.legal = s.hands[f.maker]
+        return Announced("widow", {"cards": _names_of(f.widow_up)})
 
     def _end_trick(
         self, state: PedroState, s: PedroState, trick: tuple[tuple[Seat, Card], ...]
     ) -> Step:
         """Complete ``s`` (every field but the trick's set) after the fourth card."""
-        t = state.trump
+        f = state.fx
         # the trick is complete (PE-17, PE-18)
-        power = POWER[t][state.led]
-        points = POINTS[t]
+        power = f.power[state.led]
+        points = f.points
         winner = -1
         best = -2
         total = 0
         for p, x in trick:
             total += points[x]
-            if power[x] > best:
-                best = power[x]
+            v = power[x]
+            if v > best:
+                best = v
                 winner = p
-        taken = [state.taken[0], state.taken[1]]
-        taken[winner & 1] += total
-        if state.rules.low_point == "played_by":
+        t0, t1 = state.taken
+        if winner & 1:
+            t1 += total
+        else:
+            t0 += total
+        if f.played_by:
+            low = LOW[f.trump]
             for p, x in trick:
-                if x == LOW[t]:
-                    taken[winner & 1] -= 1
-                    taken[p & 1] += 1
-        s.taken = (taken[0], taken[1])
+                if x == low and (p ^ winner) & 1:  # the point goes to the side that played it
+                    if winner & 1:
+                        t1 -= 1
+                        t0 += 1
+                    else:
+                        t0 -= 1
+                        t1 += 1
+        s.taken = (t0, t1)
         fact = TrickTaken(len(state.tricks) + 1, trick, winner, total)
         s.tricks = (*state.tricks, fact)
         s.trick = ()
         s.led = -1
         s.to_act = winner
         s.phase = PLAY
+        s.legal = s.hands[winner]
         if len(s.tricks) == HAND:
             s.phase = OVER
             return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
@@ -909,11 +1021,13 @@ class Pedro:
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
     def result(self, state: PedroState) -> HandResult:
-        if state.maker < 0:
+        f = state.fx
+        maker = f.maker
+        if maker < 0:
             return HandResult((0, 0), {"redeal": True}, void=True)
-        r = state.rules
-        makers = state.maker & 1
-        bid = state.high
+        r = f.rules
+        makers = maker & 1
+        bid = f.high
         p_m = state.taken[makers]
         p_d = state.taken[1 - makers]
         made = p_m >= bid
@@ -930,14 +1044,15 @@ class Pedro:
         else:  # PE-20
             points[1 - makers] = bid
         widow_points = 0
-        if state.trump >= 0:
-            up = state.widow_up & COUNTING[state.trump]
-            pedros = up & PEDROS[state.trump]
+        t = f.trump
+        if t >= 0:
+            up = f.widow_up & COUNTING[t]
+            pedros = up & PEDROS[t]
             widow_points = 5 * pedros.bit_count() + (up ^ pedros).bit_count()
         detail: dict[str, JSON] = {
-            "maker": state.maker,
+            "maker": maker,
             "bid": bid,
-            "trump": SUIT_LETTERS[state.trump] if state.trump >= 0 else None,
+            "trump": SUIT_LETTERS[t] if t >= 0 else None,
             "points_taken": list(state.taken),
             "widow_points": widow_points,
             "made": made,
