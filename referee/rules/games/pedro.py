@@ -221,12 +221,28 @@ def _cards_of(m: CardSet) -> list[Card]:
 _name = CARD_NAMES.__getitem__
 
 
+_BLOCK_NAMES: Final[tuple[list[tuple[str, ...] | None], ...]] = tuple([None] * 8192 for _ in SUITS)
+"""``_BLOCK_NAMES[suit][block]``: the names of ``_BLOCK[suit][block]`` (filled on first use)."""
+
+
+def _block_names(s: int, block: int) -> tuple[str, ...]:
+    found = _BLOCK_NAMES[s][block] = tuple(map(_name, _BLOCK[s][block]))
+    return found
+
+
 def _names_of(m: CardSet) -> list[str]:
     """The names of the cards of ``m``, lowest index first (as ``cards_in``)."""
-    b = _BLOCK
-    return list(
-        map(_name, (*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]))
-    )
+    n0, n1, n2, n3 = _BLOCK_NAMES
+    b0 = m & 8191
+    b1 = m >> 13 & 8191
+    b2 = m >> 26 & 8191
+    b3 = m >> 39
+    return [
+        *(x0 if (x0 := n0[b0]) is not None else _block_names(0, b0)),
+        *(x1 if (x1 := n1[b1]) is not None else _block_names(1, b1)),
+        *(x2 if (x2 := n2[b2]) is not None else _block_names(2, b2)),
+        *(x3 if (x3 := n3[b3]) is not None else _block_names(3, b3)),
+    ]
 
 
 def _getter(idx: Sequence[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
@@ -472,6 +488,24 @@ class DiscardSets(Sequence[Action]):
     def _codes(self) -> list[Action]:
         """The whole list, in order."""
         return _discard_codes(self._forced, self._pool, self._kmin, self._kmax)
+
+
+def _discard_sets(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> DiscardSets:
+    """``DiscardSets(forced, pool, kmin, kmax)`` for ``forced`` and ``pool`` disjoint card
+    masks (as :meth:`Pedro._discard_spec` gives), without the constructor's checks."""
+    d = _new_state(DiscardSets)
+    n = pool.bit_count()
+    if kmin < 0:
+        kmin = 0
+    if kmax > n:
+        kmax = n
+    d._forced = forced
+    d._pool = pool
+    d._kmin = kmin
+    d._kmax = kmax
+    d._offset = DISCARD_BASE + forced
+    d._len = _n_sets(n, kmin, kmax)
+    return d
 
 
 _BIDS: dict[tuple[int, int, bool, str, bool], list[Action]] = {}
@@ -771,7 +805,7 @@ class Pedro:
             high = f.high
             return _bid_legal(high, f.rules, high < 0 and len(f.bids) == 3)
         if phase == DISCARD:
-            return DiscardSets(*self._discard_spec(state))  # lazy: up to 466 sets
+            return _discard_sets(*self._discard_spec(state))  # lazy: up to 466 sets
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
