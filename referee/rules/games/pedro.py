@@ -338,6 +338,19 @@ def _discard_allowed(d: int, forced: CardSet, pool: CardSet, kmin: int, kmax: in
     return d >= 0 and d & forced == forced and not free & ~pool and kmin <= free.bit_count() <= kmax
 
 
+_RANKED: dict[tuple[int, int, int], tuple[int, ...]] = {}
+"""``_RANKED[n, kmin, kmax]``: the position masks of ``n`` positions with ``kmin..kmax``
+members, ascending (filled on first use, for ``n ≤ 12``)."""
+
+
+def _ranked(d: DiscardSets) -> tuple[int, ...]:
+    n = d.pool.bit_count()
+    found = _RANKED[n, d.kmin, d.kmax] = tuple(
+        q for q in range(1 << n) if d.kmin <= q.bit_count() <= d.kmax
+    )
+    return found
+
+
 class DiscardSets(Sequence[Action]):
     """The legal discards of the seat to act (PE-10 .. PE-14) as a lazy sorted sequence.
 
@@ -414,6 +427,23 @@ class DiscardSets(Sequence[Action]):
             i += size
         if not 0 <= i < size:
             raise IndexError(f"discard index {index} out of range for {size} legal discards")
+        p = self._pool
+        if p.bit_count() <= 12:  # the usual case: the i-th position mask, then its cards
+            q = (_RANKED.get((p.bit_count(), self._kmin, self._kmax)) or _ranked(self))[i]
+            sub = _SUBSETS
+            m = p & 8191
+            c = m.bit_count()
+            code = (sub[0][m] or _subsets(0, m))[q & ((1 << c) - 1)]
+            q >>= c
+            m = p >> 13 & 8191
+            c = m.bit_count()
+            code += (sub[1][m] or _subsets(1, m))[q & ((1 << c) - 1)]
+            q >>= c
+            m = p >> 26 & 8191
+            c = m.bit_count()
+            code += (sub[2][m] or _subsets(2, m))[q & ((1 << c) - 1)]
+            m = p >> 39
+            return self._offset + code + (sub[3][m] or _subsets(3, m))[q >> c]
         # The pool's cards from the highest down, j cards below the current one: leaving it
         # out (the cards above as decided) comes first, _n_sets(j, lo, hi) sets (inlined, the
         # table indices offset); once i is 0 and no more cards are needed, the rest is out.
