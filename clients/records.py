@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import referee.rules.handrecord as hr
-from referee.rules.cards import card_name
+from referee.rules.render import Replayed, replay_for_view
 
 
 class RecordProblem(Exception):
@@ -63,83 +62,12 @@ def verify_file(path: str | Path, *, legal: bool = False) -> tuple[int, dict[str
     return proc.returncode, report
 
 
-@dataclass
-class Step:
-    """One action of a replayed hand and what it caused."""
-
-    index: int
-    seat: int
-    action: str
-    legal: list[str]
-    tricks: list[dict[str, Any]] = field(default_factory=list)
-    announced: list[dict[str, Any]] = field(default_factory=list)
-    table: dict[str, Any] = field(default_factory=dict)
-    error: dict[str, Any] | None = None
-
-
-@dataclass
-class HandReplay:
-    """A replayed hand: the deal, every step, every trick, the result the rules compute."""
-
-    record: dict[str, Any]
-    game: str
-    dealer: int
-    hands: list[list[str]]
-    stock: list[str]
-    steps: list[Step]
-    tricks: list[dict[str, Any]]
-    result: dict[str, Any] | None
-    error: dict[str, Any] | None
-
-    @property
-    def auction(self) -> list[Step]:
-        """Every decision that is not a card play (bids, passes, declarations, discards)."""
-        return [s for s in self.steps if s.action.partition(":")[0] not in
-                ("play", "belot", "belote", "rebelote")]
-
-
-def replay(record: dict[str, Any]) -> HandReplay:
-    """Replay a hand record through the rules, collecting tricks and each seat's view.
+def replay(record: dict[str, Any]) -> Replayed:
+    """Replay a hand record through the rules: each step's legal set, tricks and table.
 
     :raises RecordProblem: when ``record`` is not a valid hand record.
     """
     try:
-        parsed = hr.read_record(record)
+        return replay_for_view(record)
     except ValueError as exc:
         raise RecordProblem(str(exc)) from None
-    if not isinstance(parsed, hr.HandRecord):
-        raise RecordProblem("expected a hand record; pick a hand of the match")
-    game: Any = hr.find_game(parsed.game)  # type: ignore[attr-defined]
-    state = game.new_hand(parsed.deal, parsed.dealer, parsed.rules)
-    steps: list[Step] = []
-    tricks: list[dict[str, Any]] = []
-    error = None
-    for i, (seat, text) in enumerate(parsed.actions):
-        legal = sorted(game.format_action(a) for a in game.legal_actions(state))
-        step = Step(i, seat, text, legal)
-        steps.append(step)
-        try:
-            result = game.apply(state, seat, game.parse_action(text))
-        except ValueError as exc:
-            error = {"index": i, "seat": seat, "action": text, "message": str(exc),
-                     "rule": getattr(exc, "rule", "") or ""}
-            step.error = error
-            break
-        state = result.state
-        fact: Any
-        for fact in result.facts:
-            if hasattr(fact, "plays"):
-                trick = {"number": fact.number, "winner": fact.winner, "points": fact.points,
-                         "plays": [{"seat": s, "card": card_name(c)} for s, c in fact.plays]}
-                step.tricks.append(trick)
-                tricks.append(trick)
-            elif hasattr(fact, "what"):
-                step.announced.append({"what": fact.what, "data": dict(fact.data)})
-        step.table = game.audit_view(state)
-    done = error is None and game.is_terminal(state)
-    return HandReplay(
-        record=record, game=parsed.game, dealer=parsed.dealer,
-        hands=[[card_name(c) for c in h] for h in parsed.deal.hands],
-        stock=[card_name(c) for c in parsed.deal.stock], steps=steps, tricks=tricks,
-        result=game.result(state).to_json() if done else None, error=error,
-    )

@@ -64,10 +64,16 @@ class HandReplay(Protocol):
 
 @dataclass
 class Step:
+    """One action of a replayed hand: the legal set before it and what it caused."""
+
     index: int
     seat: int
     action: str
+    legal: list[str] = field(default_factory=list)
+    tricks: list[dict[str, Any]] = field(default_factory=list)
     announced: list[dict[str, Any]] = field(default_factory=list)
+    table: dict[str, Any] = field(default_factory=dict)
+    error: dict[str, Any] | None = None
 
 
 @dataclass
@@ -89,7 +95,8 @@ class Replayed:
 
 
 def replay_for_view(record: dict[str, Any]) -> Replayed:
-    """Replay a ``referee.hand/v1`` record, collecting tricks and announcements.
+    """Replay a ``referee.hand/v1`` record: each step's legal set, tricks, announcements and
+    the table after it (the auditor's view), for drawing and for step-by-step replays.
 
     :raises ValueError: when ``record`` is not a valid hand record.
     """
@@ -102,22 +109,26 @@ def replay_for_view(record: dict[str, Any]) -> Replayed:
     tricks: list[dict[str, Any]] = []
     error = None
     for i, (seat, text) in enumerate(parsed.actions):
-        step = Step(i, seat, text)
+        legal = sorted(game.format_action(a) for a in game.legal_actions(state))
+        step = Step(i, seat, text, legal)
         steps.append(step)
         try:
             applied = game.apply(state, seat, game.parse_action(text))
         except ValueError as exc:
-            error = {"index": i, "seat": seat, "action": text, "message": str(exc)}
+            error = {"index": i, "seat": seat, "action": text, "message": str(exc),
+                     "rule": getattr(exc, "rule", "") or ""}
+            step.error = error
             break
         state = applied.state
         for fact in applied.facts:
             if hasattr(fact, "plays"):
-                tricks.append({"number": fact.number, "winner": fact.winner,
-                               "points": fact.points,
-                               "plays": [{"seat": s, "card": card_name(c)}
-                                         for s, c in fact.plays]})
+                trick = {"number": fact.number, "winner": fact.winner, "points": fact.points,
+                         "plays": [{"seat": s, "card": card_name(c)} for s, c in fact.plays]}
+                step.tricks.append(trick)
+                tricks.append(trick)
             elif hasattr(fact, "what"):
                 step.announced.append({"what": fact.what, "data": dict(fact.data)})
+        step.table = game.audit_view(state)
     done = error is None and game.is_terminal(state)
     return Replayed(
         game=parsed.game, dealer=parsed.dealer,
