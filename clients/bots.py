@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.errors import NotYourTurn, VersionConflict
-from clients.render import CARD_VERBS, RANKS, trump_of
+from clients.render import trump_of
 from clients.sdk import ActionResult, RefereeClient, View
+from referee.rules.render import CARD_VERBS, RANKS
 
 Strategy = Callable[[View, random.Random], str]
 STANDING_KEYS = ("contract", "standing_bid", "high_bid", "current_bid", "maker", "declarer")

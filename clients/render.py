@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-SUITS = "CDHS"
-RANKS = "23456789TJQKA"
-SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+from referee.rules.render import SYMBOLS, sort_cards
+
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
-CARD_VERBS = ("play", "belot", "belote", "rebelote")
 
 
 def card_text(card: str, *, color: bool = False) -> str:
@@ -21,11 +18,6 @@ def card_text(card: str, *, color: bool = False) -> str:
     rank = "10" if card[0] == "T" else card[0]
     text = rank + SYMBOLS[card[1]]
     return f"{RED}{text}{RESET}" if color and card[1] in "DH" else text
-
-
-def sort_cards(cards: Iterable[str]) -> list[str]:
-    """Cards by suit (♣♦♥♠), then rank 2..A."""
-    return sorted(cards, key=lambda c: (SUITS.find(c[1:2]), RANKS.find(c[:1])))
 
 
 def cards_text(cards: Iterable[str], *, color: bool = False, sort: bool = True) -> str:

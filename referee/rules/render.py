@@ -18,14 +18,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from referee.rules.cards import card_name
+from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, card_name
+from referee.rules.cards import SUIT_NAMES as _SUIT_WORDS
 from referee.rules.handrecord import HandRecord, read_record
 from referee.rules.registry import find_game
 
-SUITS = "CDHS"
-RANKS = "23456789TJQKA"
-SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+SUITS = SUIT_LETTERS
+RANKS = RANK_LETTERS
+SYMBOLS = dict(zip(SUIT_LETTERS, SUIT_SYMBOLS, strict=True))
+SUIT_NAMES = dict(zip(SUIT_LETTERS, _SUIT_WORDS, strict=True))
 CARD_VERBS = ("play", "belot", "belote", "rebelote")
 
 
