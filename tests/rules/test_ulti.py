@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -547,3 +548,55 @@ def test_random_playouts_reach_the_ladder() -> None:
         if any(k > 1 for comp in d["components"] for k in comp["kontra"].values()):
             seen.add("kontra")
     assert {"open", "kontra", "piros", "none", "choose"} <= seen
+
+
+FINGERPRINT = "9b67842f6f06021fc0d7a1e13c936136603ba2c149276d8aa7a5e36c8877ac65"
+
+
+def _fact_json(fact: object) -> list[object]:
+    if isinstance(fact, TrickTaken):
+        return ["trick", fact.to_json()]
+    if isinstance(fact, HandEnded):
+        return ["ended", fact.result.to_json()]
+    assert isinstance(fact, Announced)
+    return ["announced", fact.what, dict(fact.data)]
+
+
+def test_random_hands_fingerprint_unchanged() -> None:
+    """Regression pin for speed work: 600 seeded random deals under five rule sets (every
+    choice of UL-12, UL-15, UL-17, UL-20, UL-24, UL-34, UL-35 varied) give the same full legal
+    sets, actions, facts and results as the code the fingerprint was taken from."""
+    variants = [
+        UltiRules(),
+        UltiRules(ladder="seed", kontra_timing="with_first_card", must_beat_after_trumped=False),
+        UltiRules(auction_end="two_passes", raise_without_talon=True, passz_standing="pay"),
+        UltiRules(early_stop=False, hold_ulti_seven=False, talon_to_defenders=False),
+        UltiRules(
+            equal_value_overcall=False,
+            ulti_with_parti=False,
+            marriage_needs_trick="side",
+            declarer_marriages_limited=False,
+            lost_ulti="k_plus_one",
+            silent_100="by_marriage",
+        ),
+    ]
+    digest = hashlib.sha256()
+    for v, rules in enumerate(variants):
+        rng = random.Random(2000 + v)
+        pack = list(HUNGARIAN_32)
+        for k in range(120):
+            rng.shuffle(pack)
+            s = G.new_hand(G.deal(pack, k % 3), k % 3, rules)
+            while not G.is_terminal(s):
+                options = G.legal_actions(s)
+                digest.update(",".join(map(G.format_action, options)).encode())
+                action = options[rng.randrange(len(options))]
+                digest.update(G.format_action(action).encode())
+                seat = G.current_seat(s)
+                assert seat is not None
+                step = G.apply(s, seat, action)
+                facts = [_fact_json(f) for f in step.facts]
+                digest.update(json.dumps(facts, sort_keys=True).encode())
+                s = step.state
+            digest.update(json.dumps(G.result(s).to_json(), sort_keys=True).encode())
+    assert digest.hexdigest() == FINGERPRINT
