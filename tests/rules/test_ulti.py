@@ -600,3 +600,30 @@ def test_random_hands_fingerprint_unchanged() -> None:
                 s = step.state
             digest.update(json.dumps(G.result(s).to_json(), sort_keys=True).encode())
     assert digest.hexdigest() == FINGERPRINT
+
+
+def test_ul10_discard_pairs_lazy_sequence_matches_the_full_list() -> None:
+    """UL-10: the legal discards are every pair of the 12 cards (66 codes, ascending); the
+    lazy sequence answers ``len``, ``[i]``, ``in``, ``index`` and slices as the list would."""
+    from itertools import combinations
+
+    from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_of
+
+    rng = random.Random(10)
+    for _ in range(200):
+        hand_cards = sorted(rng.sample(HUNGARIAN_32, 12))
+        pairs = DiscardPairs(mask_of(hand_cards))
+        want = [DISCARD_BASE + 52 * a + b for a, b in combinations(hand_cards, 2)]
+        assert len(pairs) == 66 and pairs == want and list(pairs) == want
+        assert [pairs[i] for i in range(66)] == want and pairs[-1] == want[-1]
+        assert pairs[3:9] == want[3:9] and list(reversed(pairs)) == want[::-1]
+        for i, code in enumerate(want):
+            assert code in pairs and pairs.index(code) == i and pair_of(code) is not None
+    outside = next(c for c in HUNGARIAN_32 if c not in hand_cards)
+    for other in (DISCARD_BASE + 52 * outside + outside, DISCARD_BASE - 1, 0, "x", None):
+        assert other not in pairs
+    with pytest.raises(IndexError):
+        pairs[66]
+    with pytest.raises(ValueError):
+        pairs.index(DISCARD_BASE)
+    assert DiscardPairs(0) == [] and not DiscardPairs(0)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from itertools import combinations
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -30,6 +29,7 @@ from referee.rules.cards import (
     RANK_OF,
     SEVEN,
     SPADES,
+    SUIT_CARDS,
     SUIT_LETTERS,
     SUIT_MASKS,
     SUIT_OF,
@@ -71,6 +71,7 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
@@ -100,7 +101,6 @@ NAME_BASE: Final = VERB_BASE + 4  # + suit
 BID_BASE: Final = VERB_BASE + 16  # + rank - 1
 KONTRA_BASE: Final = 2 * VERB_BASE  # + component set (1..63)
 REKONTRA_BASE: Final = 3 * VERB_BASE  # + component set (1..63)
-DISCARD_BASE: Final = 1024  # + 52 * low card + high card
 
 _VERBS: Final = {"pass": PASS, "pickup": PICKUP, "stand": STAND}
 _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
@@ -141,7 +141,6 @@ ABOVE: Final = tuple(
 CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (ACE, TEN) else 0 for c in range(52))
 SEVENS: Final = tuple(card(SEVEN, s) for s in SUITS)
 _PAIRS: Final = tuple((a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b)
-_PAIR_BASE: Final = tuple(DISCARD_BASE + 52 * a for a in range(52))
 _SUBSETS: Final = tuple(tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64))
 
 
@@ -618,15 +617,7 @@ def _pack_hands(hands: Sequence[CardSet]) -> int:
 
 _new_state = object.__new__
 _new_step = tuple.__new__
-_CHUNKS: Final = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in SUITS
-)
-_C0, _C1, _C2, _C3 = _CHUNKS
-
-
-def _cards_of(m: CardSet) -> list[Card]:
-    """``cards_in`` through per-suit tables (the hot path of ``legal_actions``)."""
-    return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
+_C0, _C1, _C2, _C3 = SUIT_CARDS
 
 
 _HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
@@ -734,17 +725,13 @@ class Ulti:
     def is_terminal(self, state: UltiState) -> bool:
         return state.phase == OVER
 
-    def legal_actions(self, state: UltiState) -> list[Action]:
+    def legal_actions(self, state: UltiState) -> Sequence[Action]:
         phase = state.phase
         if phase == PLAY:
             m = state.lmask
             return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
         if phase == DISCARD:
-            pair_base = _PAIR_BASE
-            return [
-                pair_base[a] + b
-                for a, b in combinations(_cards_of(state.hm >> _OFF[state.to_act] & _FULL), 2)
-            ]
+            return DiscardPairs(state.hm >> _OFF[state.to_act] & _FULL)
         fx = state.fx
         if phase == AUCTION:
             return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)][:]

@@ -1,0 +1,138 @@
+"""The talon discard of Ulti (UL-10): two cards of a 12-card hand, as one action code.
+
+A discard's code is ``DISCARD_BASE + 52 * low + high`` for the two cards ``low < high``.
+:class:`DiscardPairs` is the legal set of a hand without building it: 66 codes for 12 cards,
+most of which a referee never looks at (as python-chess's ``LegalMoveGenerator``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import combinations
+from typing import Any, Final, overload
+
+from referee.rules.cards import CARD_NAMES, SUIT_CARDS, CardSet
+from referee.rules.game import Action
+
+DISCARD_BASE: Final = 1024
+"""The code of the pair ``(0, 0)``; a pair ``low < high`` is ``DISCARD_BASE + 52 * low + high``."""
+
+_POSITIONS: Final = tuple(tuple(combinations(range(n), 2)) for n in range(33))
+"""``_POSITIONS[n][i]``: the positions in a sorted ``n``-card hand of the ``i``-th pair."""
+_C0, _C1, _C2, _C3 = SUIT_CARDS
+
+
+def pair_code(low: int, high: int) -> Action:
+    """The code of discarding cards ``low < high``."""
+    return DISCARD_BASE + 52 * low + high
+
+
+def pair_of(code: Action) -> tuple[int, int] | None:
+    """The two cards ``(low, high)`` of a discard code, or ``None`` if it is not one."""
+    pair = code - DISCARD_BASE
+    if not 0 <= pair < 52 * 52:
+        return None
+    low, high = divmod(pair, 52)
+    return (low, high) if low < high else None
+
+
+def discard_codes(hand: CardSet) -> list[Action]:
+    """Every pair of ``hand`` as a code, ascending."""
+    cards = [*_C0[hand & 0x1FFF], *_C1[hand >> 13 & 0x1FFF], *_C2[hand >> 26 & 0x1FFF]]
+    cards += _C3[hand >> 39]
+    return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards, 2)]
+
+
+class DiscardPairs(Sequence[Action]):
+    """The legal discards of a hand (UL-10) as a lazy sorted sequence of codes.
+
+    ``len`` is ``n·(n-1)/2``, ``[i]`` picks the i-th pair from a table of positions, ``in``
+    and :meth:`index` are bit operations; iterating builds the list. Immutable; equal to any
+    sequence (not a string) holding the same codes in the same order.
+    """
+
+    __slots__ = ("_hand", "_len")
+
+    def __init__(self, hand: CardSet) -> None:
+        if hand < 0 or hand >> 52:
+            raise ValueError("hand must be a card mask")
+        n = hand.bit_count()
+        self._hand = hand
+        self._len = n * (n - 1) // 2
+
+    @property
+    def hand(self) -> CardSet:
+        """The cards the pairs are drawn from."""
+        return self._hand
+
+    def __reduce__(self) -> tuple[type[DiscardPairs], tuple[int]]:
+        return DiscardPairs, (self._hand,)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if isinstance(index, slice):
+            return discard_codes(self._hand)[index]
+        i = index.__index__()
+        size = self._len
+        if i < 0:
+            i += size
+        if not 0 <= i < size:
+            raise IndexError(f"discard index {index} out of range for {size} legal discards")
+        h = self._hand
+        cards = [*_C0[h & 0x1FFF], *_C1[h >> 13 & 0x1FFF], *_C2[h >> 26 & 0x1FFF], *_C3[h >> 39]]
+        p, q = _POSITIONS[len(cards)][i]
+        return DISCARD_BASE + 52 * cards[p] + cards[q]
+
+    def __contains__(self, code: object) -> bool:
+        if not isinstance(code, int):
+            return False
+        pair = pair_of(code)
+        return pair is not None and (self._hand >> pair[0]) & (self._hand >> pair[1]) & 1 == 1
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(discard_codes(self._hand))
+
+    def __reversed__(self) -> Iterator[Action]:
+        return reversed(discard_codes(self._hand))
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        """The position of ``value``, counted from the hand's bits (no search)."""
+        if value not in self:
+            raise ValueError(f"{value!r} is not a legal discard")
+        low, high = divmod(int(value) - DISCARD_BASE, 52)
+        h = self._hand
+        n = h.bit_count()
+        a = (h & ((1 << low) - 1)).bit_count()  # position of low
+        b = (h & ((1 << high) - 1)).bit_count()  # position of high
+        rank = a * (2 * n - a - 1) // 2 + (b - a - 1)
+        first, last, _ = slice(start, stop).indices(self._len)
+        if not first <= rank < last:
+            raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
+        return rank
+
+    def count(self, value: Any) -> int:
+        return 1 if value in self else 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DiscardPairs):
+            return self._hand == other._hand
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes | bytearray):
+            return len(other) == self._len and discard_codes(self._hand) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+
+    def __repr__(self) -> str:
+        cards = " ".join(CARD_NAMES[c] for c in range(52) if self._hand >> c & 1)
+        return f"<DiscardPairs: {self._len} codes, 2 of [{cards}]>"
