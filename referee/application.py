@@ -6,18 +6,22 @@ Randomness lives here, never in the rules: each hand's pack is shuffled with a k
 ``HandDealt`` event, and the commitment is published at once.
 
 Commands on one match are serialised by a per-match lock in this process; across processes the
-store's optimistic concurrency (``IntegrityError`` on a conflicting save) makes the loser fail
-with :class:`VersionConflictError`. Command ids are recorded in ``ActionTaken`` events, so a
-retry is answered from the record, also after a restart.
+store's optimistic concurrency (``IntegrityError`` on a conflicting save) stops the loser,
+which is decided again on the fresh stream (below); it fails with
+:class:`VersionConflictError` only if the winner's write made it illegal (or its
+``expected_version`` is no longer current). Command ids are recorded in ``ActionTaken``
+events, so a retry is answered from the record, also after a restart.
 
 Open matches stay in memory (an LRU of live aggregates): a command is validated against the
 cached aggregate, never against a re-read stream. Its events then go to the group committer,
 which writes the events of every match that acted meanwhile in one transaction; the caller
 holds its match's lock until its own commit is done, so readers never see an uncommitted
 action and each match's actions commit in order. A refused action never reaches the
-committer. If another process wrote first, the save fails with ``IntegrityError``: the cached
-aggregate is dropped and reloaded, and before a refusal the cache is brought up to date, so a
-stale cache can neither accept a conflicting action nor refuse a legal one.
+committer. If another process wrote first, the save fails with ``IntegrityError`` and nothing
+is written: the cached aggregate is dropped and reloaded, and the command is decided again on
+the fresh stream, once (a retried command id is then answered from the record; an action no
+longer legal is refused). Before a refusal the cache is brought up to date too, so a stale
+cache can neither accept a conflicting action nor refuse a legal one.
 """
 
 from __future__ import annotations
@@ -561,6 +565,7 @@ class Referee(Application[UUID]):
         command_id: str,
         expected_version: int | None,
         seat: int | None,
+        retry: bool = True,
     ) -> Answer:
         if principal.role is not Role.SEAT or principal.seat is None:
             raise PermissionDeniedError(
@@ -587,15 +592,25 @@ class Referee(Application[UUID]):
                 self._deal(match)
             self._commit(match)
         except IntegrityError:
+            # Another process wrote first: the cache was stale and nothing was committed.
+            # Reload and decide again on the fresh stream, once: a retried command is answered
+            # from the record, an action still legal is committed, and one that the other
+            # write made illegal lost the race (VERSION_CONFLICT, as in this process).
             self._evict(match.id)
             current = self._cached(match.id, fresh=False)
-            if command_id:  # the same command committed by another process: answer it
-                done = current.outcomes.get(Match.command_key(principal.seat, command_id))
-                if done is not None:
-                    return self._replayed(current, done, text)
+            why = ""
+            if retry:
+                try:
+                    return self._submit(current, principal, text, command_id,
+                                        expected_version, seat, retry=False)
+                except VersionConflictError:
+                    raise
+                except (RefereeError, RulesError) as exc:
+                    why = f" ({exc})"
+                current = self._cached(match.id, fresh=False)
             actual = current.version
             raise VersionConflictError(
-                f"another command changed the match first; it is at version {actual}",
+                f"another command changed the match first; it is at version {actual}{why}",
                 actualVersion=actual,
             ) from None
         except BaseException:
