@@ -99,6 +99,30 @@ def _cpu_seconds(pid: int) -> float:
     return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return sorted(out)
+
+
+def _tree_cpu(pids: list[int]) -> dict[int, float]:
+    """CPU seconds of each of ``pids`` and of their child processes (``--workers``)."""
+    out = {}
+    for p in [q for pid in pids for q in (pid, *_children(pid))]:
+        try:
+            out[p] = _cpu_seconds(p)
+        except OSError:
+            continue
+    return out
+
+
 def _status_kib(pid: int, key: str) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -108,19 +132,19 @@ def _status_kib(pid: int, key: str) -> int:
 
 
 ECHO_SERVER = r"""
-import sys, threading
+import sys
 from concurrent import futures
 import grpc
-workers, size = int(sys.argv[1]), int(sys.argv[2])
+workers, size, reuse, port = (int(a) for a in sys.argv[1:5])
 reply = b"x" * size
 def echo(request, context):
     return reply
 handler = grpc.method_handlers_generic_handler("bench.Echo", {
     "Call": grpc.unary_unary_rpc_method_handler(echo)})
 s = grpc.server(futures.ThreadPoolExecutor(max_workers=workers),
-                options=[("grpc.so_reuseport", 0)])
+                options=[("grpc.so_reuseport", reuse)])
 s.add_generic_rpc_handlers((handler,))
-port = s.add_insecure_port("127.0.0.1:0")
+port = s.add_insecure_port(f"127.0.0.1:{port}")
 s.start()
 print(f"listening on 127.0.0.1:{port}", flush=True)
 s.wait_for_termination()
@@ -149,7 +173,11 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
     from referee.rules.cards import CARD_NAMES
     from referee.rules.registry import find_game
 
-    chans = [grpc.aio.insecure_channel(cfg["address"]) for _ in range(cfg["channels"])]
+    # A connection of its own per channel (no shared subchannel), so that several server
+    # workers (SO_REUSEPORT spreads connections) each get some of them.
+    chans = [grpc.aio.insecure_channel(cfg["address"],
+                                       options=[("grpc.use_local_subchannel_pool", 1)])
+             for _ in range(cfg["channels"])]
     stubs = [pbg.RefereeServiceStub(c) for c in chans]  # type: ignore[no-untyped-call]
     rng = random.Random(cfg["seed"])
     game = find_game(cfg["game"])
@@ -166,7 +194,7 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
         return cards
 
     async def table(i: int) -> None:
-        stub = stubs[i % len(stubs)]
+        stub = stubs[i % len(stubs)]  # every seat of a table on one channel: one worker
         while time.time() < stop_at:
             packs = [pack() for _ in range(packs_per_match)] if mode == "mirror" else []
             created = await stub.CreateMatch(pb.CreateMatchRequest(
@@ -298,7 +326,7 @@ def client_process(cfg_json: str) -> None:
     sys.stdout.write(json.dumps(out))
 
 
-def _drive(cfg: dict[str, Any], clients: int, server_pid: int) -> dict[str, Any]:
+def _drive(cfg: dict[str, Any], clients: int, server_pids: list[int]) -> dict[str, Any]:
     """Run ``clients`` client processes sharing ``cfg['tables']``; merge their reports."""
     per = [cfg["tables"] // clients + (1 if i < cfg["tables"] % clients else 0)
            for i in range(clients)]
@@ -311,11 +339,11 @@ def _drive(cfg: dict[str, Any], clients: int, server_pid: int) -> dict[str, Any]
     wait = cfg["start_at"] - time.time()
     if wait > 0:
         time.sleep(wait)
-    cpu_start = _cpu_seconds(server_pid)
+    cpu_start = _tree_cpu(server_pids)
     wait = cfg["stop_at"] - time.time()
     if wait > 0:
         time.sleep(wait)
-    cpu_stop = _cpu_seconds(server_pid)
+    cpu_stop = _tree_cpu(server_pids)
     merged: dict[str, Any] = {"accepted": 0, "rpcs": 0, "latencies": [], "errors": {},
                               "client_cpu": 0.0}
     for p in procs:
@@ -340,7 +368,11 @@ def _drive(cfg: dict[str, Any], clients: int, server_pid: int) -> dict[str, Any]
         "rpcs_per_second": round(merged["rpcs"] / seconds, 1),
         "count": merged["accepted"],
         "p50_ms": pct(0.50), "p99_ms": pct(0.99), "max_ms": pct(1.0),
-        "server_cpu": round((cpu_stop - cpu_start) / seconds, 2),
+        "server_cpu": round(sum(cpu_stop[p] - cpu_start.get(p, 0.0) for p in cpu_stop)
+                            / seconds, 2),
+        "server_cpu_per_process": [round((cpu_stop[p] - cpu_start.get(p, 0.0)) / seconds, 2)
+                                   for p in cpu_stop],
+        "client_cpu": round(merged["client_cpu"] / seconds, 2),
         "errors": merged["errors"],
     }
 
@@ -355,8 +387,9 @@ def run(
     game: str = "euchre",
     mode: str = "mirror",
     clients: int = 1,
-    channels: int = 4,
+    channels: int | None = None,
     workers: int | None = None,
+    serve_workers: int = 1,
     memory: bool = False,
     echo: bool = True,
     metrics: bool = False,
@@ -370,6 +403,8 @@ def run(
         version = conn.execute("SHOW server_version").fetchone()[0]
     n_tables = tables if tables is not None else (10_000 if memory else 200)
     n_workers = workers if workers is not None else max(64, n_tables + 16) if not memory else 64
+    n_channels = channels if channels is not None else 4 * (1 if serve_workers == 1
+                                                            else 2 * serve_workers)
     env = dict(os.environ, PERSISTENCE_MODULE="eventsourcing.postgres", POSTGRES_SCHEMA=schema,
                REFEREE_AUDITOR_TOKEN=AUDITOR, REFEREE_GRPC_WORKERS=str(n_workers),
                AGGREGATE_CACHE_MAXSIZE=str(max(20_000, 2 * n_tables)), PYTHONUNBUFFERED="1")
@@ -382,17 +417,19 @@ def run(
         },
         "config": {
             "tables": n_tables, "game": game, "client": mode, "client_processes": clients,
-            "channels_per_client": channels, "grpc_workers": n_workers, "seconds": seconds,
+            "channels_per_client": n_channels, "grpc_workers": n_workers,
+            "server_processes": serve_workers, "seconds": seconds,
             "warmup": warmup, "metrics_interceptor": metrics,
             "offered_rate": rate or "unpaced (closed loop, no think time)",
         },
     }
     serve_cmd = [sys.executable, "-m", "referee", "serve", "--address", "127.0.0.1:0",
-                 "--log-level", "WARNING", "--metrics-port", "19464" if metrics else "0"]
+                 "--log-level", "WARNING", "--metrics-port", "19464" if metrics else "0",
+                 "--workers", str(serve_workers)]
     try:
         proc, address = _start(serve_cmd, env)
         try:
-            base = {"address": address, "game": game, "rules": {}, "channels": channels,
+            base = {"address": address, "game": game, "rules": {}, "channels": n_channels,
                     "seed": 7, "rate": rate, "tables_total": n_tables}
             if memory:
                 rss0 = _status_kib(proc.pid, "VmRSS")
@@ -413,22 +450,29 @@ def run(
             now = time.time()
             cfg = dict(base, mode=mode, tables=n_tables,
                        start_at=now + 2 + warmup, stop_at=now + 2 + warmup + seconds)
-            report["service"] = _drive(cfg, clients, proc.pid)
+            report["service"] = _drive(cfg, clients, [proc.pid])
             report["service"]["loadavg_after"] = list(os.getloadavg())
         finally:
             _stop(proc)
         if echo:
             size_req = 130
-            eproc, eaddr = _start([sys.executable, "-c", ECHO_SERVER, str(n_workers), "200"],
-                                  env)
+            # As many echo processes as server workers, sharing the port the same way.
+            reuse = str(int(serve_workers > 1))
+            eprocs = [_start([sys.executable, "-c", ECHO_SERVER, str(n_workers), "200", reuse,
+                              "0"], env)]
+            eaddr = eprocs[0][1]
             try:
+                for _ in range(serve_workers - 1):
+                    eprocs.append(_start([sys.executable, "-c", ECHO_SERVER, str(n_workers),
+                                          "200", reuse, eaddr.rsplit(":", 1)[1]], env))
                 now = time.time()
                 cfg = dict(base, address=eaddr, mode="echo", tables=n_tables,
                            request_size=size_req,
                            start_at=now + 2 + warmup, stop_at=now + 2 + warmup + seconds)
-                report["echo"] = _drive(cfg, clients, eproc.pid)
+                report["echo"] = _drive(cfg, clients, [p.pid for p, _ in eprocs])
             finally:
-                _stop(eproc)
+                for p, _ in eprocs:
+                    _stop(p)
             ours, ceiling = report["service"]["per_second"], report["echo"]["per_second"]
             report["ratio_actions_to_echo"] = round(ours / ceiling, 3) if ceiling else None
             report["ratio_rpcs_to_echo"] = (

@@ -59,6 +59,11 @@ def _main(argv: Sequence[str] | None) -> int:
         "--metrics-port", type=int, default=None,
         help="Prometheus /metrics port (default $REFEREE_METRICS_PORT or 9464; 0 disables)",
     )
+    p.add_argument(
+        "--workers", default="1",
+        help="server processes sharing the port (SO_REUSEPORT): a number or 'auto' (one per "
+        "CPU); worker i serves metrics on --metrics-port + i",
+    )
 
     p = sub.add_parser("health", help="check a server's gRPC health service (exit 0: SERVING)")
     p.add_argument("--address", default="127.0.0.1:50051", help="host:port of the server")
@@ -92,6 +97,11 @@ def _main(argv: Sequence[str] | None) -> int:
                    help="mirror: client mirrors the rules, SubmitAction only; view: GetView first")
     b.add_argument("--clients", type=int, default=1, help="client processes")
     b.add_argument("--workers", type=int, help="server gRPC threads (default tables+16)")
+    b.add_argument("--serve-workers", type=int, default=1,
+                   help="server processes (referee serve --workers N)")
+    b.add_argument("--channels", type=int,
+                   help="gRPC channels per client process (default 4; 8 per server process "
+                   "with --serve-workers > 1); a table's seats share one")
     b.add_argument("--memory", action="store_true", help="RSS with --tables open mid-hand tables")
     b.add_argument("--no-echo", action="store_true", help="skip the echo-server ceiling")
     b.add_argument("--rate", type=float, default=0.0,
@@ -115,6 +125,7 @@ def _main(argv: Sequence[str] | None) -> int:
             result = run_service(
                 tables=args.tables, seconds=args.seconds, warmup=args.warmup, game=args.game,
                 mode=args.client, clients=args.clients, workers=args.workers,
+                serve_workers=args.serve_workers, channels=args.channels,
                 memory=args.memory, echo=not args.no_echo, rate=args.rate,
             )
         except BenchError as exc:
@@ -155,6 +166,15 @@ def _main(argv: Sequence[str] | None) -> int:
         port = args.metrics_port
         if port is None:
             port = int(os.environ.get("REFEREE_METRICS_PORT", "9464"))
+        from referee.service.workers import serve_workers, worker_count
+
+        try:
+            workers = worker_count(args.workers)
+        except ValueError:
+            parser.error(f"--workers: a number >= 1 or 'auto', not {args.workers!r}")
+        if workers > 1:
+            return serve_workers(args.address, workers, args.grace, port,
+                                 ["--log-level", args.log_level])
         return serve(args.address, args.grace, port)
     if args.command == "health":
         from referee.service.healthcheck import check

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from concurrent import futures
@@ -30,13 +31,14 @@ class _Stopping:
 
 def build_server(
     app: Referee, address: str = "127.0.0.1:50051", *, max_workers: int = 32,
-    interceptors: tuple[grpc.ServerInterceptor, ...] = (),
+    interceptors: tuple[grpc.ServerInterceptor, ...] = (), reuse_port: bool = False,
 ) -> tuple[grpc.Server, int]:
     """A started-ready (not started) server for ``app`` bound to ``address``; returns it and
-    the bound port (use port 0 in tests)."""
+    the bound port (use port 0 in tests). ``reuse_port``: share the port with the other
+    workers of ``referee serve --workers N`` (else binding a used port fails)."""
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="referee"),
-        options=[("grpc.so_reuseport", 0)],
+        options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
         interceptors=interceptors,
     )
     stopping = _Stopping()
@@ -79,8 +81,11 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
     if hooks:
         app.on_commit_batch(metrics.COMMIT_BATCH.observe)
+    from referee.service.workers import REUSE_PORT_ENV
+
     server, port = build_server(
-        app, address, interceptors=hooks, max_workers=app.settings.grpc_workers
+        app, address, interceptors=hooks, max_workers=app.settings.grpc_workers,
+        reuse_port=os.environ.get(REUSE_PORT_ENV) == "1",
     )
     server.start()
     host = address.rsplit(":", 1)[0]
