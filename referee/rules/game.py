@@ -36,9 +36,9 @@ class Deal:
     stock: tuple[Card, ...]
 
 
-# The values below are frozen dataclasses with a hand-written ``__init__`` that fills
-# ``__dict__`` directly: the generated one of a frozen dataclass calls ``object.__setattr__``
-# once per field, which shows in the rules benchmark since every trick builds a fact.
+# Facts are named tuples: the cheapest immutable value CPython builds, and every trick builds
+# one. ``HandResult`` is a frozen dataclass with a hand-written ``__init__`` that fills
+# ``__dict__`` directly (the generated one calls ``object.__setattr__`` once per field).
 
 
 @dataclasses.dataclass(frozen=True, init=False)
@@ -67,20 +67,14 @@ class HandResult:
         return out
 
 
-@dataclasses.dataclass(frozen=True, init=False)
-class TrickTaken:
+class TrickTaken(NamedTuple):
     """Fact: a trick was completed. ``plays`` are ``(seat, card)`` in play order; ``points``
     the card points it holds in games that count them (0 otherwise)."""
 
     number: int
     plays: tuple[tuple[Seat, Card], ...]
     winner: Seat
-    points: int
-
-    def __init__(
-        self, number: int, plays: tuple[tuple[Seat, Card], ...], winner: Seat, points: int = 0
-    ) -> None:
-        self.__dict__.update(number=number, plays=plays, winner=winner, points=points)
+    points: int = 0
 
     def to_json(self) -> dict[str, JSON]:
         """``{"number", "plays": [{"seat", "card"}], "winner", "points"}``."""
@@ -101,26 +95,18 @@ def cards_taken(tricks: Iterable[TrickTaken]) -> CardSet:
     return m
 
 
-@dataclasses.dataclass(frozen=True, init=False)
-class Announced:
+class Announced(NamedTuple):
     """Fact: something became public other than a card play (trump fixed, contract won,
     a declaration shown, cards discarded face up). ``what`` is a short key, ``data`` JSON."""
 
     what: str
     data: Mapping[str, JSON]
 
-    def __init__(self, what: str, data: Mapping[str, JSON]) -> None:
-        self.__dict__.update(what=what, data=data)
 
-
-@dataclasses.dataclass(frozen=True, init=False)
-class HandEnded:
+class HandEnded(NamedTuple):
     """Fact: the deal is over with this result."""
 
     result: HandResult
-
-    def __init__(self, result: HandResult) -> None:
-        self.__dict__["result"] = result
 
 
 Fact: TypeAlias = TrickTaken | Announced | HandEnded
