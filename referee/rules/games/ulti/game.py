@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -327,6 +328,26 @@ _CMASK: dict[tuple[int, bool], int] = {}
 _MARRIAGE: Final = tuple((1 << card(KING, s)) | (1 << card(QUEEN, s)) for s in SUITS)
 """``_MARRIAGE[suit]``: the king and queen (felső) of ``suit`` (UL-16)."""
 _SHL1: Final = (1).__lshift__
+
+
+def _fact(what: str, **data: JSON) -> Announced:
+    """A fact built once and shared by every state that causes it (read-only data)."""
+    return Announced(what, MappingProxyType(data))
+
+
+_PASS_FACT, _PICKUP_FACT, _STAND_FACT, _DISCARD_FACT, _NO_KONTRA_FACT = (
+    tuple(_fact(what, seat=seat) for seat in range(3))
+    for what in ("pass", "pickup", "stand", "discard", "no_kontra")
+)
+_BID_FACTS: Final = tuple(
+    tuple(_fact("bid", seat=s, contract=c.key) for c in LADDER) for s in range(3)
+)
+_CONTRACT_FACTS: Final = tuple(
+    tuple(_fact("contract", declarer=s, contract=c.key) for c in LADDER) for s in range(3)
+)
+_TRUMP_FACTS: Final = tuple(
+    tuple(_fact("trump", seat=s, trump=SUIT_LETTERS[t]) for t in SUITS) for s in range(3)
+)
 
 # -- the state -------------------------------------------------------------------------------
 
@@ -838,7 +859,9 @@ class Ulti:
             points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[action]
             if number == 10:
                 points += 10  # UL-3: the last trick
-            taken = TrickTaken(number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
+            taken = _new_step(
+                TrickTaken, (number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
+            )
             s.tricks = (*tricks, taken)
             s.trick = ()
             s.to_act = winner
@@ -848,7 +871,7 @@ class Ulti:
                 s.phase = OVER
                 s.lmask = 0
                 res = s.res = self._compute_result(s)
-                return _new_step(Step, (s, (*facts, taken, HandEnded(res))))
+                return _new_step(Step, (s, (*facts, taken, _new_step(HandEnded, (res,)))))
             s.phase = PLAY
             if number == 1:
                 contract = fx.contract
@@ -893,7 +916,7 @@ class Ulti:
             f.talon = two
             f.discarder = seat
             s.phase = BID
-            return _new_step(Step, (s, (Announced("discard", {"seat": seat}),)))
+            return _new_step(Step, (s, (_DISCARD_FACT[seat],)))
         out: list[Fact]
         if phase == AUCTION:  # UL-11, UL-12
             if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
@@ -902,7 +925,7 @@ class Ulti:
             f = s.fx = fx.copy()
             if action == PASS:
                 f.passes += 1
-                fact = Announced("pass", {"seat": seat})
+                fact = _PASS_FACT[seat]
                 if f.passes >= 2 and f.rules.auction_end == "two_passes":
                     out = [fact]
                     self._end_auction(s, out)
@@ -913,10 +936,10 @@ class Ulti:
                 s.hm = state.hm | f.talon << _OFF[seat]
                 f.talon = 0
                 s.phase = DISCARD
-                return _new_step(Step, (s, (Announced("pickup", {"seat": seat}),)))
+                return _new_step(Step, (s, (_PICKUP_FACT[seat],)))
             out = []
             if action == STAND:
-                out.append(Announced("stand", {"seat": seat}))
+                out.append(_STAND_FACT[seat])
                 self._end_auction(s, out)
             else:  # a bid without the talon (raise_without_talon)
                 self._bid(s, seat, action, out)
@@ -937,7 +960,7 @@ class Ulti:
         if phase == TRUMP:  # UL-14
             assert isinstance(f, _Fixed)
             f.trump = action - NAME_BASE
-            out.append(Announced("trump", {"seat": seat, "trump": SUIT_LETTERS[f.trump]}))
+            out.append(_TRUMP_FACTS[seat][f.trump])
             self._start_play(s)
         else:  # KONTRA, UL-18 .. UL-20
             self._kontra(s, seat, action, out)
@@ -963,13 +986,13 @@ class Ulti:
         f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
         s.to_act = _NEXT[seat]
-        facts.append(Announced("bid", {"seat": seat, "contract": LADDER[rank - 1].key}))
+        facts.append(_BID_FACTS[seat][rank - 1])
 
     def _end_auction(self, s: UltiState, facts: list[Fact]) -> None:
         """UL-13 .. UL-15: the holder declares the current bid."""
         contract = LADDER[s.fx.cur - 1]
         f = s.fx = _Fixed.from_auction(s.fx, contract)
-        facts.append(Announced("contract", {"declarer": f.holder, "contract": contract.key}))
+        facts.append(_CONTRACT_FACTS[f.holder][contract.rank - 1])
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
             s.res = HandResult(
@@ -984,7 +1007,7 @@ class Ulti:
             return
         f.trump = HEARTS if contract.trump == PIROS else -1
         if f.trump >= 0:
-            facts.append(Announced("trump", {"seat": f.declarer, "trump": "H"}))
+            facts.append(_TRUMP_FACTS[f.declarer][HEARTS])
         self._start_play(s)
 
     def _start_play(self, s: UltiState) -> None:
@@ -1059,7 +1082,7 @@ class Ulti:
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
-            facts.append(Announced("no_kontra", {"seat": seat}))
+            facts.append(_NO_KONTRA_FACT[seat])
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             r0, r1, r2 = f.rek
