@@ -56,22 +56,20 @@ class Contract:
     open: bool
     """Terített: the declarer's hand is shown after trick 1 (UL-21)."""
 
-    @property
-    def value(self) -> int:
-        """What each defender pays when every component is won (UL-9's value column)."""
-        return sum(v for _, v in self.components)
+    value: int = dataclasses.field(init=False, repr=False, compare=False)
+    """What each defender pays when every component is won (UL-9's value column)."""
+    mask: int = dataclasses.field(init=False, repr=False, compare=False)
+    """The components as a bit set."""
+    colourless: bool = dataclasses.field(init=False, repr=False, compare=False)
+    """No trump: the colourless rank order (UL-2)."""
 
-    @property
-    def mask(self) -> int:
-        """The components as a bit set."""
+    def __post_init__(self) -> None:  # derived once: the play reads them at every trick
         m = 0
         for c, _ in self.components:
             m |= c
-        return m
-
-    @property
-    def colourless(self) -> bool:
-        return self.trump == NONE
+        object.__setattr__(self, "value", sum(v for _, v in self.components))
+        object.__setattr__(self, "mask", m)
+        object.__setattr__(self, "colourless", self.trump == NONE)
 
 
 _PARTS: Final = {

@@ -345,6 +345,14 @@ _BID_FACTS: Final = tuple(
 _CONTRACT_FACTS: Final = tuple(
     tuple(_fact("contract", declarer=s, contract=c.key) for c in LADDER) for s in range(3)
 )
+_MARRIAGE_FACTS: Final = tuple(
+    tuple(
+        tuple(_fact("marriage", seat=s, suit=SUIT_LETTERS[t], value=v) for v in (20, 40))
+        for t in SUITS
+    )
+    for s in range(3)
+)
+"""``[seat][suit][is_trump]``: the 20 or 40 announced (UL-16)."""
 _TRUMP_FACTS: Final = tuple(
     tuple(_fact("trump", seat=s, trump=SUIT_LETTERS[t]) for t in SUITS) for s in range(3)
 )
@@ -384,6 +392,8 @@ class _Auction:
     declarer: Seat = -1
     trump: int = -1
     marriages: tuple[tuple[Seat, int], ...] = ()
+    mfacts: tuple[tuple[Fact, ...], ...] = ((), (), ())
+    """Per seat, the marriage facts its first card announces (UL-16)."""
     hold: CardSet = 0
     kon: tuple[int, ...] = (0, 0, 0)
     rek: tuple[int, ...] = (0, 0, 0)
@@ -423,6 +433,7 @@ class _Fixed(_Auction):
         "kdone",
         "kon",
         "marriages",
+        "mfacts",
         "rek",
         "stop",
         "tab1",
@@ -446,6 +457,7 @@ class _Fixed(_Auction):
         f.kdone = self.kdone
         f.kon = self.kon
         f.marriages = self.marriages
+        f.mfacts = self.mfacts
         f.passes = self.passes
         f.rek = self.rek
         f.rules = self.rules
@@ -473,6 +485,7 @@ class _Fixed(_Auction):
         f.declarer = au.holder
         f.trump = -1
         f.marriages = ()
+        f.mfacts = ((), (), ())
         f.hold = 0
         f.kon = (0, 0, 0)
         f.rek = (0, 0, 0)
@@ -810,8 +823,8 @@ class Ulti:
             hm = state.hm & ~(1 << (action + _OFF[seat]))
             tricks = state.tricks
             facts: tuple[Fact, ...] = ()
-            if not tricks and fx.marriages:  # UL-16: announced with the first card
-                facts = self._marriage_facts(fx, seat)
+            if not tricks:  # UL-16: marriages are announced with the first card
+                facts = fx.mfacts[seat]
             s: UltiState = _new_state(UltiState)
             s.fx = fx
             s.hm = hm
@@ -966,16 +979,6 @@ class Ulti:
             self._kontra(s, seat, action, out)
         return _new_step(Step, (s, tuple(out)))
 
-    def _marriage_facts(self, fx: _Auction, seat: Seat) -> tuple[Fact, ...]:
-        return tuple(
-            Announced(
-                "marriage",
-                {"seat": seat, "suit": SUIT_LETTERS[suit], "value": 40 if suit == fx.trump else 20},
-            )
-            for who, suit in fx.marriages
-            if who == seat
-        )
-
     def _bid(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
         """UL-9 .. UL-11: the bid becomes current, the turn moves on."""
         f = s.fx
@@ -1019,13 +1022,15 @@ class Ulti:
         rules = f.rules
         trump = f.trump
         if trump >= 0:
-            hands = s.hands
-            f.marriages = tuple(
-                (seat, suit)
-                for seat in range(3)
-                for suit in SUITS
-                if hands[seat] & _MARRIAGE[suit] == _MARRIAGE[suit]
-            )
+            marriages = []
+            mfacts: list[tuple[Fact, ...]] = [(), (), ()]
+            for seat, hand in enumerate(s.hands):
+                for suit in SUITS:
+                    if hand & _MARRIAGE[suit] == _MARRIAGE[suit]:
+                        marriages.append((seat, suit))
+                        mfacts[seat] += (_MARRIAGE_FACTS[seat][suit][suit == trump],)
+            f.marriages = tuple(marriages)
+            f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
         if trump >= 0 and contract.mask & ULTI and rules.hold_ulti_seven:
             f.hold = 1 << SEVENS[trump]
         key = (contract.rank, rules.ulti_with_parti)

@@ -90,8 +90,11 @@ class UltiRules(RuleSet):
         choices=("double", "k_plus_one", "single"),
     )
     lost_passz: int = param(
-        1, "UL-34", "what a lost plain Passz costs each defender (TRICKSTER, VADEX: 2)",
-        minimum=1, maximum=2,
+        1,
+        "UL-34",
+        "what a lost plain Passz costs each defender (TRICKSTER, VADEX: 2)",
+        minimum=1,
+        maximum=2,
     )
     silent_100: str = param(
         "double_parti",
@@ -106,16 +109,17 @@ class UltiRules(RuleSet):
     lost_silent_ulti: bool = param(
         True,
         "UL-35",
-        "a declarer who plays the trump 7 to trick 10 and loses it pays 4 per defender "
-        "(HUWIKI)",
+        "a declarer who plays the trump 7 to trick 10 and loses it pays 4 per defender (HUWIKI)",
     )
     defenders_silent_feats: bool = param(
         False,
         "UL-35",
-        "the defenders' silent ulti, silent durchmars and silent 100 also score "
-        "(TRICKSTER, VADEX)",
+        "the defenders' silent ulti, silent durchmars and silent 100 also score (TRICKSTER, VADEX)",
     )
     deals: int = param(
-        9, "UL-36", "deals in a match (VADEX: each player is first player 3 times)",
-        minimum=1, maximum=999,
+        9,
+        "UL-36",
+        "deals in a match (VADEX: each player is first player 3 times)",
+        minimum=1,
+        maximum=999,
     )

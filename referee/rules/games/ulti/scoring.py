@@ -144,8 +144,12 @@ def settle(
             pay[e0] -= value * k0
             pay[e1] -= value * k1
         out_comps.append(
-            {"name": COMPONENT_NAMES[comp], "won": won, "value": value,
-             "kontra": {_SEAT_KEYS[e0]: k0, _SEAT_KEYS[e1]: k1}}
+            {
+                "name": COMPONENT_NAMES[comp],
+                "won": won,
+                "value": value,
+                "kontra": {_SEAT_KEYS[e0]: k0, _SEAT_KEYS[e1]: k1},
+            }
         )
     mask = contract.mask
     if trump >= 0:  # UL-35: silent feats in suit contracts only, never kontra'd
