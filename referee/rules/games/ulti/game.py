@@ -642,6 +642,8 @@ class UltiState:
 
 _FULL: Final = (1 << 52) - 1
 _OFF: Final = (0, 52, 104)
+_BIT: Final = tuple(tuple(1 << (c + off) for c in range(52)) for off in (0, 52, 104))
+"""``_BIT[seat][card]``: the card's bit in :attr:`UltiState.hm`."""
 """Where each seat's hand starts in :attr:`UltiState.hm`."""
 
 
@@ -816,11 +818,11 @@ class Ulti:
     def apply(self, state: UltiState, seat: Seat, action: Action) -> Step:
         phase = state.phase
         if phase == PLAY and seat == state.to_act:
-            if not (0 <= action < VERB_BASE and (state.lmask >> action) & 1):
+            if action < 0 or not (state.lmask >> action) & 1:  # lmask: cards only, < 2**52
                 raise self._illegal(state, action)
             # a card (UL-22 .. UL-27), inline: the hot path
             fx = state.fx
-            hm = state.hm & ~(1 << (action + _OFF[seat]))
+            hm = state.hm ^ _BIT[seat][action]  # the card is in the hand: lmask says so
             tricks = state.tricks
             facts: tuple[Fact, ...] = ()
             if not tricks:  # UL-16: marriages are announced with the first card
