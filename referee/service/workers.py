@@ -55,6 +55,15 @@ def _reserve(host: str) -> socket.socket:
     return sock
 
 
+def _ready(child: subprocess.Popen[str], index: int) -> None:
+    """Wait for a child's ``listening on`` line, then forward the rest of its output."""
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    if "listening on" not in line:
+        raise RuntimeError(f"worker {index} did not start: {line!r}")
+    threading.Thread(target=_forward, args=(child.stdout,), daemon=True).start()
+
+
 def _forward(stream: object) -> None:
     for line in stream:  # type: ignore[attr-defined]
         sys.stdout.write(line)
@@ -72,33 +81,23 @@ def serve_workers(
     shown = f"[{host}]" if ":" in host else host
     children: list[subprocess.Popen[str]] = []
     try:
+        # The first worker creates the tables (if missing) before the others start, so
+        # their CREATE ... IF NOT EXISTS statements do not race.
         for i in range(workers):
             env = dict(os.environ, PYTHONUNBUFFERED="1")
             env[REUSE_PORT_ENV], env[WORKER_ENV] = "1", str(i)
             if i > 0:  # the views are followed by one process only
                 env["REFEREE_PROJECTIONS"] = "off"
             cmd = [
-                sys.executable,
-                "-m",
-                "referee",
-                "serve",
-                *argv,
-                "--address",
-                f"{shown}:{port}",
-                "--workers",
-                "1",
-                "--grace",
-                str(grace),
-                "--metrics-port",
-                str(metrics_port + i if metrics_port else 0),
-            ]
+                sys.executable, "-m", "referee", "serve", *argv,
+                "--address", f"{shown}:{port}", "--workers", "1", "--grace", str(grace),
+                "--metrics-port", str(metrics_port + i if metrics_port else 0),
+            ]  # fmt: skip
             children.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True))
-        for i, child in enumerate(children):
-            assert child.stdout is not None
-            line = child.stdout.readline()
-            if "listening on" not in line:
-                raise RuntimeError(f"worker {i} did not start: {line!r}")
-            threading.Thread(target=_forward, args=(child.stdout,), daemon=True).start()
+            if i == 0:
+                _ready(children[0], 0)
+        for i, child in enumerate(children[1:], 1):
+            _ready(child, i)
     except BaseException:
         _stop_all(children, grace)
         raise

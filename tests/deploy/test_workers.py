@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 
 import grpc
+import psycopg
 import pytest
 
 from referee.api.v1 import referee_pb2 as pb
@@ -60,7 +61,30 @@ def _channel(address: str) -> grpc.Channel:
 def test_two_workers_share_the_port_and_never_refuse_a_legal_action(
     postgres_env: dict[str, str], tmp_path: Path
 ) -> None:
-    env = {**postgres_env, "REFEREE_AUDITOR_TOKEN": AUDITOR}
+    # A fresh schema: the workers start on an empty database (the first creates the tables).
+    schema = f"workers_{uuid.uuid4().hex[:8]}"
+    with _connect(postgres_env) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        _play(postgres_env, schema, tmp_path)
+    finally:
+        with _connect(postgres_env) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _connect(pg: dict[str, str]) -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(
+        host=pg["POSTGRES_HOST"],
+        port=pg.get("POSTGRES_PORT", "5432"),
+        user=pg.get("POSTGRES_USER"),
+        password=pg.get("POSTGRES_PASSWORD"),
+        dbname=pg.get("POSTGRES_DBNAME"),
+        autocommit=True,
+    )
+
+
+def _play(postgres_env: dict[str, str], schema: str, tmp_path: Path) -> None:
+    env = {**postgres_env, "POSTGRES_SCHEMA": schema, "REFEREE_AUDITOR_TOKEN": AUDITOR}
     proc, address = start_server(env, "--metrics-port", "0", "--workers", "2")
     port = int(address.rsplit(":", 1)[1])
     channels: list[grpc.Channel] = []
