@@ -1,4 +1,4 @@
-"""``referee serve --workers 2`` on PostgreSQL over real channels: the kernel spreads
+"""``referee serve --workers 2`` on PostgreSQL (and SQLite) over real channels: the kernel spreads
 connections over both processes; matches played through both at once (every action checked
 against the other worker's stale cache) never refuse a legal action nor fork a match; a
 ``command_id`` retried through the other worker is answered from the record; SIGTERM stops
@@ -66,10 +66,15 @@ def test_two_workers_share_the_port_and_never_refuse_a_legal_action(
     with _connect(postgres_env) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
-        _play(postgres_env, schema, tmp_path)
+        _play({**postgres_env, "POSTGRES_SCHEMA": schema}, tmp_path)
     finally:
         with _connect(postgres_env) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_two_workers_on_sqlite(tmp_path: Path) -> None:
+    """The embedded store too: both processes on one SQLite file (views in worker 0)."""
+    _play({"REFEREE_DATA_DIR": str(tmp_path / "data")}, tmp_path)
 
 
 def _connect(pg: dict[str, str]) -> psycopg.Connection[tuple[object, ...]]:
@@ -83,8 +88,8 @@ def _connect(pg: dict[str, str]) -> psycopg.Connection[tuple[object, ...]]:
     )
 
 
-def _play(postgres_env: dict[str, str], schema: str, tmp_path: Path) -> None:
-    env = {**postgres_env, "POSTGRES_SCHEMA": schema, "REFEREE_AUDITOR_TOKEN": AUDITOR}
+def _play(store: dict[str, str], tmp_path: Path) -> None:
+    env = {**store, "REFEREE_AUDITOR_TOKEN": AUDITOR}
     proc, address = start_server(env, "--metrics-port", "0", "--workers", "2")
     port = int(address.rsplit(":", 1)[1])
     channels: list[grpc.Channel] = []
