@@ -331,13 +331,15 @@ class StoredRejectionLog:
 
 
 class _Pending:
-    """One caller's events waiting for the group commit."""
+    """One caller's events waiting for the group commit. ``done`` is a bare lock held until
+    the writer releases it (cheaper than an ``Event``: one lock, no condition)."""
 
     __slots__ = ("aggregate", "done", "error", "events")
 
     def __init__(self, aggregate: Any, events: Sequence[Any]) -> None:
         self.aggregate, self.events = aggregate, events
-        self.done = threading.Event()
+        self.done = threading.Lock()
+        self.done.acquire()
         self.error: BaseException | None = None
 
 
@@ -367,7 +369,7 @@ class GroupCommitter:
                 raise RuntimeError("the referee is closing")
             self._queue.append(item)
             self._cond.notify()
-        item.done.wait()
+        item.done.acquire()  # released by the writer thread
         if item.error is not None:
             raise item.error
 
@@ -422,7 +424,7 @@ class GroupCommitter:
                         item.error = own
         finally:
             for item in batch:
-                item.done.set()
+                item.done.release()
 
 
 def hash_token(token: str) -> str:
