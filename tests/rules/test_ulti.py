@@ -181,7 +181,7 @@ def test_u_t6_ul10_ul11_ul12_auction_flow() -> None:
     state = run(state, (0, "pickup"))
     state = run(state, (0, G.format_action(G.legal_actions(state)[-1])))
     state = run(state, (0, "bid:betli"), (1, "pass"), (2, "pass"))
-    assert G.legal_actions(state) == [G.parse_action("pickup"), G.parse_action("stand")]
+    assert list(G.legal_actions(state)) == [G.parse_action("pickup"), G.parse_action("stand")]
     state = run(state, (0, "stand"))
     assert state.declarer == 0 and state.contract == by_key("betli")
     assert state.phase == Phase.PLAY and state.trump == -1 and G.current_seat(state) == 0
@@ -204,12 +204,12 @@ def test_u_t7_no_pickup_over_the_top_bid() -> None:
     top = LADDER[-1].key
     state = G.new_hand(low_deal(), 2, R)
     state = run(state, (0, "discard:9H,9S"), (0, f"bid:{top}"))
-    assert G.legal_actions(state) == [G.parse_action("pass")]
+    assert list(G.legal_actions(state)) == [G.parse_action("pass")]
     with pytest.raises(IllegalActionError) as err:
         G.apply(state, 1, G.parse_action("pickup"))
     assert err.value.rule == "UL-11"
     state = run(state, (1, "pass"), (2, "pass"))
-    assert G.legal_actions(state) == [G.parse_action("stand")]
+    assert list(G.legal_actions(state)) == [G.parse_action("stand")]
 
 
 def test_ul12_two_passes_variant() -> None:
@@ -322,7 +322,7 @@ def test_ul18_ul19_suit_kontra_binds_both_defenders() -> None:
     assert state.phase == Phase.KONTRA
     state = run(state, (1, "kontra:ulti"))
     assert state.kon == (0, 8, 8)
-    assert G.legal_actions(state) == [G.parse_action("pass"), G.parse_action("kontra:parti")]
+    assert list(G.legal_actions(state)) == [G.parse_action("pass"), G.parse_action("kontra:parti")]
     with pytest.raises(IllegalActionError) as err:
         G.apply(state, 2, G.parse_action("kontra:ulti"))
     assert err.value.rule == "UL-19"

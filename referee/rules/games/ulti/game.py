@@ -288,7 +288,7 @@ class _BidTables:
 
     def __init__(self, rules: UltiRules) -> None:
         rows = [higher_bids(rules, cur) for cur in range(len(LADDER) + 1)]
-        self.bids: tuple[list[Action], ...] = tuple(list(r) for r in rows)
+        self.bids: tuple[tuple[Action, ...], ...] = tuple(rows)
         self.bids_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in rows)
         auction = []
         for higher in rows:
@@ -298,8 +298,8 @@ class _BidTables:
                     out.insert(0 if out[0] == STAND else 1, PICKUP)
                     if rules.raise_without_talon:
                         out.extend(higher)
-                auction.append(sorted(out))
-        self.auction: tuple[list[Action], ...] = tuple(auction)
+                auction.append(tuple(sorted(out)))
+        self.auction: tuple[tuple[Action, ...], ...] = tuple(auction)
         self.auction_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in auction)
 
 
@@ -314,13 +314,13 @@ def _bid_tables(rules: UltiRules) -> _BidTables:
     return t
 
 
-_KONTRA_LISTS: Final = tuple([PASS, *(KONTRA_BASE + sub for sub in _SUBSETS[m])] for m in range(64))
+_KONTRA_LISTS: Final = tuple((PASS, *(KONTRA_BASE + sub for sub in _SUBSETS[m])) for m in range(64))
 _KONTRA_SETS: Final = tuple(frozenset(r) for r in _KONTRA_LISTS)
 _REKONTRA_LISTS: Final = tuple(
-    [PASS, *(REKONTRA_BASE + sub for sub in _SUBSETS[m])] for m in range(64)
+    (PASS, *(REKONTRA_BASE + sub for sub in _SUBSETS[m])) for m in range(64)
 )
 _REKONTRA_SETS: Final = tuple(frozenset(r) for r in _REKONTRA_LISTS)
-_NAME_LIST: Final = [NAME_BASE + s for s in NAMEABLE]
+_NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
 _NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
 _CMASK: dict[tuple[int, bool], int] = {}
@@ -654,6 +654,9 @@ def _pack_hands(hands: Sequence[CardSet]) -> int:
 _new_state = object.__new__
 _new_step = tuple.__new__
 _C0, _C1, _C2, _C3 = SUIT_CARDS
+_LEGAL_CARDS: dict[CardSet, tuple[Card, ...]] = {}
+"""The legal cards as a tuple, by set: three quarters of the play's legal sets repeat."""
+_LEGAL_CARDS_MAX: Final = 1 << 16
 
 
 _HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
@@ -765,21 +768,31 @@ class Ulti:
         phase = state.phase
         if phase == PLAY:
             m = state.lmask
-            return [*_C0[m & 0x1FFF], *_C1[m >> 13 & 0x1FFF], *_C2[m >> 26 & 0x1FFF], *_C3[m >> 39]]
+            cards = _LEGAL_CARDS.get(m)
+            if cards is None:
+                if len(_LEGAL_CARDS) >= _LEGAL_CARDS_MAX:
+                    _LEGAL_CARDS.clear()
+                cards = _LEGAL_CARDS[m] = (
+                    *_C0[m & 0x1FFF],
+                    *_C1[m >> 13 & 0x1FFF],
+                    *_C2[m >> 26 & 0x1FFF],
+                    *_C3[m >> 39],
+                )
+            return cards
         if phase == DISCARD:
             return DiscardPairs(state.hm >> _OFF[state.to_act] & _FULL)
         fx = state.fx
         if phase == AUCTION:
-            return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)][:]
+            return fx.btab.auction[2 * fx.cur + (state.to_act == fx.holder)]
         if phase == BID:
-            return fx.btab.bids[fx.cur][:]
+            return fx.btab.bids[fx.cur]
         if phase == KONTRA:
-            return self._kontra_actions(state)[:]
+            return self._kontra_actions(state)
         if phase == TRUMP:
-            return _NAME_LIST[:]
-        return []
+            return _NAME_LIST
+        return ()
 
-    def _kontra_actions(self, state: UltiState) -> list[Action]:
+    def _kontra_actions(self, state: UltiState) -> tuple[Action, ...]:
         """The shared (not to be changed) kontra row of the seat to act (UL-18, UL-19)."""
         fx = state.fx
         seat = state.to_act
