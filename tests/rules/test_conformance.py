@@ -179,3 +179,31 @@ def _variant(spec, rng: random.Random) -> dict[str, object]:  # type: ignore[no-
     low = spec.minimum if spec.minimum is not None else 1
     high = spec.maximum if spec.maximum is not None else low + 20
     return {spec.name: rng.randint(low, high)}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_states_and_facts_copy_and_pickle(name: str) -> None:
+    """The service deep-copies matches (``Referee.get_match``) and may pickle them: every
+    state and fact of random deals survives both, and the copy plays on identically."""
+    import copy
+    import pickle
+
+    game = GAMES[name]
+    rules = game.rules_class()
+    rng = random.Random(77)
+    pack = list(game.pack)
+    for k in range(40):
+        rng.shuffle(pack)
+        state = game.new_hand(game.deal(pack, k % game.num_seats), k % game.num_seats, rules)
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            action = legal[rng.randrange(len(legal))]
+            seat = game.current_seat(state)
+            assert seat is not None
+            step = game.apply(state, seat, action)
+            for other in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+                again = game.apply(other, seat, action)
+                assert again.facts == step.facts
+                assert game.view(again.state, seat) == game.view(step.state, seat)
+            assert pickle.loads(pickle.dumps(step.facts)) == step.facts
+            state = step.state

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from types import MappingProxyType
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -331,8 +330,9 @@ _SHL1: Final = (1).__lshift__
 
 
 def _fact(what: str, **data: JSON) -> Announced:
-    """A fact built once and shared by every state that causes it (read-only data)."""
-    return Announced(what, MappingProxyType(data))
+    """A fact built once and shared by every state that causes it: its data is read-only by
+    contract (a plain dict, so that states still pickle and deep-copy)."""
+    return Announced(what, data)
 
 
 _PASS_FACT, _PICKUP_FACT, _STAND_FACT, _DISCARD_FACT, _NO_KONTRA_FACT = (
