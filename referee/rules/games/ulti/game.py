@@ -653,6 +653,21 @@ def _pack_hands(hands: Sequence[CardSet]) -> int:
 
 _new_state = object.__new__
 _new_step = tuple.__new__
+
+
+def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
+    """A state of the auction (no trick, no legal card mask)."""
+    s: UltiState = _new_state(UltiState)
+    s.fx = fx
+    s.phase = phase
+    s.to_act = to_act
+    s.hm = hm
+    s.lmask = 0
+    s.trick = ()
+    s.tricks = ()
+    return s
+
+
 _C0, _C1, _C2, _C3 = SUIT_CARDS
 _LEGAL_CARDS: dict[CardSet, tuple[Card, ...]] = {}
 """The legal cards as a tuple, by set: three quarters of the play's legal sets repeat."""
@@ -937,34 +952,35 @@ class Ulti:
             hand = state.hm >> _OFF[seat] & _FULL
             if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
                 raise self._illegal(state, action)
-            s = state.copy()
-            f = s.fx = fx.copy()
-            two = (1 << a) | (1 << b)
-            s.hm = state.hm & ~(two << _OFF[seat])
-            f.talon = two
+            f = fx.copy()
+            f.talon = two = (1 << a) | (1 << b)
             f.discarder = seat
-            s.phase = BID
-            return _new_step(Step, (s, (_DISCARD_FACT[seat],)))
+            return _new_step(
+                Step,
+                (
+                    _bidding(f, BID, seat, state.hm ^ two << _OFF[seat]),
+                    (_DISCARD_FACT[seat],),
+                ),
+            )
         out: list[Fact]
         if phase == AUCTION:  # UL-11, UL-12
             if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
                 raise self._illegal(state, action)
-            s = state.copy()
-            f = s.fx = fx.copy()
+            f = fx.copy()
             if action == PASS:
                 f.passes += 1
-                fact = _PASS_FACT[seat]
                 if f.passes >= 2 and f.rules.auction_end == "two_passes":
-                    out = [fact]
+                    s = _bidding(f, AUCTION, seat, state.hm)
+                    out = [_PASS_FACT[seat]]
                     self._end_auction(s, out)
                     return _new_step(Step, (s, tuple(out)))
-                s.to_act = _NEXT[seat]
-                return _new_step(Step, (s, (fact,)))
+                s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
+                return _new_step(Step, (s, (_PASS_FACT[seat],)))
             if action == PICKUP:  # 12 cards, discard two, bid higher
-                s.hm = state.hm | f.talon << _OFF[seat]
+                s = _bidding(f, DISCARD, seat, state.hm | f.talon << _OFF[seat])
                 f.talon = 0
-                s.phase = DISCARD
                 return _new_step(Step, (s, (_PICKUP_FACT[seat],)))
+            s = _bidding(f, AUCTION, seat, state.hm)
             out = []
             if action == STAND:
                 out.append(_STAND_FACT[seat])
@@ -975,11 +991,14 @@ class Ulti:
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
                 raise self._illegal(state, action)
-            s = state.copy()
-            s.fx = fx.copy()
-            out = []
-            self._bid(s, seat, action, out)
-            return _new_step(Step, (s, tuple(out)))
+            f = fx.copy()
+            rank = action - BID_BASE + 1
+            f.cur = rank
+            f.holder = seat
+            f.passes = 0
+            f.bids = (*f.bids, (seat, rank))
+            s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
+            return _new_step(Step, (s, (_BID_FACTS[seat][rank - 1],)))
         if phase == PLAY or not self._is_legal(state, action):
             raise self._illegal(state, action)
         s = state.copy()
