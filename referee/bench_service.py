@@ -335,8 +335,11 @@ def client_process(cfg_json: str) -> None:
     sys.stdout.write(json.dumps(out))
 
 
-def _drive(cfg: dict[str, Any], clients: int, server_pids: list[int]) -> dict[str, Any]:
-    """Run ``clients`` client processes sharing ``cfg['tables']``; merge their reports."""
+def _drive(cfg: dict[str, Any], clients: int, server_pids: int | list[int]) -> dict[str, Any]:
+    """Run ``clients`` client processes sharing ``cfg['tables']``; merge their reports.
+    ``server_pids``: the server process(es) whose CPU (with their children's) is measured."""
+    if isinstance(server_pids, int):  # projections/bench.py passes one pid
+        server_pids = [server_pids]
     per = [cfg["tables"] // clients + (1 if i < cfg["tables"] % clients else 0)
            for i in range(clients)]
     procs = []
