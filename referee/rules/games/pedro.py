@@ -538,6 +538,25 @@ def _discard_sets(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> Disca
     return d
 
 
+def _discard_spec(hand: CardSet, f: _Fixed) -> tuple[CardSet, CardSet, int, int]:
+    """The legal discards from ``hand`` as ``forced | S``, ``S ⊆ pool``,
+    ``kmin ≤ |S| ≤ kmax`` (:meth:`Pedro._discard_spec`)."""
+    t = f.trump
+    room = WIDOW - f.requested  # PE-14
+    if f.rules.discard_rule == "at_least_three":
+        pool = hand & ~COUNTING[t]  # PE-11
+        return 0, pool, 3, min(pool.bit_count(), 3 + room)  # PE-10
+    trumps = hand & TRUMPS[t]
+    nt = trumps.bit_count()
+    plain = hand & ~trumps
+    if nt > HAND:  # PE-12: non-counting trumps down to six
+        return plain, trumps & ~COUNTING[t], nt - HAND, nt - HAND
+    size = min(9 - nt, 3 + room)
+    if size == 9 - nt:
+        return plain, 0, 0, 0
+    return 0, plain, size, size
+
+
 _BIDS: dict[tuple[int, int, bool, str, bool], list[Action]] = {}
 
 
@@ -670,7 +689,7 @@ class PedroState:
     ``requested``, ``widow_left`` and ``widow_up`` (setting one gives the state a new ``fx``).
     """
 
-    __slots__ = ("fx", "hands", "led", "legal", "phase", "taken", "to_act", "trick", "tricks")
+    __slots__ = ("ds", "fx", "hands", "led", "legal", "phase", "taken", "to_act", "trick", "tricks")
 
     fx: _Fixed
     phase: int
@@ -684,6 +703,9 @@ class PedroState:
     legal: CardSet
     """In play, the cards the seat to act may play, set by :meth:`Pedro.apply` (unset in a
     state built otherwise, and never copied: :meth:`copy` gives a state to change)."""
+    ds: DiscardSets
+    """At a discard, the legal discards of the seat to act, set by :meth:`Pedro.apply` (as
+    ``legal``: unset in a state built otherwise, never copied)."""
 
     if TYPE_CHECKING:
         rules: PedroRules
@@ -732,8 +754,12 @@ class PedroState:
 _new_state = object.__new__
 
 _BIT: Final = tuple(1 << c for c in range(52)).__getitem__
-_PACK_SET: Final = frozenset(PACK_52)
+_PACK_SUM: Final = sum(PACK_52)
 _FULL: Final = (1 << 52) - 1
+_PLAYED: Final = tuple(tuple(((p, c),) for c in range(52)) for p in range(4))
+"""``_PLAYED[seat][card]``: ``((seat, card),)``, added to a trick (shared immutable tuples)."""
+_BID_MADE: Final = tuple(tuple(((p, b),) for b in range(-1, MAX_BID + 1)) for p in range(4))
+"""``_BID_MADE[seat][bid + 1]``: ``((seat, bid),)``, added to the bids (-1: a pass)."""
 
 
 def _deal_getter(dealer: int, seat: int) -> Callable[[Sequence[Card]], tuple[Card, ...]]:
@@ -779,15 +805,30 @@ class Pedro:
         assert isinstance(rules, PedroRules)
         dealt = deal.hands
         stock = deal.stock
-        if (
-            len(dealt) == 4
-            and len(stock) == WIDOW
-            and len(dealt[0]) == len(dealt[1]) == len(dealt[2]) == len(dealt[3]) == 9
-            and {*dealt[0], *dealt[1], *dealt[2], *dealt[3], *stock} == _PACK_SET
-        ):  # the usual case: the pack, every card once, in the right shape
-            hands: Sequence[CardSet] = [sum(map(_BIT, h)) for h in dealt]
-            widow_left = _FULL - sum(hands)
-        else:  # check_deal names the problem
+        hands: Sequence[CardSet] | None = None
+        if len(dealt) == 4 and len(stock) == WIDOW:
+            d0, d1, d2, d3 = dealt
+            try:
+                h0 = sum(map(_BIT, d0))
+                h1 = sum(map(_BIT, d1))
+                h2 = sum(map(_BIT, d2))
+                h3 = sum(map(_BIT, d3))
+                widow_left = sum(map(_BIT, stock))
+            except (IndexError, TypeError):  # not a card: check_deal names it
+                pass
+            else:  # the usual case: nine different cards each, the union is the pack, and
+                # no card is negative (a negative one would stand for a card 52 higher)
+                if (
+                    h0 | h1 | h2 | h3 | widow_left == _FULL
+                    and len(d0) == h0.bit_count() == 9
+                    and len(d1) == h1.bit_count() == 9
+                    and len(d2) == h2.bit_count() == 9
+                    and len(d3) == h3.bit_count() == 9
+                    and widow_left.bit_count() == WIDOW
+                    and sum(d0) + sum(d1) + sum(d2) + sum(d3) + sum(stock) == _PACK_SUM
+                ):
+                    hands = (h0, h1, h2, h3)
+        if hands is None:  # check_deal names the problem
             hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
             widow_left = sum(map(_BIT, stock))
         f = _new_state(_Fixed)
@@ -834,8 +875,11 @@ class Pedro:
             f = state.fx
             high = f.high
             return _bid_legal(high, f.rules, high < 0 and len(f.bids) == 3)
-        if phase == DISCARD:
-            return _discard_sets(*self._discard_spec(state))  # lazy: up to 466 sets
+        if phase == DISCARD:  # lazy: up to 466 sets
+            try:
+                return state.ds
+            except AttributeError:
+                return _discard_sets(*self._discard_spec(state))
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
@@ -860,22 +904,7 @@ class Pedro:
 
     def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
         """The legal discards as ``forced | S``, ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``."""
-        hand = state.hands[state.to_act]
-        f = state.fx
-        t = f.trump
-        room = WIDOW - f.requested  # PE-14
-        if f.rules.discard_rule == "at_least_three":
-            pool = hand & ~COUNTING[t]  # PE-11
-            return 0, pool, 3, min(pool.bit_count(), 3 + room)  # PE-10
-        trumps = hand & TRUMPS[t]
-        nt = trumps.bit_count()
-        plain = hand & ~trumps
-        if nt > HAND:  # PE-12: non-counting trumps down to six
-            return plain, trumps & ~COUNTING[t], nt - HAND, nt - HAND
-        size = min(9 - nt, 3 + room)
-        if size == 9 - nt:
-            return plain, 0, 0, 0
-        return 0, plain, size, size
+        return _discard_spec(state.hands[state.to_act], state.fx)
 
     def apply(self, state: PedroState, seat: Seat, action: Action) -> Step:
         phase = state.phase
@@ -889,11 +918,9 @@ class Pedro:
             if not (0 <= action < 52 and legal >> action & 1):  # PE-16
                 raise self._illegal(state, action)
             hands = state.hands
-            hand = hands[seat]
-            led = state.led
             f = state.fx
             h0, h1, h2, h3 = hands
-            hand ^= 1 << action
+            hand = hands[seat] ^ 1 << action
             if seat == 0:
                 new = (hand, h1, h2, h3)
             elif seat == 1:
@@ -902,13 +929,14 @@ class Pedro:
                 new = (h0, h1, hand, h3)
             else:
                 new = (h0, h1, h2, hand)
-            trick = (*state.trick, (seat, action))
+            before = state.trick
             s = _new_state(PedroState)
             s.fx = f
             s.hands = new
-            if len(trick) < 4:
-                s.phase = PLAY
+            s.phase = PLAY
+            if len(before) < 3:
                 s.to_act = nxt = (seat + 1) & 3
+                led = state.led
                 if led < 0:
                     led = f.eff_suit[action]
                 s.led = led
@@ -919,11 +947,55 @@ class Pedro:
                 else:
                     follow = m & f.eff_mask[led]
                     s.legal = follow | trumps if follow else m
-                s.trick = trick
+                s.trick = before + _PLAYED[seat][action]
                 s.tricks = state.tricks
                 s.taken = state.taken
                 return _new_tuple(Step, (s, ()))
-            return self._end_trick(state, s, trick)
+            # the trick is complete (PE-17, PE-18): the first card of the highest power wins
+            (p0, c0), (p1, c1), (p2, c2) = before
+            power = f.power[state.led]
+            winner = p0
+            best = power[c0]
+            v = power[c1]
+            if v > best:
+                best = v
+                winner = p1
+            v = power[c2]
+            if v > best:
+                best = v
+                winner = p2
+            if power[action] > best:
+                winner = seat
+            points = f.points
+            total = points[c0] + points[c1] + points[c2] + points[action]
+            t0, t1 = state.taken
+            if winner & 1:
+                t1 += total
+            else:
+                t0 += total
+            trick = before + _PLAYED[seat][action]
+            if f.played_by:
+                low = LOW[f.trump]
+                for p, x in trick:
+                    if x == low and (p ^ winner) & 1:  # the point goes to the side that played it
+                        if winner & 1:
+                            t1 -= 1
+                            t0 += 1
+                        else:
+                            t0 -= 1
+                            t1 += 1
+            s.taken = (t0, t1)
+            tricks = state.tricks
+            fact = TrickTaken(len(tricks) + 1, trick, winner, total)
+            s.tricks = tricks = (*tricks, fact)
+            s.trick = ()
+            s.led = -1
+            s.to_act = winner
+            s.legal = new[winner]
+            if len(tricks) == HAND:
+                s.phase = OVER
+                return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
+            return _new_tuple(Step, (s, (fact,)))
         if phase == BID:
             return self._bid(state, seat, action)
         if phase == NAME:
@@ -934,12 +1006,13 @@ class Pedro:
             f.trump = action - NAME_BASE
             f.tables()
             s.phase = DISCARD
-            s.to_act = (f.dealer + 1) % 4
-            fact = Announced(
+            s.to_act = nxt = (f.dealer + 1) % 4
+            s.ds = _discard_sets(*_discard_spec(s.hands[nxt], f))
+            named = Announced(
                 "trump",
                 {"trump": SUIT_LETTERS[f.trump], "maker": f.maker, "bid": f.high},
             )
-            return _new_tuple(Step, (s, (fact,)))
+            return _new_tuple(Step, (s, (named,)))
         if phase == DISCARD:
             return self._discard(state, seat, action)
         return self._take(state, seat, action)
@@ -961,7 +1034,7 @@ class Pedro:
         s = state.copy()
         s.fx = f = g.copy()
         bid = -1 if action == PASS else action - BID_BASE
-        f.bids = (*f.bids, (seat, bid))
+        f.bids = g.bids + _BID_MADE[seat][bid + 1]
         if bid >= 0:
             f.high = bid
             f.maker = seat
@@ -978,7 +1051,18 @@ class Pedro:
 
     def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
         d = action - DISCARD_BASE
-        if not _discard_allowed(d, *self._discard_spec(state)):  # DiscardSets' membership
+        try:
+            ds = state.ds
+        except AttributeError:
+            ds = _discard_sets(*self._discard_spec(state))
+        forced = ds._forced
+        free = d ^ forced  # DiscardSets' membership, inline
+        if not (
+            d >= 0
+            and d & forced == forced
+            and not free & ~ds._pool
+            and ds._kmin <= free.bit_count() <= ds._kmax
+        ):
             raise self._illegal(state, action)
         s = state.copy()
         s.fx = f = state.fx.copy()
@@ -992,7 +1076,8 @@ class Pedro:
         fact = Announced("discard", {"seat": seat, "cards": _names_of(d)})
         dealer = f.dealer
         if seat != dealer:
-            s.to_act = (seat + 1) & 3
+            s.to_act = nxt = (seat + 1) & 3
+            s.ds = _discard_sets(*_discard_spec(hands[nxt], f))
             return _new_tuple(Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
         widow = f.widow
@@ -1036,51 +1121,6 @@ class Pedro:
         s.to_act = f.maker
         s.legal = s.hands[f.maker]
         return Announced("widow", {"cards": _names_of(f.widow_up)})
-
-    def _end_trick(
-        self, state: PedroState, s: PedroState, trick: tuple[tuple[Seat, Card], ...]
-    ) -> Step:
-        """Complete ``s`` (every field but the trick's set) after the fourth card."""
-        f = state.fx
-        # the trick is complete (PE-17, PE-18)
-        power = f.power[state.led]
-        points = f.points
-        winner = -1
-        best = -2
-        total = 0
-        for p, x in trick:
-            total += points[x]
-            v = power[x]
-            if v > best:
-                best = v
-                winner = p
-        t0, t1 = state.taken
-        if winner & 1:
-            t1 += total
-        else:
-            t0 += total
-        if f.played_by:
-            low = LOW[f.trump]
-            for p, x in trick:
-                if x == low and (p ^ winner) & 1:  # the point goes to the side that played it
-                    if winner & 1:
-                        t1 -= 1
-                        t0 += 1
-                    else:
-                        t0 -= 1
-                        t1 += 1
-        s.taken = (t0, t1)
-        fact = TrickTaken(len(state.tricks) + 1, trick, winner, total)
-        s.tricks = (*state.tricks, fact)
-        s.trick = ()
-        s.led = -1
-        s.to_act = winner
-        s.phase = PLAY
-        s.legal = s.hands[winner]
-        if len(s.tricks) == HAND:
-            s.phase = OVER
-            return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
-        return _new_tuple(Step, (s, (fact,)))
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
