@@ -199,3 +199,22 @@ def _play(store: dict[str, str], tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_dead_worker_stops_the_others(tmp_path: Path) -> None:
+    """If a worker dies, the parent stops the other one and exits 1 (for its supervisor to
+    restart the lot), rather than serving on with part of the connections refused."""
+    env = {"REFEREE_DATA_DIR": str(tmp_path / "data"), "REFEREE_AUDITOR_TOKEN": AUDITOR}
+    proc, _ = start_server(env, "--metrics-port", "0", "--workers", "2")
+    try:
+        first, second = _children(proc.pid)
+        os.kill(first, signal.SIGKILL)
+        assert proc.wait(30) == 1
+        assert (
+            not os.path.exists(f"/proc/{second}")
+            or "zombie" in Path(f"/proc/{second}/status").read_text()
+        )
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
