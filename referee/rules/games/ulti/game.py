@@ -324,8 +324,9 @@ _NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
 _CMASK: dict[tuple[int, bool], int] = {}
 """``components_mask`` of each ladder contract, by ``(rank, ulti_with_parti)``."""
-_MARRIAGE: Final = tuple((1 << card(KING, s)) | (1 << card(QUEEN, s)) for s in SUITS)
-"""``_MARRIAGE[suit]``: the king and queen (felső) of ``suit`` (UL-16)."""
+_QUEENS: Final = sum(1 << card(QUEEN, s) for s in SUITS)
+"""The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
+assert all(card(KING, s) == card(QUEEN, s) + 1 for s in SUITS)
 _SHL1: Final = (1).__lshift__
 
 
@@ -818,31 +819,6 @@ class Ulti:
             return _REKONTRA_LISTS[doubled]
         return _KONTRA_LISTS[fx.cmask & ~fx.kon[seat]]
 
-    def _is_legal(self, state: UltiState, action: Action) -> bool:
-        """Whether ``action`` is legal outside the play (UL-9 .. UL-20)."""
-        fx = state.fx
-        phase = state.phase
-        if phase == DISCARD:
-            pair = action - DISCARD_BASE
-            a, b = divmod(pair, 52)
-            hand = state.hands[state.to_act]
-            return 0 <= pair < 2704 and a < b and bool((hand >> a) & (hand >> b) & 1)
-        if phase == AUCTION:
-            return action in fx.btab.auction_set[2 * fx.cur + (state.to_act == fx.holder)]
-        if phase == BID:
-            return action in fx.btab.bids_set[fx.cur]
-        if phase == KONTRA:
-            seat = state.to_act
-            if seat == fx.declarer:
-                doubled = 0
-                for e in range(3):
-                    doubled |= fx.kon[e] & ~fx.rek[e]
-                return action in _REKONTRA_SETS[doubled]
-            return action in _KONTRA_SETS[fx.cmask & ~fx.kon[seat]]
-        if phase == TRUMP:
-            return action in _NAME_SET
-        return False
-
     def apply(self, state: UltiState, seat: Seat, action: Action) -> Step:
         phase = state.phase
         if phase == PLAY and seat == state.to_act:
@@ -999,18 +975,29 @@ class Ulti:
             f.bids = (*f.bids, (seat, rank))
             s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
             return _new_step(Step, (s, (_BID_FACTS[seat][rank - 1],)))
-        if phase == PLAY or not self._is_legal(state, action):
+        if phase == KONTRA:  # UL-18 .. UL-20
+            kon = fx.kon
+            if seat == fx.declarer:
+                rek = fx.rek
+                doubled = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
+                legal = action in _REKONTRA_SETS[doubled]
+            else:
+                legal = action in _KONTRA_SETS[fx.cmask & ~kon[seat]]
+            if not legal:
+                raise self._illegal(state, action)
+            s = state.copy()
+            s.fx = fx.copy()
+            out = []
+            self._kontra(s, seat, action, out)
+            return _new_step(Step, (s, tuple(out)))
+        if phase != TRUMP or action not in _NAME_SET:  # UL-14
             raise self._illegal(state, action)
         s = state.copy()
         f = s.fx = fx.copy()
-        out = []
-        if phase == TRUMP:  # UL-14
-            assert isinstance(f, _Fixed)
-            f.trump = action - NAME_BASE
-            out.append(_TRUMP_FACTS[seat][f.trump])
-            self._start_play(s)
-        else:  # KONTRA, UL-18 .. UL-20
-            self._kontra(s, seat, action, out)
+        assert isinstance(f, _Fixed)
+        f.trump = action - NAME_BASE
+        out = [_TRUMP_FACTS[seat][f.trump]]
+        self._start_play(s)
         return _new_step(Step, (s, tuple(out)))
 
     def _bid(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
@@ -1059,10 +1046,13 @@ class Ulti:
             marriages = []
             mfacts: list[tuple[Fact, ...]] = [(), (), ()]
             for seat, hand in enumerate(s.hands):
-                for suit in SUITS:
-                    if hand & _MARRIAGE[suit] == _MARRIAGE[suit]:
-                        marriages.append((seat, suit))
-                        mfacts[seat] += (_MARRIAGE_FACTS[seat][suit][suit == trump],)
+                both = hand & hand >> 1 & _QUEENS  # the queens whose king is held too
+                while both:
+                    low = both & -both
+                    suit = SUIT_OF[low.bit_length() - 1]
+                    marriages.append((seat, suit))
+                    mfacts[seat] += (_MARRIAGE_FACTS[seat][suit][suit == trump],)
+                    both ^= low
             f.marriages = tuple(marriages)
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
         if trump >= 0 and contract.mask & ULTI and rules.hold_ulti_seven:
@@ -1103,12 +1093,13 @@ class Ulti:
         """UL-20: after trick 1, each defender in play order, then the declarer if doubled."""
         f = s.fx
         d = f.declarer
-        for e in ((d + 1) % 3, (d + 2) % 3):
-            if not (f.kdone >> e) & 1:
-                s.phase = KONTRA
-                s.to_act = e
-                return
-        if not (f.kdone >> d) & 1 and any(f.kon):
+        kdone = f.kdone
+        e = _NEXT[d]
+        if not (kdone >> e) & 1 or not (kdone >> (e := _NEXT[e])) & 1:
+            s.phase = KONTRA
+            s.to_act = e
+            return
+        if not (kdone >> d) & 1 and any(f.kon):
             s.phase = KONTRA
             s.to_act = d
             return
@@ -1166,26 +1157,21 @@ class Ulti:
             last = tricks[9]
             last_winner = last.winner
             if trump >= 0:
+                seven = SEVENS[trump]
                 for who, c in last.plays:
-                    if c == SEVENS[trump]:
+                    if c == seven:
                         seven_seat = who
         won = [0, 0, 0]
         cp = 0
-        for t in tricks:
-            won[t.winner] += 1
-            if t.winner == d:
-                cp += t.points
+        for _, _, w, pts in tricks:
+            won[w] += 1
+            if w == d:
+                cp += pts
         if not f.rules.talon_to_defenders:
             cp += sum(CARD_POINTS[c] for c in cards_in(f.talon))
-        tally: Tally = _new_state(Tally)  # Tally(...) without the frozen __init__
-        td = tally.__dict__
-        td["declarer"] = d
-        td["trump"] = trump
-        td["card_points"] = cp
-        td["tricks"] = (won[0], won[1], won[2])
-        td["marriages"] = f.marriages
-        td["seven_seat"] = seven_seat
-        td["last_winner"] = last_winner
+        tally = _new_step(
+            Tally, (d, trump, cp, (won[0], won[1], won[2]), f.marriages, seven_seat, last_winner)
+        )
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
         detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
         return HandResult(points, detail)

@@ -6,8 +6,7 @@ reference's vectors directly (like OpenSpiel's ``bridge_scoring``).
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Final
+from typing import Final, NamedTuple
 
 from referee.rules.cards import HEARTS, SUIT_LETTERS
 from referee.rules.game import JSON
@@ -27,8 +26,7 @@ TOTAL: Final = 90
 """Card points in a suit contract: four aces and four tens, plus 10 for the last trick."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Tally:
+class Tally(NamedTuple):
     """What the play decided, as the settlement needs it."""
 
     declarer: int
@@ -108,7 +106,12 @@ def settle(
     lost_ulti = rules.lost_ulti
     seven_seat = tally.seven_seat
     last_winner = tally.last_winner
-    for comp, v in components(contract, rules):
+    key0 = _SEAT_KEYS[e0]
+    key1 = _SEAT_KEYS[e1]
+    comps = contract.components
+    if not rules.ulti_with_parti and contract.mask == ULTI | PARTI:
+        comps = components(contract, rules)
+    for comp, v in comps:
         if comp == PARTI:  # UL-28
             won = cp_d + mar_d > cp_def + mar_def
         elif comp == C40:  # UL-29
@@ -148,7 +151,7 @@ def settle(
                 "name": COMPONENT_NAMES[comp],
                 "won": won,
                 "value": value,
-                "kontra": {_SEAT_KEYS[e0]: k0, _SEAT_KEYS[e1]: k1},
+                "kontra": {key0: k0, key1: k1},
             }
         )
     mask = contract.mask
