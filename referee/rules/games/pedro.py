@@ -174,6 +174,9 @@ EFF_MASK: Final = tuple(
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
 TRUMPS: Final = tuple(EFF_MASK[t][t] for t in SUITS)
 """``TRUMPS[trump]``: the 14 trumps."""
+FOLLOW: Final = tuple(tuple(EFF_MASK[t][s] | TRUMPS[t] for s in SUITS) for t in SUITS)
+"""``FOLLOW[trump][led]``: what a seat holding the led suit may play, that suit or a trump
+(PE-16: on a trump lead, the trumps)."""
 POINTS: Final = tuple(
     tuple(
         5
@@ -557,6 +560,30 @@ def _discard_spec(hand: CardSet, f: _Fixed) -> tuple[CardSet, CardSet, int, int]
     return 0, plain, size, size
 
 
+_NOT_COUNTING: Final = tuple(~m for m in COUNTING)
+
+
+def _discards_of(hand: CardSet, f: _Fixed) -> DiscardSets:
+    """``_discard_sets(*_discard_spec(hand, f))``, the seed's rule (PE-10, PE-11, PE-14)
+    inline."""
+    if f.rules.discard_rule != "at_least_three":
+        return _discard_sets(*_discard_spec(hand, f))
+    pool = hand & _NOT_COUNTING[f.trump]
+    n = pool.bit_count()
+    kmax = 3 + WIDOW - f.requested
+    if kmax > n:
+        kmax = n
+    d = _new_state(DiscardSets)
+    d._forced = 0
+    d._pool = pool
+    d._kmin = 3
+    d._kmax = kmax
+    d._offset = DISCARD_BASE
+    row = _CUM[n]
+    d._len = row[kmax + 54] - row[56] if kmax >= 3 else 0  # _n_sets(n, 3, kmax)
+    return d
+
+
 _BIDS: dict[tuple[int, int, bool, str, bool], list[Action]] = {}
 
 
@@ -607,7 +634,16 @@ class _Fixed:
     :class:`PedroState` in play assigns few attributes.
     """
 
-    __slots__ = (*_FIXED_FIELDS, "eff_mask", "eff_suit", "played_by", "points", "power", "trumps")
+    __slots__ = (
+        *_FIXED_FIELDS,
+        "eff_mask",
+        "eff_suit",
+        "follow",
+        "played_by",
+        "points",
+        "power",
+        "trumps",
+    )
 
     rules: PedroRules
     dealer: Seat
@@ -626,6 +662,8 @@ class _Fixed:
     """``EFF_MASK[trump]``."""
     eff_suit: tuple[int, ...]
     """``EFF_SUIT[trump]``."""
+    follow: tuple[CardSet, ...]
+    """``FOLLOW[trump]``."""
     power: tuple[tuple[int, ...], ...]
     """``POWER[trump]``."""
     points: tuple[int, ...]
@@ -650,6 +688,7 @@ class _Fixed:
         f.trumps = self.trumps
         f.eff_mask = self.eff_mask
         f.eff_suit = self.eff_suit
+        f.follow = self.follow
         f.power = self.power
         f.points = self.points
         f.played_by = self.played_by
@@ -661,6 +700,7 @@ class _Fixed:
         self.trumps = TRUMPS[t]
         self.eff_mask = EFF_MASK[t]
         self.eff_suit = EFF_SUIT[t]
+        self.follow = FOLLOW[t]
         self.power = POWER[t]
         self.points = POINTS[t]
         self.played_by = self.rules.low_point == "played_by"
@@ -753,7 +793,8 @@ class PedroState:
 
 _new_state = object.__new__
 
-_BIT: Final = tuple(1 << c for c in range(52)).__getitem__
+_BITS: Final = tuple(1 << c for c in range(52))
+_BIT: Final = _BITS.__getitem__
 _PACK_SUM: Final = sum(PACK_52)
 _FULL: Final = (1 << 52) - 1
 _PLAYED: Final = tuple(tuple(((p, c),) for c in range(52)) for p in range(4))
@@ -772,8 +813,8 @@ _DEAL: Final = tuple(tuple(_deal_getter(d, s) for s in range(4)) for d in range(
 
 
 _new_tuple = tuple.__new__
-"""``_new_tuple(Step, (state, facts))``: a Step without the named tuple's Python-level
-constructor (hot path)."""
+"""``_new_tuple(Step, (state, facts))``: a Step (or a fact: every fact is a named tuple)
+without the named tuple's Python-level constructor (hot path)."""
 
 
 class Pedro:
@@ -808,26 +849,26 @@ class Pedro:
         hands: Sequence[CardSet] | None = None
         if len(dealt) == 4 and len(stock) == WIDOW:
             d0, d1, d2, d3 = dealt
-            try:
-                h0 = sum(map(_BIT, d0))
-                h1 = sum(map(_BIT, d1))
-                h2 = sum(map(_BIT, d2))
-                h3 = sum(map(_BIT, d3))
-                widow_left = sum(map(_BIT, stock))
-            except (IndexError, TypeError):  # not a card: check_deal names it
-                pass
-            else:  # the usual case: nine different cards each, the union is the pack, and
-                # no card is negative (a negative one would stand for a card 52 higher)
-                if (
-                    h0 | h1 | h2 | h3 | widow_left == _FULL
-                    and len(d0) == h0.bit_count() == 9
-                    and len(d1) == h1.bit_count() == 9
-                    and len(d2) == h2.bit_count() == 9
-                    and len(d3) == h3.bit_count() == 9
-                    and widow_left.bit_count() == WIDOW
-                    and sum(d0) + sum(d1) + sum(d2) + sum(d3) + sum(stock) == _PACK_SUM
-                ):
-                    hands = (h0, h1, h2, h3)
+            if len(d0) == len(d1) == len(d2) == len(d3) == 9:
+                try:  # every card's bit, in one call
+                    bits = itemgetter(*d0, *d1, *d2, *d3, *stock)(_BITS)
+                except (IndexError, TypeError):  # not a card: check_deal names it
+                    pass
+                else:  # the usual case: nine different cards each, the union is the pack,
+                    # and no card is negative (one would stand for a card 52 higher)
+                    h0 = sum(bits[:9])
+                    h1 = sum(bits[9:18])
+                    h2 = sum(bits[18:27])
+                    h3 = sum(bits[27:36])
+                    widow_left = sum(bits[36:])
+                    if (
+                        h0 | h1 | h2 | h3 | widow_left == _FULL
+                        and h0.bit_count() == h1.bit_count() == 9
+                        and h2.bit_count() == h3.bit_count() == 9
+                        and widow_left.bit_count() == WIDOW
+                        and sum(d0) + sum(d1) + sum(d2) + sum(d3) + sum(stock) == _PACK_SUM
+                    ):
+                        hands = (h0, h1, h2, h3)
         if hands is None:  # check_deal names the problem
             hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
             widow_left = sum(map(_BIT, stock))
@@ -940,13 +981,10 @@ class Pedro:
                 if led < 0:
                     led = f.eff_suit[action]
                 s.led = led
-                m = new[nxt]  # the next seat's playable cards (PE-16, as in _playable)
-                trumps = m & f.trumps
-                if led == f.trump:
-                    s.legal = trumps or m
-                else:
-                    follow = m & f.eff_mask[led]
-                    s.legal = follow | trumps if follow else m
+                # the next seat's playable cards (PE-16, as in _playable): the led suit (the
+                # trumps on a trump lead) and trumps if it holds the led suit, else any card
+                m = new[nxt]
+                s.legal = m & f.follow[led] if m & f.eff_mask[led] else m
                 s.trick = before + _PLAYED[seat][action]
                 s.tricks = state.tricks
                 s.taken = state.taken
@@ -986,7 +1024,7 @@ class Pedro:
                             t1 += 1
             s.taken = (t0, t1)
             tricks = state.tricks
-            fact = TrickTaken(len(tricks) + 1, trick, winner, total)
+            fact = _new_tuple(TrickTaken, (len(tricks) + 1, trick, winner, total))
             s.tricks = tricks = (*tricks, fact)
             s.trick = ()
             s.led = -1
@@ -994,7 +1032,7 @@ class Pedro:
             s.legal = new[winner]
             if len(tricks) == HAND:
                 s.phase = OVER
-                return _new_tuple(Step, (s, (fact, HandEnded(self.result(s)))))
+                return _new_tuple(Step, (s, (fact, _new_tuple(HandEnded, (self.result(s),)))))
             return _new_tuple(Step, (s, (fact,)))
         if phase == BID:
             return self._bid(state, seat, action)
@@ -1007,10 +1045,10 @@ class Pedro:
             f.tables()
             s.phase = DISCARD
             s.to_act = nxt = (f.dealer + 1) % 4
-            s.ds = _discard_sets(*_discard_spec(s.hands[nxt], f))
-            named = Announced(
-                "trump",
-                {"trump": SUIT_LETTERS[f.trump], "maker": f.maker, "bid": f.high},
+            s.ds = _discards_of(s.hands[nxt], f)
+            named = _new_tuple(
+                Announced,
+                ("trump", {"trump": SUIT_LETTERS[f.trump], "maker": f.maker, "bid": f.high}),
             )
             return _new_tuple(Step, (s, (named,)))
         if phase == DISCARD:
@@ -1031,8 +1069,15 @@ class Pedro:
             )
         if not ok:
             raise self._illegal(state, action)
-        s = state.copy()
+        s = _new_state(PedroState)  # state.copy(), inline
         s.fx = f = g.copy()
+        s.phase = BID
+        s.to_act = state.to_act
+        s.hands = state.hands
+        s.led = state.led
+        s.trick = state.trick
+        s.tricks = state.tricks
+        s.taken = state.taken
         bid = -1 if action == PASS else action - BID_BASE
         f.bids = g.bids + _BID_MADE[seat][bid + 1]
         if bid >= 0:
@@ -1046,7 +1091,7 @@ class Pedro:
             return _new_tuple(Step, (s, (HandEnded(self.result(s)),)))
         s.phase = NAME
         s.to_act = f.maker
-        fact = Announced("contract", {"maker": f.maker, "bid": f.high})
+        fact = _new_tuple(Announced, ("contract", {"maker": f.maker, "bid": f.high}))
         return _new_tuple(Step, (s, (fact,)))
 
     def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
@@ -1073,25 +1118,26 @@ class Pedro:
         discards[seat] = d
         f.discards = tuple(discards)
         f.requested += d.bit_count() - 3
-        fact = Announced("discard", {"seat": seat, "cards": _names_of(d)})
+        fact = _new_tuple(Announced, ("discard", {"seat": seat, "cards": _names_of(d)}))
         dealer = f.dealer
         if seat != dealer:
             s.to_act = nxt = (seat + 1) & 3
-            s.ds = _discard_sets(*_discard_spec(hands[nxt], f))
+            s.ds = _discards_of(hands[nxt], f)
             return _new_tuple(Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
-        widow = f.widow
+        widow = f.widow  # each card's bit, in one call:
+        bits = itemgetter(*widow)(_BITS) if len(widow) > 1 else tuple(map(_BIT, widow))
         at = 0
         served = [0, 0, 0, 0]
         for k in range(1, 4 if f.rules.dealer_robs_pack else 5):
             p = (dealer + k) & 3
             need = HAND - hands[p].bit_count()
-            hands[p] |= sum(map(_BIT, widow[at : at + need]))
+            hands[p] |= sum(bits[at : at + need])
             served[p] = need
             at += need
         s.hands = tuple(hands)
-        f.widow_left &= ~sum(map(_BIT, widow[:at]))
-        refill = Announced("refill", {"served": served})
+        f.widow_left &= ~sum(bits[:at])
+        refill = _new_tuple(Announced, ("refill", {"served": served}))
         if hands[seat].bit_count() < HAND:
             s.phase = TAKE  # the dealer robs the pack (variant)
             return _new_tuple(Step, (s, (fact, refill)))
@@ -1120,7 +1166,7 @@ class Pedro:
         s.phase = PLAY
         s.to_act = f.maker
         s.legal = s.hands[f.maker]
-        return Announced("widow", {"cards": _names_of(f.widow_up)})
+        return _new_tuple(Announced, ("widow", {"cards": _names_of(f.widow_up)}))
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
