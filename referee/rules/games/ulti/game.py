@@ -671,8 +671,9 @@ def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
 
 _C0, _C1, _C2, _C3 = SUIT_CARDS
 _LEGAL_CARDS: dict[CardSet, tuple[Card, ...]] = {}
-"""The legal cards as a tuple, by set: three quarters of the play's legal sets repeat."""
-_LEGAL_CARDS_MAX: Final = 1 << 16
+"""The legal cards as a tuple, by set: with 16,384 sets kept (about 3 MB), two thirds of the
+play's legal sets are found here (measured over 20,000 random deals)."""
+_LEGAL_CARDS_MAX: Final = 1 << 14
 
 
 _HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
