@@ -341,14 +341,21 @@ def _discard_allowed(d: int, forced: CardSet, pool: CardSet, kmin: int, kmax: in
     return d >= 0 and d & forced == forced and not free & ~pool and kmin <= free.bit_count() <= kmax
 
 
-_RANKED: dict[tuple[int, int, int], tuple[int, ...]] = {}
-"""``_RANKED[n, kmin, kmax]``: the position masks of ``n`` positions with ``kmin..kmax``
-members, ascending (filled on first use, for ``n ≤ 12``)."""
+_RANKED: Final[list[list[list[tuple[int, ...] | None]]]] = [
+    [[None] * 13 for _ in range(13)] for _ in range(13)
+]
+"""``_RANKED[n][kmin][kmax]``: the position masks of ``n`` positions with ``kmin..kmax``
+members, ascending (filled on first use, for ``kmin, kmax ≤ n ≤ 12``)."""
+
+_POP13: Final = tuple(m.bit_count() for m in range(8192))
+"""``_POP13[m]``: the cards in a 13-bit suit block."""
+_LOW13: Final = tuple((1 << c) - 1 for c in range(14))
+"""``_LOW13[c]``: the lowest ``c`` bits."""
 
 
 def _ranked(d: DiscardSets) -> tuple[int, ...]:
     n = d.pool.bit_count()
-    found = _RANKED[n, d.kmin, d.kmax] = tuple(
+    found = _RANKED[n][d.kmin][d.kmax] = tuple(
         q for q in range(1 << n) if d.kmin <= q.bit_count() <= d.kmax
     )
     return found
@@ -422,29 +429,33 @@ class DiscardSets(Sequence[Action]):
     def __getitem__(self, index: slice) -> list[Action]: ...
 
     def __getitem__(self, index: int | slice) -> Action | list[Action]:
-        if isinstance(index, slice):
+        if index.__class__ is int and 0 <= index < self._len:
+            i = index
+        elif isinstance(index, slice):
             return self._codes()[index]
-        i = index.__index__()
-        size = self._len
-        if i < 0:
-            i += size
-        if not 0 <= i < size:
-            raise IndexError(f"discard index {index} out of range for {size} legal discards")
+        else:
+            i = index.__index__()
+            size = self._len
+            if i < 0:
+                i += size
+            if not 0 <= i < size:
+                raise IndexError(f"discard index {index} out of range for {size} legal discards")
         p = self._pool
-        if p.bit_count() <= 12:  # the usual case: the i-th position mask, then its cards
-            q = (_RANKED.get((p.bit_count(), self._kmin, self._kmax)) or _ranked(self))[i]
+        n = p.bit_count()
+        if n <= 12:  # the usual case: the i-th position mask, then its cards
+            q = (_RANKED[n][self._kmin][self._kmax] or _ranked(self))[i]
             sub = _SUBSETS
             m = p & 8191
-            c = m.bit_count()
-            code = (sub[0][m] or _subsets(0, m))[q & ((1 << c) - 1)]
+            c = _POP13[m]
+            code = (sub[0][m] or _subsets(0, m))[q & _LOW13[c]]
             q >>= c
             m = p >> 13 & 8191
-            c = m.bit_count()
-            code += (sub[1][m] or _subsets(1, m))[q & ((1 << c) - 1)]
+            c = _POP13[m]
+            code += (sub[1][m] or _subsets(1, m))[q & _LOW13[c]]
             q >>= c
             m = p >> 26 & 8191
-            c = m.bit_count()
-            code += (sub[2][m] or _subsets(2, m))[q & ((1 << c) - 1)]
+            c = _POP13[m]
+            code += (sub[2][m] or _subsets(2, m))[q & _LOW13[c]]
             m = p >> 39
             return self._offset + code + (sub[3][m] or _subsets(3, m))[q >> c]
         # The pool's cards from the highest down, j cards below the current one: leaving it
@@ -1101,16 +1112,22 @@ class Pedro:
         except AttributeError:
             ds = _discard_sets(*self._discard_spec(state))
         forced = ds._forced
-        free = d ^ forced  # DiscardSets' membership, inline
-        if not (
-            d >= 0
-            and d & forced == forced
-            and not free & ~ds._pool
-            and ds._kmin <= free.bit_count() <= ds._kmax
-        ):
+        if forced:  # DiscardSets' membership, inline
+            free = d ^ forced
+            ok = d >= 0 and d & forced == forced
+        else:
+            free = d
+            ok = d >= 0
+        if not (ok and not free & ~ds._pool and ds._kmin <= free.bit_count() <= ds._kmax):
             raise self._illegal(state, action)
-        s = state.copy()
+        s = _new_state(PedroState)  # state.copy(), inline
         s.fx = f = state.fx.copy()
+        s.phase = DISCARD
+        s.to_act = seat
+        s.led = state.led
+        s.trick = state.trick
+        s.tricks = state.tricks
+        s.taken = state.taken
         hands = list(state.hands)
         hands[seat] &= ~d
         s.hands = tuple(hands)
