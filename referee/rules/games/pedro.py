@@ -740,7 +740,19 @@ class PedroState:
     ``requested``, ``widow_left`` and ``widow_up`` (setting one gives the state a new ``fx``).
     """
 
-    __slots__ = ("ds", "fx", "hands", "led", "legal", "phase", "taken", "to_act", "trick", "tricks")
+    __slots__ = (
+        "ds",
+        "fx",
+        "hands",
+        "led",
+        "legal",
+        "phase",
+        "res",
+        "taken",
+        "to_act",
+        "trick",
+        "tricks",
+    )
 
     fx: _Fixed
     phase: int
@@ -757,6 +769,9 @@ class PedroState:
     ds: DiscardSets
     """At a discard, the legal discards of the seat to act, set by :meth:`Pedro.apply` (as
     ``legal``: unset in a state built otherwise, never copied)."""
+    res: HandResult
+    """Once the deal is over, its result, set by :meth:`Pedro.apply` with the ``HandEnded``
+    fact and returned by :meth:`Pedro.result` (as ``legal``: never copied)."""
 
     if TYPE_CHECKING:
         rules: PedroRules
@@ -1043,7 +1058,8 @@ class Pedro:
             s.legal = new[winner]
             if len(tricks) == HAND:
                 s.phase = OVER
-                return _new_tuple(Step, (s, (fact, _new_tuple(HandEnded, (self.result(s),)))))
+                s.res = res = self._score(s)
+                return _new_tuple(Step, (s, (fact, _new_tuple(HandEnded, (res,)))))
             return _new_tuple(Step, (s, (fact,)))
         if phase == BID:
             return self._bid(state, seat, action)
@@ -1188,6 +1204,15 @@ class Pedro:
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
     def result(self, state: PedroState) -> HandResult:
+        if state.phase == OVER:
+            try:
+                return state.res  # as the HandEnded fact gave it
+            except AttributeError:
+                pass
+        return self._score(state)
+
+    def _score(self, state: PedroState) -> HandResult:
+        """The deal's result (PE-19 .. PE-22)."""
         f = state.fx
         maker = f.maker
         if maker < 0:
