@@ -51,7 +51,7 @@ class DiscardPairs(Sequence[Action]):
     sequence (not a string) holding the same codes in the same order.
     """
 
-    __slots__ = ("_hand", "_len")
+    __slots__ = ("_hand", "_len", "_pos")
 
     def __init__(self, hand: CardSet) -> None:
         if hand < 0 or hand >> 52:
@@ -59,6 +59,7 @@ class DiscardPairs(Sequence[Action]):
         n = hand.bit_count()
         self._hand = hand
         self._len = n * (n - 1) // 2
+        self._pos = _POSITIONS[n]
 
     @property
     def hand(self) -> CardSet:
@@ -83,15 +84,14 @@ class DiscardPairs(Sequence[Action]):
     def __getitem__(self, index: int | slice) -> Action | list[Action]:
         if isinstance(index, slice):
             return discard_codes(self._hand)[index]
-        i = index.__index__()
-        size = self._len
-        if i < 0:
-            i += size
-        if not 0 <= i < size:
-            raise IndexError(f"discard index {index} out of range for {size} legal discards")
+        try:
+            p, q = self._pos[index]  # negative indices count from the end, as in a list
+        except IndexError:
+            raise IndexError(
+                f"discard index {index} out of range for {self._len} legal discards"
+            ) from None
         h = self._hand
         cards = [*_C0[h & 0x1FFF], *_C1[h >> 13 & 0x1FFF], *_C2[h >> 26 & 0x1FFF], *_C3[h >> 39]]
-        p, q = _POSITIONS[len(cards)][i]
         return DISCARD_BASE + 52 * cards[p] + cards[q]
 
     def __contains__(self, code: object) -> bool:
