@@ -250,8 +250,9 @@ def discard_round(sizes: dict[int, int], trump: str = "H") -> PedroState:
     """Each seat from dealer+1 turns up its lowest legal set of the given size."""
     s = to_discards(trump=trump)
     for seat in (N, E, S, W):
-        options = [a for a in GAME.legal_actions(s) if GAME.format_action(a).count(",") + 1
-                   == sizes[seat]]
+        options = [
+            a for a in GAME.legal_actions(s) if GAME.format_action(a).count(",") + 1 == sizes[seat]
+        ]
         s = GAME.apply(s, seat, options[0]).state
     return s
 
@@ -263,8 +264,9 @@ def test_pe13_p_t8_refill_in_order_and_widow_shown() -> None:
     facts: list[Any] = []
     sizes = {N: 3, E: 5, S: 4, W: 7}
     for seat in (N, E, S, W):
-        options = [a for a in GAME.legal_actions(s)
-                   if GAME.format_action(a).count(",") + 1 == sizes[seat]]
+        options = [
+            a for a in GAME.legal_actions(s) if GAME.format_action(a).count(",") + 1 == sizes[seat]
+        ]
         step = GAME.apply(s, seat, options[0])
         s, facts = step.state, facts + list(step.facts)
     refill = next(f for f in facts if getattr(f, "what", "") == "refill")
@@ -296,8 +298,9 @@ def test_pe13_p_t8_requests_match_the_vector_sizes() -> None:
     sizes = {N: 5, E: 3, S: 4, W: 7}
     facts: list[Any] = []
     for seat in (N, E, S, W):
-        options = [a for a in GAME.legal_actions(s)
-                   if GAME.format_action(a).count(",") + 1 == sizes[seat]]
+        options = [
+            a for a in GAME.legal_actions(s) if GAME.format_action(a).count(",") + 1 == sizes[seat]
+        ]
         step = GAME.apply(s, seat, options[0])
         s, facts = step.state, facts + list(step.facts)
     refill = next(f for f in facts if getattr(f, "what", "") == "refill")
@@ -508,6 +511,51 @@ def test_random_hands_fingerprint_unchanged() -> None:
     assert digest.hexdigest() == FINGERPRINT
 
 
+def test_kept_legal_sets_and_result_match_the_rules() -> None:
+    """What apply keeps with a state (the playable cards, the legal discards, the result) is
+    what the rules give for a copy of it, which keeps none of them (PE-10 .. PE-22)."""
+    for v, rules in enumerate([PedroRules(), PedroRules(discard_rule="all_non_trumps")]):
+        rng = random.Random(50 + v)
+        pack = list(PACK_52)
+        for k in range(40):
+            rng.shuffle(pack)
+            s = GAME.new_hand(GAME.deal(pack, k % 4), k % 4, rules)
+            facts: tuple[Any, ...] = ()
+            while not GAME.is_terminal(s):
+                options = GAME.legal_actions(s)
+                assert list(options) == list(GAME.legal_actions(s.copy()))
+                if s.phase == Phase.DISCARD:
+                    assert list(options) == list(DiscardSets(*GAME._discard_spec(s)))
+                step = GAME.apply(s, s.to_act, options[rng.randrange(len(options))])
+                s, facts = step.state, step.facts
+            ended = [f for f in facts if isinstance(f, HandEnded)]
+            assert ended and GAME.result(s) == ended[0].result == GAME.result(s.copy())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {0: 51},  # 51 twice, 0 missing
+        {51: -1},  # -1 would index 51's bit
+        {51: 52},  # not a card
+        {10: 10 - 52},  # a negative card standing for one 52 higher
+        {0: -52},
+    ],
+)
+def test_pe5_new_hand_refuses_a_deal_that_is_not_the_pack(change: dict[int, int]) -> None:
+    """PE-5: the deal must be the 52 cards, each once (the fast check agrees with
+    check_deal)."""
+    pack = list(PACK_52)
+    for i, c in change.items():
+        pack[pack.index(i)] = c
+    for dealer in range(4):
+        # RecordError is a ValueError; check_deal names a card above the pack's by its
+        # name, which it has not (IndexError), as before the fast check
+        with pytest.raises((ValueError, IndexError)):
+            GAME.new_hand(GAME.deal(pack, dealer), dealer, DEFAULT)
+    good = GAME.new_hand(GAME.deal(list(PACK_52), 2), 2, DEFAULT)
+    assert sum(good.hands) + good.widow_left == (1 << 52) - 1
+
 
 def test_pe13_variant_dealer_robs_pack() -> None:
     """PE-13 variant: the dealer, served last, picks from the rest of the widow."""
@@ -700,8 +748,10 @@ def test_p_t16_points_left_in_widow_cannot_be_won() -> None:
         "2S 3S 5S 8S 9S TS JS QS KS",
         "2D 3D 4D 6D 7D 8D 9D TD JD",
     )
-    deal = Deal(hands=tuple(cards(h) for h in hands),
-                stock=cards("QH 9H 8H 7H 6H 4H 3H QC KC AC QD KD AD AS 5D 5H"))
+    deal = Deal(
+        hands=tuple(cards(h) for h in hands),
+        stock=cards("QH 9H 8H 7H 6H 4H 3H QC KC AC QD KD AD AS 5D 5H"),
+    )
     s = GAME.new_hand(deal, W, DEFAULT)
     s = act(s, N, "bid:10")
     for seat in (E, S, W):
@@ -723,8 +773,25 @@ def test_p_t16_points_left_in_widow_cannot_be_won() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "bid", "bid:15", "bid:-1", "bid:x", "bid:", "name:X", "name:", "play:1H", "play:",
-     "discard:", "discard:7C,7C", "discard:7C,,8C", "take:ZZ", "double", "PASS", "play:JH "],
+    [
+        "",
+        "bid",
+        "bid:15",
+        "bid:-1",
+        "bid:x",
+        "bid:",
+        "name:X",
+        "name:",
+        "play:1H",
+        "play:",
+        "discard:",
+        "discard:7C,7C",
+        "discard:7C,,8C",
+        "take:ZZ",
+        "double",
+        "PASS",
+        "play:JH ",
+    ],
 )
 def test_malformed_actions_are_invalid(text: str) -> None:
     """Syntax errors raise InvalidActionError quoting the text (spec/hand-record.md)."""
@@ -775,7 +842,8 @@ def test_views_hide_other_seats_cards() -> None:
     # before the refill the widow is hidden from everybody
     early = to_discards()
     assert all(
-        f'"{n}"' not in json.dumps(GAME.view(early, seat)) for seat in range(4)
+        f'"{n}"' not in json.dumps(GAME.view(early, seat))
+        for seat in range(4)
         for n in WIDOW.split()
     )
 

@@ -982,7 +982,7 @@ class Pedro:
                 legal = state.legal
             except AttributeError:
                 legal = self._playable(state)
-            if not (0 <= action < 52 and legal >> action & 1):  # PE-16
+            if not (action >= 0 and legal >> action & 1):  # PE-16 (legal holds cards only)
                 raise self._illegal(state, action)
             hands = state.hands
             f = state.fx
