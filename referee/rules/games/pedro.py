@@ -595,16 +595,20 @@ def _discards_of(hand: CardSet, f: _Fixed) -> DiscardSets:
     return d
 
 
-_BIDS: dict[tuple[int, int, bool, str, bool], list[Action]] = {}
+_BID_LISTS: dict[int, tuple[PedroRules, tuple[list[Action], ...]]] = {}
+"""By ``id(rules)``: the rules (kept, so that the id is not reused) and their bid lists."""
 
 
-def _bid_legal(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
-    """The legal bids (a fresh list), from a cache keyed by what they depend on."""
-    key = (high, rules.min_bid, rules.fourteen_overcall, rules.all_pass, dealer_alone)
-    found = _BIDS.get(key)
-    if found is None:
-        found = _BIDS[key] = _bid_list(high, rules, dealer_alone)
-    return found.copy()
+def _bid_lists(rules: PedroRules) -> tuple[list[Action], ...]:
+    """The legal bids (never to be changed: hand out copies) for each high bid -1..14 (entry
+    ``high + 1``), then for the dealer when the other three passed (entry 16)."""
+    found = _BID_LISTS.get(id(rules))
+    if found is None or found[0] is not rules:
+        if len(_BID_LISTS) >= 256:
+            _BID_LISTS.clear()
+        lists = tuple(_bid_list(h, rules, False) for h in range(-1, MAX_BID + 1))
+        found = _BID_LISTS[id(rules)] = (rules, (*lists, _bid_list(-1, rules, True)))
+    return found[1]
 
 
 def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
@@ -638,7 +642,8 @@ _FIXED_FIELDS: Final = (
 class _Fixed:
     """The part of a deal that play never changes: the rules, the dealer, the widow, the
     auction, trump, the discards and the widow's cards, with the per-trump tables the play
-    path reads (``trumps`` .. ``played_by``, from ``trump``; ``trump`` -1 reads the last row).
+    path reads (``eff_mask`` .. ``power``, from ``trump``; ``trump`` -1 reads the last row) and
+    the auction's bid lists (``bid_lists``, from ``rules``).
 
     Immutable once shared: every change before play copies it (:meth:`copy`) and sets the
     copy's fields, then :meth:`tables`; the card play shares one, so copying a
@@ -647,13 +652,13 @@ class _Fixed:
 
     __slots__ = (
         *_FIXED_FIELDS,
+        "bid_lists",
         "eff_mask",
         "eff_suit",
         "follow",
         "played_by",
         "points",
         "power",
-        "trumps",
     )
 
     rules: PedroRules
@@ -667,8 +672,8 @@ class _Fixed:
     requested: int
     widow_left: CardSet
     widow_up: CardSet
-    trumps: CardSet
-    """``TRUMPS[trump]``."""
+    bid_lists: tuple[list[Action], ...]
+    """``_bid_lists(rules)``: the legal bids (lists never changed: hand out copies)."""
     eff_mask: tuple[CardSet, ...]
     """``EFF_MASK[trump]``."""
     eff_suit: tuple[int, ...]
@@ -696,7 +701,7 @@ class _Fixed:
         f.requested = self.requested
         f.widow_left = self.widow_left
         f.widow_up = self.widow_up
-        f.trumps = self.trumps
+        f.bid_lists = self.bid_lists
         f.eff_mask = self.eff_mask
         f.eff_suit = self.eff_suit
         f.follow = self.follow
@@ -708,7 +713,7 @@ class _Fixed:
     def tables(self) -> _Fixed:
         """Set the tables from ``trump`` and ``rules``; return self."""
         t = self.trump
-        self.trumps = TRUMPS[t]
+        self.bid_lists = _bid_lists(self.rules)
         self.eff_mask = EFF_MASK[t]
         self.eff_suit = EFF_SUIT[t]
         self.follow = FOLLOW[t]
@@ -941,7 +946,9 @@ class Pedro:
         if phase == BID:
             f = state.fx
             high = f.high
-            return _bid_legal(high, f.rules, high < 0 and len(f.bids) == 3)
+            return (
+                f.bid_lists[16] if high < 0 and len(f.bids) == 3 else f.bid_lists[high + 1]
+            ).copy()
         if phase == DISCARD:  # lazy: up to 466 sets
             try:
                 return state.ds
@@ -1066,10 +1073,15 @@ class Pedro:
         if phase == NAME:
             if not NAME_BASE <= action < NAME_BASE + 4:
                 raise self._illegal(state, action)
-            s = state.copy()
+            s = _new_state(PedroState)  # state.copy(), inline
             s.fx = f = state.fx.copy()
             f.trump = action - NAME_BASE
             f.tables()
+            s.hands = state.hands
+            s.led = state.led
+            s.trick = state.trick
+            s.tricks = state.tricks
+            s.taken = state.taken
             s.phase = DISCARD
             s.to_act = nxt = (f.dealer + 1) % 4
             s.ds = _discards_of(s.hands[nxt], f)
@@ -1086,7 +1098,7 @@ class Pedro:
         g = state.fx
         high = g.high
         if high < 0 and len(g.bids) == 3:  # the dealer alone (PE-9)
-            ok = action in _bid_legal(high, g.rules, True)
+            ok = action in g.bid_lists[16]
         else:  # PE-6, PE-7: pass, or strictly higher within min_bid..14
             r = g.rules
             b = action - BID_BASE
