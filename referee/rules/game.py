@@ -12,7 +12,7 @@ are the card itself (``0..51``); other verbs use codes from :data:`VERB_BASE` up
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from referee.rules.cards import CARD_NAMES, Card, CardSet
@@ -110,6 +110,44 @@ class HandEnded(NamedTuple):
 
 
 Fact: TypeAlias = TrickTaken | Announced | HandEnded
+
+
+class LazyActions(Sequence[Action]):
+    """A sorted legal set that is counted, indexed and tested without being built: for the
+    decisions where the set is large and a referee looks at one member of it (as python-chess's
+    ``LegalMoveGenerator``). Subclasses set ``_len`` and give ``__getitem__``, ``__contains__``,
+    ``index`` and ``_codes()`` (the whole list, built); the rest is here. Immutable; equal to
+    any sequence (not a string) holding the same codes in the same order."""
+
+    __slots__ = ("_len",)
+
+    _len: int
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._codes())
+
+    def __reversed__(self) -> Iterator[Action]:
+        return reversed(self._codes())
+
+    def count(self, value: Any) -> int:
+        return 1 if value in self else 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes | bytearray):
+            return len(other) == self._len and self._codes() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+
+    def _codes(self) -> list[Action]:
+        """The whole list, in order."""
+        raise NotImplementedError
 
 
 class Step(NamedTuple):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from math import comb
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, overload
@@ -60,6 +60,7 @@ from referee.rules.game import (
     Deal,
     HandEnded,
     HandResult,
+    LazyActions,
     MatchState,
     Step,
     TrickTaken,
@@ -361,7 +362,7 @@ def _ranked(d: DiscardSets) -> tuple[int, ...]:
     return found
 
 
-class DiscardSets(Sequence[Action]):
+class DiscardSets(LazyActions):
     """The legal discards of the seat to act (PE-10 .. PE-14) as a lazy sorted sequence.
 
     The codes are ``DISCARD_BASE + (forced | S)`` for every ``S ⊆ pool`` with
@@ -372,7 +373,7 @@ class DiscardSets(Sequence[Action]):
     sequence (not a string) holding the same codes in the same order.
     """
 
-    __slots__ = ("_forced", "_kmax", "_kmin", "_len", "_offset", "_pool")
+    __slots__ = ("_forced", "_kmax", "_kmin", "_offset", "_pool")
 
     base: ClassVar[int] = DISCARD_BASE
     """The code of the empty set: a discard's code is ``base`` plus its card mask."""
@@ -415,12 +416,6 @@ class DiscardSets(Sequence[Action]):
 
     def __reduce__(self) -> tuple[type[DiscardSets], tuple[int, int, int, int]]:
         return DiscardSets, (self._forced, self._pool, self._kmin, self._kmax)
-
-    def __len__(self) -> int:
-        return self._len
-
-    def __bool__(self) -> bool:
-        return self._len > 0
 
     @overload
     def __getitem__(self, index: int) -> Action: ...
@@ -487,12 +482,6 @@ class DiscardSets(Sequence[Action]):
             code - DISCARD_BASE, self._forced, self._pool, self._kmin, self._kmax
         )
 
-    def __iter__(self) -> Iterator[Action]:
-        return iter(self._codes())
-
-    def __reversed__(self) -> Iterator[Action]:
-        return reversed(self._codes())
-
     def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
         """The position of ``value``, ranked with binomials (no search)."""
         if value not in self:
@@ -512,16 +501,6 @@ class DiscardSets(Sequence[Action]):
             raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
         return rank
 
-    def count(self, value: Any) -> int:
-        return 1 if value in self else 0
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes | bytearray):
-            return len(other) == self._len and self._codes() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
-
     def __repr__(self) -> str:
         pool = " ".join(_names_of(self._pool))
         forced = " ".join(_names_of(self._forced))
@@ -530,7 +509,6 @@ class DiscardSets(Sequence[Action]):
         return f"<DiscardSets: {self._len} codes, {sizes} of [{pool}]{plus}>"
 
     def _codes(self) -> list[Action]:
-        """The whole list, in order."""
         return _discard_codes(self._forced, self._pool, self._kmin, self._kmax)
 
 

@@ -7,12 +7,11 @@ most of which a referee never looks at (as python-chess's ``LegalMoveGenerator``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import Any, Final, overload
 
 from referee.rules.cards import CARD_NAMES, SUIT_CARDS, CardSet
-from referee.rules.game import Action
+from referee.rules.game import Action, LazyActions
 
 DISCARD_BASE: Final = 1024
 """The code of the pair ``(0, 0)``; a pair ``low < high`` is ``DISCARD_BASE + 52 * low + high``."""
@@ -43,7 +42,7 @@ def discard_codes(hand: CardSet) -> list[Action]:
     return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards, 2)]
 
 
-class DiscardPairs(Sequence[Action]):
+class DiscardPairs(LazyActions):
     """The legal discards of a hand (UL-10) as a lazy sorted sequence of codes.
 
     ``len`` is ``n·(n-1)/2``, ``[i]`` picks the i-th pair from a table of positions, ``in``
@@ -51,7 +50,7 @@ class DiscardPairs(Sequence[Action]):
     sequence (not a string) holding the same codes in the same order.
     """
 
-    __slots__ = ("_hand", "_len", "_pos")
+    __slots__ = ("_hand", "_pos")
 
     def __init__(self, hand: CardSet) -> None:
         if hand < 0 or hand >> 52:
@@ -69,12 +68,6 @@ class DiscardPairs(Sequence[Action]):
     def __reduce__(self) -> tuple[type[DiscardPairs], tuple[int]]:
         return DiscardPairs, (self._hand,)
 
-    def __len__(self) -> int:
-        return self._len
-
-    def __bool__(self) -> bool:
-        return self._len > 0
-
     @overload
     def __getitem__(self, index: int) -> Action: ...
 
@@ -83,7 +76,7 @@ class DiscardPairs(Sequence[Action]):
 
     def __getitem__(self, index: int | slice) -> Action | list[Action]:
         if isinstance(index, slice):
-            return discard_codes(self._hand)[index]
+            return self._codes()[index]
         try:
             p, q = self._pos[index]  # negative indices count from the end, as in a list
         except IndexError:
@@ -100,12 +93,6 @@ class DiscardPairs(Sequence[Action]):
         pair = pair_of(code)
         return pair is not None and (self._hand >> pair[0]) & (self._hand >> pair[1]) & 1 == 1
 
-    def __iter__(self) -> Iterator[Action]:
-        return iter(discard_codes(self._hand))
-
-    def __reversed__(self) -> Iterator[Action]:
-        return reversed(discard_codes(self._hand))
-
     def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
         """The position of ``value``, counted from the hand's bits (no search)."""
         if value not in self:
@@ -121,17 +108,8 @@ class DiscardPairs(Sequence[Action]):
             raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
         return rank
 
-    def count(self, value: Any) -> int:
-        return 1 if value in self else 0
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, DiscardPairs):
-            return self._hand == other._hand
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes | bytearray):
-            return len(other) == self._len and discard_codes(self._hand) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+    def _codes(self) -> list[Action]:
+        return discard_codes(self._hand)
 
     def __repr__(self) -> str:
         cards = " ".join(CARD_NAMES[c] for c in range(52) if self._hand >> c & 1)
