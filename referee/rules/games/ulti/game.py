@@ -988,9 +988,7 @@ class Ulti:
                 raise self._illegal(state, action)
             s = state.copy()
             s.fx = fx.copy()
-            out = []
-            self._kontra(s, seat, action, out)
-            return _new_step(Step, (s, tuple(out)))
+            return _new_step(Step, (s, (self._kontra(s, seat, action),)))
         if phase != TRUMP or action not in _NAME_SET:  # UL-14
             raise self._illegal(state, action)
         s = state.copy()
@@ -1107,19 +1105,21 @@ class Ulti:
         s.phase = PLAY
         s.to_act = s.tricks[-1].winner
 
-    def _kontra(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
+    def _kontra(self, s: UltiState, seat: Seat, action: Action) -> Fact:
+        """UL-18, UL-19: a legal kontra decision, recorded in ``s`` (a copy with its own ``fx``);
+        returns the fact it announces."""
         f = s.fx
         assert isinstance(f, _Fixed)
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
-            facts.append(_NO_KONTRA_FACT[seat])
+            fact = _NO_KONTRA_FACT[seat]
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             r0, r1, r2 = f.rek
             k0, k1, k2 = f.kon
             f.rek = (r0 | (k0 & sub), r1 | (k1 & sub), r2 | (k2 & sub))
-            facts.append(Announced("rekontra", {"seat": seat, "components": _comp_names(sub)}))
+            fact = _REKONTRA_FACTS[seat][sub]
         else:
             sub = action - KONTRA_BASE
             kon = list(f.kon)
@@ -1130,13 +1130,14 @@ class Ulti:
                     if e != f.declarer:
                         kon[e] |= sub
             f.kon = tuple(kon)
-            facts.append(Announced("kontra", {"seat": seat, "components": _comp_names(sub)}))
+            fact = _KONTRA_FACTS[seat][sub]
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
             s.phase = PLAY
         if s.phase == PLAY:
             s.lmask = self._legal_mask(s)
+        return fact
 
     # -- scoring (UL-28 .. UL-36) ----------------------------------------------------------
 
@@ -1522,6 +1523,15 @@ def _comp_names(sub: int) -> list[str]:
 _COMP_NAMES: Final = tuple(
     tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
 )
+_KONTRA_FACTS: Final = tuple(
+    tuple(_fact("kontra", seat=seat, components=list(names)) for names in _COMP_NAMES)
+    for seat in range(3)
+)
+_REKONTRA_FACTS: Final = tuple(
+    tuple(_fact("rekontra", seat=seat, components=list(names)) for names in _COMP_NAMES)
+    for seat in range(3)
+)
+"""``[seat][components]``: the kontra and rekontra facts (UL-18), built once."""
 
 
 _ALL: Final = frozenset(Ulti().all_actions())
