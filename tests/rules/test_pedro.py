@@ -6,7 +6,6 @@ and the vector ids (P-Tn) they check.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from pathlib import Path
@@ -34,6 +33,7 @@ from referee.rules.games.pedro import (
 )
 from referee.rules.registry import find_game
 from referee.verify import verify_data
+from tests.rules.fingerprint import playout_digest
 
 N, E, S, W = 0, 1, 2, 3
 C, D, H, SP = 0, 1, 2, 3
@@ -494,21 +494,7 @@ def test_random_hands_fingerprint_unchanged() -> None:
         PedroRules(all_pass="dealer_forced", min_bid=6),
         PedroRules(all_pass="dealer_free", low_point="played_by"),
     ]
-    digest = hashlib.sha256()
-    for v, rules in enumerate(variants):
-        rng = random.Random(1000 + v)
-        pack = list(PACK_52)
-        for k in range(84):
-            rng.shuffle(pack)
-            s = GAME.new_hand(GAME.deal(pack, k % 4), k % 4, rules)
-            while not GAME.is_terminal(s):
-                options = GAME.legal_actions(s)
-                digest.update(",".join(map(GAME.format_action, options)).encode())
-                action = options[rng.randrange(len(options))]
-                digest.update(GAME.format_action(action).encode())
-                s = GAME.apply(s, s.to_act, action).state
-            digest.update(json.dumps(GAME.result(s).to_json(), sort_keys=True).encode())
-    assert digest.hexdigest() == FINGERPRINT
+    assert playout_digest(GAME, variants, 84, 1000, facts=False) == FINGERPRINT
 
 
 def test_kept_legal_sets_and_result_match_the_rules() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from pathlib import Path
@@ -18,6 +17,7 @@ from referee.rules.games.ulti.contracts import BETLI, C40, LADDER, PARTI, by_key
 from referee.rules.games.ulti.game import Phase, legal_cards, trick_winner
 from referee.rules.games.ulti.scoring import Tally, settle
 from referee.verify import verify_data
+from tests.rules.fingerprint import playout_digest
 
 G = Ulti()
 R = UltiRules()
@@ -553,15 +553,6 @@ def test_random_playouts_reach_the_ladder() -> None:
 FINGERPRINT = "9b67842f6f06021fc0d7a1e13c936136603ba2c149276d8aa7a5e36c8877ac65"
 
 
-def _fact_json(fact: object) -> list[object]:
-    if isinstance(fact, TrickTaken):
-        return ["trick", fact.to_json()]
-    if isinstance(fact, HandEnded):
-        return ["ended", fact.result.to_json()]
-    assert isinstance(fact, Announced)
-    return ["announced", fact.what, dict(fact.data)]
-
-
 def test_random_hands_fingerprint_unchanged() -> None:
     """Regression pin for speed work: 600 seeded random deals under five rule sets (every
     choice of UL-12, UL-15, UL-17, UL-20, UL-24, UL-34, UL-35 varied) give the same full legal
@@ -580,26 +571,7 @@ def test_random_hands_fingerprint_unchanged() -> None:
             silent_100="by_marriage",
         ),
     ]
-    digest = hashlib.sha256()
-    for v, rules in enumerate(variants):
-        rng = random.Random(2000 + v)
-        pack = list(HUNGARIAN_32)
-        for k in range(120):
-            rng.shuffle(pack)
-            s = G.new_hand(G.deal(pack, k % 3), k % 3, rules)
-            while not G.is_terminal(s):
-                options = G.legal_actions(s)
-                digest.update(",".join(map(G.format_action, options)).encode())
-                action = options[rng.randrange(len(options))]
-                digest.update(G.format_action(action).encode())
-                seat = G.current_seat(s)
-                assert seat is not None
-                step = G.apply(s, seat, action)
-                facts = [_fact_json(f) for f in step.facts]
-                digest.update(json.dumps(facts, sort_keys=True).encode())
-                s = step.state
-            digest.update(json.dumps(G.result(s).to_json(), sort_keys=True).encode())
-    assert digest.hexdigest() == FINGERPRINT
+    assert playout_digest(G, variants, 120, 2000, facts=True) == FINGERPRINT
 
 
 def test_ul10_discard_pairs_lazy_sequence_matches_the_full_list() -> None:
