@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import threading
 from concurrent import futures
 
@@ -16,6 +15,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.service.servicer import RefereeServicer
+from referee.service.signals import stop_event
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 log = logging.getLogger("referee.service")
@@ -91,14 +91,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     host = address.rsplit(":", 1)[0]
     log.warning("referee serving on %s:%d (store: %s)", host, port, app.settings.backend)
     print(f"listening on {host}:{port}", flush=True)
-    done = threading.Event()
-
-    def on_signal(signum: int, frame: object) -> None:
-        done.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    done.wait()
+    stop_event().wait()
     log.warning("stopping (grace %.1fs)", grace)
     stop(server, grace)
     if views is not None:

@@ -24,6 +24,8 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from referee.service.signals import stop_event
+
 log = logging.getLogger("referee.service")
 
 REUSE_PORT_ENV = "REFEREE_REUSE_PORT"
@@ -107,13 +109,7 @@ def serve_workers(
     log.warning("referee: %d workers on %s:%d", workers, shown, port)
     print(f"listening on {shown}:{port} ({workers} workers)", flush=True)
 
-    stopping = threading.Event()
-
-    def on_signal(signum: int, frame: object) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stopping = stop_event()
     failed = None
     while not stopping.wait(0.2):
         failed = next((c for c in children if c.poll() is not None), None)
