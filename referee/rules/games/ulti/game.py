@@ -653,7 +653,7 @@ def _pack_hands(hands: Sequence[CardSet]) -> int:
 
 
 _new_state = object.__new__
-_new_step = tuple.__new__
+_new_tuple = tuple.__new__
 
 
 def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
@@ -854,7 +854,7 @@ class Ulti:
                 ):
                     s.phase = KONTRA
                     s.lmask = state.lmask
-                    return _new_step(Step, (s, facts))
+                    return _new_tuple(Step, (s, facts))
                 s.phase = PLAY
                 hand = hm >> _OFF[nxt] & _FULL
                 led, beat, trumps, overtrump, _, _ = entry
@@ -868,7 +868,7 @@ class Ulti:
                 if hold and nxt == fx.declarer and m & hold and m != hold and len(tricks) < 9:
                     m &= ~hold  # UL-25
                 s.lmask = m
-                return _new_step(Step, (s, facts))
+                return _new_tuple(Step, (s, facts))
             # the trick is complete (UL-26)
             c0, c1 = trick
             entry = fx.tab2[52 * c0 + c1]
@@ -879,7 +879,7 @@ class Ulti:
             points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[action]
             if number == 10:
                 points += 10  # UL-3: the last trick
-            taken = _new_step(
+            taken = _new_tuple(
                 TrickTaken, (number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
             )
             s.tricks = (*tricks, taken)
@@ -891,7 +891,7 @@ class Ulti:
                 s.phase = OVER
                 s.lmask = 0
                 res = s.res = self._compute_result(s)
-                return _new_step(Step, (s, (*facts, taken, _new_step(HandEnded, (res,)))))
+                return _new_tuple(Step, (s, (*facts, taken, _new_tuple(HandEnded, (res,)))))
             s.phase = PLAY
             if number == 1:
                 contract = fx.contract
@@ -911,7 +911,7 @@ class Ulti:
                 self._kontra_turn(s)
                 if s.phase == KONTRA:
                     s.lmask = state.lmask
-                    return _new_step(Step, (s, facts))
+                    return _new_tuple(Step, (s, facts))
             else:
                 facts = (taken,)
             m = hm >> _OFF[winner] & _FULL
@@ -919,7 +919,7 @@ class Ulti:
             if hold and winner == d and m & hold and m != hold and number < 9:
                 m &= ~hold  # UL-25
             s.lmask = m
-            return _new_step(Step, (s, facts))
+            return _new_tuple(Step, (s, facts))
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
         fx = state.fx
@@ -932,7 +932,7 @@ class Ulti:
             f = fx.copy()
             f.talon = two = (1 << a) | (1 << b)
             f.discarder = seat
-            return _new_step(
+            return _new_tuple(
                 Step,
                 (
                     _bidding(f, BID, seat, state.hm ^ two << _OFF[seat]),
@@ -950,13 +950,13 @@ class Ulti:
                     s = _bidding(f, AUCTION, seat, state.hm)
                     out = [_PASS_FACT[seat]]
                     self._end_auction(s, out)
-                    return _new_step(Step, (s, tuple(out)))
+                    return _new_tuple(Step, (s, tuple(out)))
                 s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
-                return _new_step(Step, (s, (_PASS_FACT[seat],)))
+                return _new_tuple(Step, (s, (_PASS_FACT[seat],)))
             if action == PICKUP:  # 12 cards, discard two, bid higher
                 s = _bidding(f, DISCARD, seat, state.hm | f.talon << _OFF[seat])
                 f.talon = 0
-                return _new_step(Step, (s, (_PICKUP_FACT[seat],)))
+                return _new_tuple(Step, (s, (_PICKUP_FACT[seat],)))
             s = _bidding(f, AUCTION, seat, state.hm)
             out = []
             if action == STAND:
@@ -964,7 +964,7 @@ class Ulti:
                 self._end_auction(s, out)
             else:  # a bid without the talon (raise_without_talon)
                 self._bid(s, seat, action, out)
-            return _new_step(Step, (s, tuple(out)))
+            return _new_tuple(Step, (s, tuple(out)))
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
                 raise self._illegal(state, action)
@@ -975,7 +975,7 @@ class Ulti:
             f.passes = 0
             f.bids = (*f.bids, (seat, rank))
             s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
-            return _new_step(Step, (s, (_BID_FACTS[seat][rank - 1],)))
+            return _new_tuple(Step, (s, (_BID_FACTS[seat][rank - 1],)))
         if phase == KONTRA:  # UL-18 .. UL-20
             kon = fx.kon
             if seat == fx.declarer:
@@ -988,7 +988,7 @@ class Ulti:
                 raise self._illegal(state, action)
             s = state.copy()
             s.fx = fx.copy()
-            return _new_step(Step, (s, (self._kontra(s, seat, action),)))
+            return _new_tuple(Step, (s, (self._kontra(s, seat, action),)))
         if phase != TRUMP or action not in _NAME_SET:  # UL-14
             raise self._illegal(state, action)
         s = state.copy()
@@ -997,7 +997,7 @@ class Ulti:
         f.trump = action - NAME_BASE
         out = [_TRUMP_FACTS[seat][f.trump]]
         self._start_play(s)
-        return _new_step(Step, (s, tuple(out)))
+        return _new_tuple(Step, (s, tuple(out)))
 
     def _bid(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
         """UL-9 .. UL-11: the bid becomes current, the turn moves on."""
@@ -1171,7 +1171,7 @@ class Ulti:
                 cp += pts
         if not f.rules.talon_to_defenders:
             cp += sum(CARD_POINTS[c] for c in cards_in(f.talon))
-        tally = _new_step(
+        tally = _new_tuple(
             Tally, (d, trump, cp, (won[0], won[1], won[2]), f.marriages, seven_seat, last_winner)
         )
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
