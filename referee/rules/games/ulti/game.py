@@ -968,14 +968,10 @@ class Ulti:
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
                 raise self._illegal(state, action)
-            f = fx.copy()
-            rank = action - BID_BASE + 1
-            f.cur = rank
-            f.holder = seat
-            f.passes = 0
-            f.bids = (*f.bids, (seat, rank))
-            s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
-            return _new_tuple(Step, (s, (_BID_FACTS[seat][rank - 1],)))
+            s = _bidding(fx.copy(), BID, seat, state.hm)
+            out = []
+            self._bid(s, seat, action, out)
+            return _new_tuple(Step, (s, tuple(out)))
         if phase == KONTRA:  # UL-18 .. UL-20
             kon = fx.kon
             if seat == fx.declarer:
