@@ -130,10 +130,8 @@ def _suit_table(suit: Suit) -> tuple[tuple[Card, ...], ...]:
     return tuple(tuple(base + r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
 
 
-SUIT_CARDS: Final = tuple(_suit_table(s) for s in SUITS)
-"""``SUIT_CARDS[suit][bits]``: the cards of ``suit`` whose ranks are the 13-bit ``bits``, in
-order (the tables behind :func:`cards_in`, for hot loops that inline it)."""
-_C0, _C1, _C2, _C3 = SUIT_CARDS
+_BY_SUIT: Final = tuple(_suit_table(s) for s in SUITS)
+_C0, _C1, _C2, _C3 = _BY_SUIT
 
 
 def cards_in(m: CardSet) -> list[Card]:

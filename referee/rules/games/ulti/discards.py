@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Final, overload
 
-from referee.rules.cards import CARD_NAMES, SUIT_CARDS, CardSet
+from referee.rules.cards import CARD_NAMES, CardSet, cards_in
 from referee.rules.game import Action, LazyActions
 
 DISCARD_BASE: Final = 1024
@@ -18,7 +18,6 @@ DISCARD_BASE: Final = 1024
 
 _POSITIONS: Final = tuple(tuple(combinations(range(n), 2)) for n in range(33))
 """``_POSITIONS[n][i]``: the positions in a sorted ``n``-card hand of the ``i``-th pair."""
-_C0, _C1, _C2, _C3 = SUIT_CARDS
 
 
 def pair_code(low: int, high: int) -> Action:
@@ -37,9 +36,7 @@ def pair_of(code: Action) -> tuple[int, int] | None:
 
 def discard_codes(hand: CardSet) -> list[Action]:
     """Every pair of ``hand`` as a code, ascending."""
-    cards = [*_C0[hand & 0x1FFF], *_C1[hand >> 13 & 0x1FFF], *_C2[hand >> 26 & 0x1FFF]]
-    cards += _C3[hand >> 39]
-    return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards, 2)]
+    return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards_in(hand), 2)]
 
 
 class DiscardPairs(LazyActions):
@@ -83,8 +80,7 @@ class DiscardPairs(LazyActions):
             raise IndexError(
                 f"discard index {index} out of range for {self._len} legal discards"
             ) from None
-        h = self._hand
-        cards = [*_C0[h & 0x1FFF], *_C1[h >> 13 & 0x1FFF], *_C2[h >> 26 & 0x1FFF], *_C3[h >> 39]]
+        cards = cards_in(self._hand)
         return DISCARD_BASE + 52 * cards[p] + cards[q]
 
     def __contains__(self, code: object) -> bool:
