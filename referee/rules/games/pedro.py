@@ -375,23 +375,19 @@ class DiscardSets(LazyActions):
 
     __slots__ = ("_forced", "_kmax", "_kmin", "_offset", "_pool")
 
+    _forced: CardSet
+    _pool: CardSet
+    _kmin: int
+    _kmax: int
+    _offset: int
+
     base: ClassVar[int] = DISCARD_BASE
     """The code of the empty set: a discard's code is ``base`` plus its card mask."""
 
     def __init__(self, forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> None:
         if forced & pool or (forced | pool) >> 52 or forced < 0 or pool < 0:
             raise ValueError("forced and pool must be disjoint card masks")
-        n = pool.bit_count()
-        if kmin < 0:
-            kmin = 0
-        if kmax > n:
-            kmax = n
-        self._forced = forced
-        self._pool = pool
-        self._kmin = kmin
-        self._kmax = kmax
-        self._offset = DISCARD_BASE + forced
-        self._len = _n_sets(n, kmin, kmax)
+        _fill(self, forced, pool, kmin, kmax)
 
     # Read-only (as fractions.Fraction's numerator): the set never changes once made.
     @property
@@ -515,7 +511,11 @@ class DiscardSets(LazyActions):
 def _discard_sets(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> DiscardSets:
     """``DiscardSets(forced, pool, kmin, kmax)`` for ``forced`` and ``pool`` disjoint card
     masks (as :meth:`Pedro._discard_spec` gives), without the constructor's checks."""
-    d = _new_state(DiscardSets)
+    return _fill(_new_state(DiscardSets), forced, pool, kmin, kmax)
+
+
+def _fill(d: DiscardSets, forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> DiscardSets:
+    """Set ``d``'s fields, clamping ``kmin``/``kmax`` to ``0..|pool|``."""
     n = pool.bit_count()
     if kmin < 0:
         kmin = 0
