@@ -44,22 +44,35 @@ def dict_hash(data: Mapping[str, Any]) -> str:
     return hashlib.sha256(_CANONICAL.encode(data).encode()).hexdigest()
 
 
+_TOPICS: dict[type, str] = {}
+
+
+def _topic(cls: type) -> str:
+    topic = _TOPICS.get(cls)
+    if topic is None:
+        from eventsourcing.utils import get_topic
+
+        topic = _TOPICS[cls] = get_topic(cls)
+    return topic
+
+
 def event_hash(event: object) -> str:
     """The hash of a domain event (its topic taken from its class): the same digest as
     ``dict_hash(event_dict(event, topic))``, without the JSON round trip of the exported
     form (event attributes are JSON values whose objects have string keys, so the round
-    trip changes nothing but UUIDs and times, converted here)."""
-    from eventsourcing.utils import get_topic
-
+    trip changes nothing but UUIDs and times, converted here). Topics are kept per class."""
     data: dict[str, Any] = {}
     for key, value in vars(event).items():
         if key[0] != "_":
-            if isinstance(value, UUID):
+            kind = type(value)
+            if kind is str or kind is int or kind is list:
+                pass
+            elif isinstance(value, UUID):
                 value = str(value)
             elif isinstance(value, datetime):
                 value = value.isoformat()
             data[key] = value
-    data["topic"] = get_topic(type(event))
+    data["topic"] = _topic(type(event))
     return dict_hash(data)
 
 

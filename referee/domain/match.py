@@ -4,15 +4,13 @@ Command methods validate through the pure rules core, then trigger private ``@ev
 whose bodies only re-apply what was validated (they run again on every replay, so they are
 deterministic: no clock, no randomness, no I/O). Replaying the stream re-applies every action
 through the rules and so rebuilds the exact rules state. Live, a command hands the state it has
-just computed to the body it triggers (``_computed``), so an accepted action goes through the
-rules once, not twice; the rules core is pure, so both paths give the same state.
+just computed to the body it triggers (``_trigger_computed``), so an accepted action goes
+through the rules once, not twice; the rules core is pure, so both paths give the same state.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
@@ -147,15 +145,17 @@ class Match(Aggregate):
             self.match_state.dealer,
             self.rules,
         )
-        with self._computed(("deal", self.match_state.dealer, cards), state):
-            self._hand_dealt(
-                hand=len(self.hands) + 1,
-                dealer=self.match_state.dealer,
-                cards=cards,
-                nonce=nonce,
-                commitment=commitment(nonce, cards),
-                to_act=self.game.current_seat(state),
-            )
+        self._trigger_computed(
+            self.HandDealt,  # type: ignore[attr-defined]  # made by @event("HandDealt")
+            ("deal", self.match_state.dealer, cards),
+            state,
+            hand=len(self.hands) + 1,
+            dealer=self.match_state.dealer,
+            cards=cards,
+            nonce=nonce,
+            commitment=commitment(nonce, cards),
+            to_act=self.game.current_seat(state),
+        )
 
     def take_action(self, seat: int, text: str, command_id: str) -> None:
         """Validate one action through the rules and record it with what it caused.
@@ -169,14 +169,16 @@ class Match(Aggregate):
         action = game.parse_action(text)
         step = game.apply(self.hand_state, seat, action)
         text = game.format_action(action)
-        with self._computed(("action", seat, text), step.state):
-            self._action_taken(
-                seat=seat,
-                action=text,
-                command_id=command_id,
-                facts=[fact_json(f) for f in step.facts if not isinstance(f, HandEnded)],
-                to_act=game.current_seat(step.state),
-            )
+        self._trigger_computed(
+            self.ActionTaken,  # type: ignore[attr-defined]  # made by @event("ActionTaken")
+            ("action", seat, text),
+            step.state,
+            seat=seat,
+            action=text,
+            command_id=command_id,
+            facts=[fact_json(f) for f in step.facts if not isinstance(f, HandEnded)],
+            to_act=game.current_seat(step.state),
+        )
         if game.is_terminal(self.hand_state):
             result = game.result(self.hand_state)
             after = game.after_hand(self.match_state, result, self.rules)
@@ -195,19 +197,24 @@ class Match(Aggregate):
         self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by)
 
     # -- events ----------------------------------------------------------------------------
-    @contextmanager
-    def _computed(self, key: tuple[Any, ...], state: Any) -> Iterator[None]:
-        """Hand the rules state a command just computed to the event body it triggers, so a
+    def _trigger_computed(
+        self, event_class: Any, key: tuple[Any, ...], state: Any, **kwargs: Any
+    ) -> None:
+        """Trigger ``event_class`` with ``kwargs`` (every argument of its ``@event`` method,
+        by name) and hand the rules state a command just computed to the event body, so a
         live action goes through the rules once. The body takes it only if ``key`` matches
-        its own arguments; on replay nothing is stashed and the body re-applies the rules."""
+        its own arguments; on replay nothing is stashed and the body re-applies the rules.
+
+        The same event as calling the decorated method (``self._action_taken(**kwargs)``),
+        without the decorator's generic argument handling on the per-action path."""
         self._live_step = (key, state)
         try:
-            yield
+            self.trigger_event(event_class, **kwargs)
         finally:
             self.__dict__.pop("_live_step", None)
 
     def _take_computed(self, key: tuple[Any, ...]) -> Any:
-        """The state stashed by :meth:`_computed` for ``key`` (once), else ``None``."""
+        """The state stashed by :meth:`_trigger_computed` for ``key`` (once), else ``None``."""
         stashed = self.__dict__.pop("_live_step", None)
         if stashed is not None and stashed[0] == key:
             return stashed[1]
