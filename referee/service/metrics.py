@@ -70,54 +70,89 @@ def error_reason(context: grpc.ServicerContext) -> str:
     return ""
 
 
-def _record(method: str, context: grpc.ServicerContext, failed: bool, started: float | None
-            ) -> None:
+class _Series:
+    """One method's labelled series, looked up once: ``Metric.labels()`` builds a key and
+    takes the metric's lock on every call, which under load (hundreds of server threads)
+    was the interceptor's main cost. The in-flight gauge exists from the first call (as
+    before); the OK counter and the latency histogram from their first observation."""
+
+    __slots__ = ("in_flight", "latency", "method", "ok")
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.in_flight = IN_FLIGHT.labels(method)
+        self.ok: Any = None
+        self.latency: Any = None
+
+
+def _record(series: _Series, context: grpc.ServicerContext, failed: bool,
+            started: float | None) -> None:
     code = context.code()
     if code is None:
         if not failed:
             code = grpc.StatusCode.OK
         else:
             code = grpc.StatusCode.UNKNOWN if context.is_active() else grpc.StatusCode.CANCELLED
-    name = code.name
-    REQUESTS.labels(method, name).inc()
-    if code is not grpc.StatusCode.OK:
-        REJECTIONS.labels(method, name, error_reason(context) or name).inc()
+    if code is grpc.StatusCode.OK:
+        if series.ok is None:
+            series.ok = REQUESTS.labels(series.method, code.name)
+        series.ok.inc()
+    else:
+        name = code.name
+        REQUESTS.labels(series.method, name).inc()
+        REJECTIONS.labels(series.method, name, error_reason(context) or name).inc()
     if started is not None:
-        LATENCY.labels(method).observe(time.perf_counter() - started)
+        if series.latency is None:
+            series.latency = LATENCY.labels(series.method)
+        series.latency.observe(time.perf_counter() - started)
 
 
 class MetricsInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     """Counts and times every call to the referee's own services (health and reflection
-    are not counted)."""
+    are not counted). The wrapped handler of each method is built once and reused while
+    the server hands out the same handler for it."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
     def intercept_service(
         self, continuation: Callable[[Any], Any], details: grpc.HandlerCallDetails
     ) -> Any:
         handler = continuation(details)
         method: str = details.method
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(method, handler)
+        if handler is not None:
+            self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    @staticmethod
+    def _wrap(method: str, handler: Any) -> Any:
         if handler is None or method.startswith(("/grpc.health.", "/grpc.reflection.")):
             return handler
         short = method.rsplit("/", 1)[-1]
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(short, handler.unary_unary),
+                _unary(_Series(short), handler.unary_unary),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                _stream(short, handler.unary_stream),
+                _stream(_Series(short), handler.unary_stream),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler  # the API has no client-streaming methods
 
 
-def _unary(method: str, behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def _unary(series: _Series, behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
         started = time.perf_counter()
         failed = True
-        gauge = IN_FLIGHT.labels(method)
+        gauge = series.in_flight
         gauge.inc()
         try:
             response = behavior(request, context)
@@ -125,23 +160,23 @@ def _unary(method: str, behavior: Callable[[Any, Any], Any]) -> Callable[[Any, A
             return response
         finally:
             gauge.dec()
-            _record(method, context, failed, started)
+            _record(series, context, failed, started)
 
     return wrapper
 
 
-def _stream(method: str, behavior: Callable[[Any, Any], Iterator[Any]]
+def _stream(series: _Series, behavior: Callable[[Any, Any], Iterator[Any]]
             ) -> Callable[[Any, Any], Iterator[Any]]:
     def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         failed = True
-        gauge = IN_FLIGHT.labels(method)
+        gauge = series.in_flight
         gauge.inc()
         try:
             yield from behavior(request, context)
             failed = False
         finally:
             gauge.dec()
-            _record(method, context, failed, None)
+            _record(series, context, failed, None)
 
     return wrapper
 
