@@ -15,6 +15,7 @@ import statistics
 import time
 from typing import Any
 
+from referee.rules.compiled import compiled_modules
 from referee.rules.registry import find_game
 
 
@@ -107,6 +108,8 @@ def run(game_name: str, seconds: float, baseline: bool, rounds: int = 5) -> dict
     report: dict[str, Any] = {
         "machine": f"{platform.machine()}, {platform.python_implementation()} "
         f"{platform.python_version()}, {os.cpu_count()} CPUs",
+        # REFEREE_COMPILE=1 builds (docs/operations.md): which rules modules run compiled
+        "compiled": compiled_modules(),
     }
     if not baseline:
         report["result"] = bench_rules(game_name, seconds)

@@ -24,13 +24,24 @@ FORBIDDEN_IN_RULES = {
 
 
 def _imports(path: Path) -> set[str]:
+    """The modules ``path`` imports at run time (imports under ``if TYPE_CHECKING:`` are for
+    the type checker only)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    todo: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+    while todo:
+        node = todo.pop()
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
+        elif isinstance(node, ast.If) and ast.unparse(node.test) in _TYPE_CHECKING:
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
     return names
+
+
+_TYPE_CHECKING = {"TYPE_CHECKING", "typing.TYPE_CHECKING"}
 
 
 RULES_FILES = sorted((ROOT / "referee" / "rules").rglob("*.py"))

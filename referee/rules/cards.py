@@ -130,8 +130,10 @@ def _suit_table(suit: Suit) -> tuple[tuple[Card, ...], ...]:
     return tuple(tuple(base + r for r in range(13) if (m >> r) & 1) for m in range(1 << 13))
 
 
-_BY_SUIT: Final = tuple(_suit_table(s) for s in SUITS)
-_C0, _C1, _C2, _C3 = _BY_SUIT
+_C0: Final = _suit_table(CLUBS)
+_C1: Final = _suit_table(DIAMONDS)
+_C2: Final = _suit_table(HEARTS)
+_C3: Final = _suit_table(SPADES)
 
 
 def cards_in(m: CardSet) -> list[Card]:

@@ -119,8 +119,6 @@ class LazyActions(Sequence[Action]):
     ``index`` and ``_codes()`` (the whole list, built); the rest is here. Immutable; equal to
     any sequence (not a string) holding the same codes in the same order."""
 
-    __slots__ = ("_len",)
-
     _len: int
 
     def __len__(self) -> int:

@@ -47,8 +47,6 @@ class DiscardPairs(LazyActions):
     sequence (not a string) holding the same codes in the same order.
     """
 
-    __slots__ = ("_hand", "_pos")
-
     def __init__(self, hand: CardSet) -> None:
         if hand < 0 or hand >> 52:
             raise ValueError("hand must be a card mask")

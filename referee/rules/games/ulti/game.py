@@ -40,6 +40,7 @@ from referee.rules.cards import (
     cards_in,
     parse_card,
 )
+from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import (
@@ -89,7 +90,15 @@ class Phase(enum.IntEnum):
     OVER = 6
 
 
-DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER = (int(p) for p in Phase)
+# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
+DISCARD: Final = 0
+BID: Final = 1
+AUCTION: Final = 2
+TRUMP: Final = 3
+PLAY: Final = 4
+KONTRA: Final = 5
+OVER: Final = 6
+assert tuple(Phase) == (DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER)
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
 
@@ -278,11 +287,10 @@ def _mask_from(hand: CardSet, entry: _Entry) -> CardSet:
 # -- the auction's legal sets (UL-9 .. UL-12) ------------------------------------------------
 
 
+@mypyc_attr(serializable=True)
 class _BidTables:
     """Per ladder variant and current bid rank: the legal bids, and the legal auction actions
     of a seat that does not (index ``2 * cur``) or does (``2 * cur + 1``) hold the bid."""
-
-    __slots__ = ("auction", "auction_set", "bids", "bids_set")
 
     def __init__(self, rules: UltiRules) -> None:
         rows = [higher_bids(rules, cur) for cur in range(len(LADDER) + 1)]
@@ -349,10 +357,15 @@ def _fact(what: str, **data: JSON) -> Announced:
     return Announced(what, data)
 
 
-_PASS_FACT, _PICKUP_FACT, _STAND_FACT, _DISCARD_FACT, _NO_KONTRA_FACT = (
-    tuple(_fact(what, seat=seat) for seat in range(3))
-    for what in ("pass", "pickup", "stand", "discard", "no_kontra")
-)
+def _seat_facts(what: str) -> tuple[Announced, ...]:
+    return tuple(_fact(what, seat=seat) for seat in range(3))
+
+
+_PASS_FACT: Final = _seat_facts("pass")
+_PICKUP_FACT: Final = _seat_facts("pickup")
+_STAND_FACT: Final = _seat_facts("stand")
+_DISCARD_FACT: Final = _seat_facts("discard")
+_NO_KONTRA_FACT: Final = _seat_facts("no_kontra")
 _BID_FACTS: Final = tuple(
     tuple(_fact("bid", seat=s, contract=c.key) for c in LADDER) for s in range(3)
 )
@@ -374,23 +387,11 @@ _TRUMP_FACTS: Final = tuple(
 # -- the state -------------------------------------------------------------------------------
 
 
+@mypyc_attr(serializable=True, acyclic=True)
 class _Auction:
     """The auction's record and the rules: what a card play never changes. States share it by
     reference; auction decisions replace it with a changed copy. Until the auction ends the
     contract-level fields below read as their class defaults."""
-
-    __slots__ = (
-        "bids",
-        "btab",
-        "cur",
-        "dealer",
-        "discarder",
-        "first",
-        "holder",
-        "passes",
-        "rules",
-        "talon",
-    )
 
     rules: UltiRules
     btab: _BidTables
@@ -421,7 +422,7 @@ class _Auction:
     tab2: tuple[_Entry, ...] = ()
 
     def copy(self) -> _Auction:
-        f: _Auction = _new_state(_Auction)
+        f: _Auction = _Auction.__new__(_Auction)
         f.bids = self.bids
         f.btab = self.btab
         f.cur = self.cur
@@ -435,28 +436,13 @@ class _Auction:
         return f
 
 
+@mypyc_attr(serializable=True, acyclic=True)
 class _Fixed(_Auction):
     """:class:`_Auction` and the contract: the declarer, trump, marriages, kontras and the
     play tables, fixed from the end of the auction (kontra decisions replace it)."""
 
-    __slots__ = (
-        "cmask",
-        "contract",
-        "declarer",
-        "hold",
-        "kdone",
-        "kon",
-        "marriages",
-        "mfacts",
-        "rek",
-        "stop",
-        "tab1",
-        "tab2",
-        "trump",
-    )
-
     def copy(self) -> _Fixed:
-        f: _Fixed = _new_state(_Fixed)
+        f: _Fixed = _Fixed.__new__(_Fixed)
         f.bids = self.bids
         f.btab = self.btab
         f.cmask = self.cmask
@@ -484,7 +470,7 @@ class _Fixed(_Auction):
 
     @classmethod
     def from_auction(cls, au: _Auction, contract: Contract) -> _Fixed:
-        f: _Fixed = _new_state(_Fixed)
+        f: _Fixed = _Fixed.__new__(_Fixed)
         f.bids = au.bids
         f.btab = au.btab
         f.cur = au.cur
@@ -510,13 +496,12 @@ class _Fixed(_Auction):
         return f
 
 
+@mypyc_attr(serializable=True, acyclic=True)
 class UltiState:
     """One Ulti deal. Treat as immutable: :meth:`Ulti.apply` returns a new one.
 
     Only what a card play changes lives here; the rest is in ``fx``, shared between states
     (and readable through the properties below)."""
-
-    __slots__ = ("fx", "hm", "lmask", "phase", "res", "to_act", "trick", "tricks")
 
     fx: _Auction
     phase: int
@@ -534,7 +519,7 @@ class UltiState:
 
     def copy(self) -> UltiState:
         """A shallow copy (every field is immutable)."""
-        s: UltiState = _new_state(UltiState)
+        s: UltiState = UltiState.__new__(UltiState)
         s.fx = self.fx
         s.hm = self.hm
         s.lmask = self.lmask
@@ -665,13 +650,17 @@ def _pack_hands(hands: Sequence[CardSet]) -> int:
     return hands[0] | hands[1] << 52 | hands[2] << 104
 
 
-_new_state = object.__new__
-_new_tuple = tuple.__new__
+_new_tuple: Final = tuple.__new__
+_Step: Final = Step
+_TrickTaken: Final = TrickTaken
+_HandEnded: Final = HandEnded
+"""``Final`` aliases of the facts' classes: compiled code reads ``Final`` module names as
+constants instead of looking them up in the module's dict at every use."""
 
 
 def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
     """A state of the auction (no trick, no legal card mask)."""
-    s: UltiState = _new_state(UltiState)
+    s: UltiState = UltiState.__new__(UltiState)
     s.fx = fx
     s.phase = phase
     s.to_act = to_act
@@ -682,7 +671,7 @@ def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
     return s
 
 
-_LEGAL_CARDS: dict[CardSet, tuple[Card, ...]] = {}
+_LEGAL_CARDS: Final[dict[CardSet, tuple[Card, ...]]] = {}
 """The legal cards as a tuple, by set: with 16,384 sets kept (about 3 MB), two thirds of the
 play's legal sets are found here (measured over 20,000 random deals)."""
 _LEGAL_CARDS_MAX: Final = 1 << 14
@@ -750,7 +739,7 @@ class Ulti:
     def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
         """Twelve cards to the first player (the talon included), ten to each other (UL-6)."""
         a, b, c = tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])
-        deal: Deal = _new_state(Deal)  # Deal(hands=..., stock=()) without the frozen __init__
+        deal: Deal = Deal.__new__(Deal)  # Deal(hands=..., stock=()) without the frozen __init__
         d = deal.__dict__
         first = (dealer + 1) % 3
         d["hands"] = (a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a))
@@ -764,7 +753,7 @@ class Ulti:
         if hands is None:  # not the pack in the right shape: the checker names the problem
             sizes = tuple(12 if s == first else 10 for s in range(3))
             hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
-        f: _Auction = _new_state(_Auction)
+        f: _Auction = _Auction.__new__(_Auction)
         f.rules = rules
         f.btab = _bid_tables(rules)
         f.dealer = dealer
@@ -775,7 +764,7 @@ class Ulti:
         f.holder = -1
         f.passes = 0
         f.bids = ()
-        s: UltiState = _new_state(UltiState)
+        s: UltiState = UltiState.__new__(UltiState)
         s.fx = f
         s.phase = DISCARD
         s.to_act = first
@@ -828,7 +817,7 @@ class Ulti:
             facts: tuple[Fact, ...] = ()
             if not tricks:  # UL-16: marriages are announced with the first card
                 facts = fx.mfacts[seat]
-            s: UltiState = _new_state(UltiState)
+            s: UltiState = UltiState.__new__(UltiState)
             s.fx = fx
             s.hm = hm
             trick = state.trick
@@ -850,7 +839,7 @@ class Ulti:
                 ):
                     s.phase = KONTRA
                     s.lmask = state.lmask
-                    return _new_tuple(Step, (s, facts))
+                    return _new_tuple(_Step, (s, facts))
                 s.phase = PLAY
                 hand = hm >> _OFF[nxt] & _FULL
                 led, beat, trumps, overtrump, _, _ = entry
@@ -864,7 +853,7 @@ class Ulti:
                 if hold and nxt == fx.declarer and m & hold and m != hold and len(tricks) < 9:
                     m &= ~hold  # UL-25
                 s.lmask = m
-                return _new_tuple(Step, (s, facts))
+                return _new_tuple(_Step, (s, facts))
             # the trick is complete (UL-26)
             c0, c1 = trick
             entry = fx.tab2[52 * c0 + c1]
@@ -876,7 +865,7 @@ class Ulti:
             if number == 10:
                 points += 10  # UL-3: the last trick
             taken = _new_tuple(
-                TrickTaken, (number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
+                _TrickTaken, (number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
             )
             s.tricks = (*tricks, taken)
             s.trick = ()
@@ -887,7 +876,7 @@ class Ulti:
                 s.phase = OVER
                 s.lmask = 0
                 res = s.res = self._compute_result(s)
-                return _new_tuple(Step, (s, (*facts, taken, _new_tuple(HandEnded, (res,)))))
+                return _new_tuple(_Step, (s, (*facts, taken, _new_tuple(_HandEnded, (res,)))))
             s.phase = PLAY
             if number == 1:
                 contract = fx.contract
@@ -907,7 +896,7 @@ class Ulti:
                 self._kontra_turn(s)
                 if s.phase == KONTRA:
                     s.lmask = state.lmask
-                    return _new_tuple(Step, (s, facts))
+                    return _new_tuple(_Step, (s, facts))
             else:
                 facts = (taken,)
             m = hm >> _OFF[winner] & _FULL
@@ -915,7 +904,7 @@ class Ulti:
             if hold and winner == d and m & hold and m != hold and number < 9:
                 m &= ~hold  # UL-25
             s.lmask = m
-            return _new_tuple(Step, (s, facts))
+            return _new_tuple(_Step, (s, facts))
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
         fx = state.fx
@@ -929,7 +918,7 @@ class Ulti:
             f.talon = two = (1 << a) | (1 << b)
             f.discarder = seat
             return _new_tuple(
-                Step,
+                _Step,
                 (
                     _bidding(f, BID, seat, state.hm ^ two << _OFF[seat]),
                     (_DISCARD_FACT[seat],),
@@ -946,13 +935,13 @@ class Ulti:
                     s = _bidding(f, AUCTION, seat, state.hm)
                     out = [_PASS_FACT[seat]]
                     self._end_auction(s, out)
-                    return _new_tuple(Step, (s, tuple(out)))
+                    return _new_tuple(_Step, (s, tuple(out)))
                 s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
-                return _new_tuple(Step, (s, (_PASS_FACT[seat],)))
+                return _new_tuple(_Step, (s, (_PASS_FACT[seat],)))
             if action == PICKUP:  # 12 cards, discard two, bid higher
                 s = _bidding(f, DISCARD, seat, state.hm | f.talon << _OFF[seat])
                 f.talon = 0
-                return _new_tuple(Step, (s, (_PICKUP_FACT[seat],)))
+                return _new_tuple(_Step, (s, (_PICKUP_FACT[seat],)))
             s = _bidding(f, AUCTION, seat, state.hm)
             out = []
             if action == STAND:
@@ -960,20 +949,20 @@ class Ulti:
                 self._end_auction(s, out)
             else:  # a bid without the talon (raise_without_talon)
                 self._bid(s, seat, action, out)
-            return _new_tuple(Step, (s, tuple(out)))
+            return _new_tuple(_Step, (s, tuple(out)))
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
                 raise self._illegal(state, action)
             s = _bidding(fx.copy(), BID, seat, state.hm)
             out = []
             self._bid(s, seat, action, out)
-            return _new_tuple(Step, (s, tuple(out)))
+            return _new_tuple(_Step, (s, tuple(out)))
         if phase == KONTRA:  # UL-18 .. UL-20
             if action not in _kontra_row(fx, seat)[1]:
                 raise self._illegal(state, action)
             s = state.copy()
             s.fx = fx.copy()
-            return _new_tuple(Step, (s, (self._kontra(s, seat, action),)))
+            return _new_tuple(_Step, (s, (self._kontra(s, seat, action),)))
         if phase != TRUMP or action not in _NAME_SET:  # UL-14
             raise self._illegal(state, action)
         s = state.copy()
@@ -982,7 +971,7 @@ class Ulti:
         f.trump = action - NAME_BASE
         out = [_TRUMP_FACTS[seat][f.trump]]
         self._start_play(s)
-        return _new_tuple(Step, (s, tuple(out)))
+        return _new_tuple(_Step, (s, tuple(out)))
 
     def _bid(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
         """UL-9 .. UL-11: the bid becomes current, the turn moves on."""
