@@ -19,7 +19,8 @@ def ext_modules() -> list:
     from mypyc.build import mypycify
 
     modules = runpy.run_path(os.path.join("referee", "rules", "compiled.py"))["MODULES"]
-    return mypycify([m.replace(".", "/") + ".py" for m in modules], opt_level="3")
+    sources = [m.replace(".", "/") + ".py" for m in modules]
+    return mypycify(sources, opt_level="3", group_name="trick_referee")
 
 
 setup(ext_modules=ext_modules())

@@ -12,6 +12,7 @@ developer's machine and fails in CI.
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.rules.compiled import MODULES
+from referee.rules.compiled import MODULES, is_compiled
 from tests.conftest import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +95,18 @@ def test_compiled_rules_pass_the_pinning_tests(compiled_tree: Path) -> None:
     )
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "skipped" not in out.stdout
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_no_compiled_module_is_older_than_its_source(name: str) -> None:
+    """After ``REFEREE_COMPILE=1 pip install -e .`` the extensions sit beside the sources and
+    win the import: an edit to the ``.py`` would silently not run (docs/operations.md)."""
+    if not is_compiled(name):
+        return  # the source runs: nothing can be stale
+    extension = Path(importlib.import_module(name).__file__ or "")
+    source = extension.parent / (name.rpartition(".")[2] + ".py")
+    if source.exists():  # an installed wheel writes both at once; an edit comes later
+        assert source.stat().st_mtime <= extension.stat().st_mtime + 2, (
+            f"{extension.name} is older than {source.name}: rebuild it "
+            "(REFEREE_COMPILE=1 pip install -e .) or delete it"
+        )
