@@ -422,7 +422,7 @@ class _Auction:
     tab2: tuple[_Entry, ...] = ()
 
     def copy(self) -> _Auction:
-        f: _Auction = _Auction.__new__(_Auction)
+        f: _Auction = _NEW_AUCTION(_Auction)
         f.bids = self.bids
         f.btab = self.btab
         f.cur = self.cur
@@ -442,7 +442,7 @@ class _Fixed(_Auction):
     play tables, fixed from the end of the auction (kontra decisions replace it)."""
 
     def copy(self) -> _Fixed:
-        f: _Fixed = _Fixed.__new__(_Fixed)
+        f: _Fixed = _NEW_FIXED(_Fixed)
         f.bids = self.bids
         f.btab = self.btab
         f.cmask = self.cmask
@@ -470,7 +470,7 @@ class _Fixed(_Auction):
 
     @classmethod
     def from_auction(cls, au: _Auction, contract: Contract) -> _Fixed:
-        f: _Fixed = _Fixed.__new__(_Fixed)
+        f: _Fixed = _NEW_FIXED(_Fixed)
         f.bids = au.bids
         f.btab = au.btab
         f.cur = au.cur
@@ -519,7 +519,7 @@ class UltiState:
 
     def copy(self) -> UltiState:
         """A shallow copy (every field is immutable)."""
-        s: UltiState = UltiState.__new__(UltiState)
+        s: UltiState = _NEW_STATE(UltiState)
         s.fx = self.fx
         s.hm = self.hm
         s.lmask = self.lmask
@@ -639,6 +639,13 @@ class UltiState:
         return f"<UltiState phase={Phase(self.phase).name} to_act={self.to_act}>"
 
 
+_NEW_STATE: Final = UltiState.__new__
+_NEW_AUCTION: Final = _Auction.__new__
+_NEW_FIXED: Final = _Fixed.__new__
+"""Allocators: ``_NEW_STATE(UltiState)`` is a bare instance whose fields the caller sets
+(``object.__new__`` from source; compiled, the class's own allocator, which ``object.__new__``
+may not replace)."""
+
 _FULL: Final = (1 << 52) - 1
 _OFF: Final = (0, 52, 104)
 _BIT: Final = tuple(tuple(1 << (c + off) for c in range(52)) for off in (0, 52, 104))
@@ -660,7 +667,7 @@ constants instead of looking them up in the module's dict at every use."""
 
 def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
     """A state of the auction (no trick, no legal card mask)."""
-    s: UltiState = UltiState.__new__(UltiState)
+    s: UltiState = _NEW_STATE(UltiState)
     s.fx = fx
     s.phase = phase
     s.to_act = to_act
@@ -753,7 +760,7 @@ class Ulti:
         if hands is None:  # not the pack in the right shape: the checker names the problem
             sizes = tuple(12 if s == first else 10 for s in range(3))
             hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
-        f: _Auction = _Auction.__new__(_Auction)
+        f: _Auction = _NEW_AUCTION(_Auction)
         f.rules = rules
         f.btab = _bid_tables(rules)
         f.dealer = dealer
@@ -764,7 +771,7 @@ class Ulti:
         f.holder = -1
         f.passes = 0
         f.bids = ()
-        s: UltiState = UltiState.__new__(UltiState)
+        s: UltiState = _NEW_STATE(UltiState)
         s.fx = f
         s.phase = DISCARD
         s.to_act = first
@@ -817,7 +824,7 @@ class Ulti:
             facts: tuple[Fact, ...] = ()
             if not tricks:  # UL-16: marriages are announced with the first card
                 facts = fx.mfacts[seat]
-            s: UltiState = UltiState.__new__(UltiState)
+            s: UltiState = _NEW_STATE(UltiState)
             s.fx = fx
             s.hm = hm
             trick = state.trick
