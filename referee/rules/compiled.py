@@ -29,8 +29,11 @@ MODULES: Final = (
     "referee.rules.games.ulti.game",
     "referee.rules.games.ulti.discards",
     "referee.rules.games.ulti.scoring",
+    "referee.rules.games.belote_family",
+    "referee.rules.games.coinche",
 )
-"""The hottest modules of the rules core; each is typed (mypy strict) and avoids what mypyc
+"""The hottest modules of the rules core (Ulti's and Coinche's, the card tables, the tables
+of the Belote family); each is typed (mypy strict) and avoids what mypyc
 cannot compile (``__slots__``, ``object.__new__`` of its classes)."""
 
 

@@ -3,7 +3,9 @@ the source does.
 
 The modules of :data:`referee.rules.compiled.MODULES` are compiled with mypyc into a copy of the
 package, and the rules tests that pin behaviour run against that copy in a subprocess: the Ulti
-tests (every UL rule id and §3.9 vector, and the pinned fingerprint of 600 seeded deals), the
+tests (every UL rule id and §3.9 vector, and the pinned fingerprint of 600 seeded deals) and
+the Coinche and Belot tests (every rule id and worked example; Belot uses the compiled
+tables of the Belote family), the
 conformance suite for every game (the shared card tables are compiled too: random play keeps
 every invariant; states and facts deep-copy and pickle) and Pedro's pinned fingerprint.
 Compiling needs a C compiler and the Python headers: without them this module is skipped on a
@@ -13,6 +15,7 @@ developer's machine and fails in CI.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -81,7 +84,8 @@ def test_the_copy_runs_compiled(compiled_tree: Path) -> None:
 
 
 def test_compiled_rules_pass_the_pinning_tests(compiled_tree: Path) -> None:
-    """UL-1 .. UL-36 and the fingerprints, on compiled code."""
+    """UL-1 .. UL-36, Coinche's rule ids and worked examples, and the fingerprints, on
+    compiled code."""
     out = _run(
         compiled_tree,
         "-m",
@@ -90,6 +94,8 @@ def test_compiled_rules_pass_the_pinning_tests(compiled_tree: Path) -> None:
         "-p",
         "no:cacheprovider",
         "tests/rules/test_ulti.py",
+        "tests/rules/test_coinche.py",
+        "tests/rules/test_belot.py",
         "tests/rules/test_conformance.py",
         "tests/rules/test_pedro.py::test_random_hands_fingerprint_unchanged",
     )
@@ -110,3 +116,25 @@ def test_no_compiled_module_is_older_than_its_source(name: str) -> None:
             f"{extension.name} is older than {source.name}: rebuild it "
             "(REFEREE_COMPILE=1 pip install -e .) or delete it"
         )
+
+
+_DIGESTS = """
+import json
+from referee.rules.registry import find_game
+from tests.rules.fingerprint import playout_digest
+names = ("euchre", "belot", "coinche", "pedro", "ulti")
+print(json.dumps({n: playout_digest(find_game(n), [find_game(n).rules_class()], 60, 7, facts=True)
+                  for n in names}))
+"""
+
+
+def test_compiled_play_matches_the_source_for_every_game(compiled_tree: Path) -> None:
+    """Differential: 60 seeded random deals of every game (every legal set, action, fact and
+    result) give the same digest compiled and from source."""
+    compiled = _run(compiled_tree, "-c", _DIGESTS)
+    assert compiled.returncode == 0, compiled.stderr
+    source = subprocess.run(
+        [sys.executable, "-c", _DIGESTS], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert source.returncode == 0, source.stderr
+    assert json.loads(compiled.stdout) == json.loads(source.stdout)

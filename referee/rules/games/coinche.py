@@ -44,6 +44,7 @@ from referee.rules.cards import (
     cards_in,
     parse_card,
 )
+from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import (
     IllegalActionError,
@@ -90,6 +91,7 @@ DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
 DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "tout atout")
 
 
+@mypyc_attr(native_class=False)  # a RuleSet dataclass, introspected: a plain class
 @dataclasses.dataclass(frozen=True)
 class CoincheRules(RuleSet):
     """Coinche's rule parameters (§2 and §3 V14–V35); defaults follow the seed, then the
@@ -245,7 +247,11 @@ class Phase(enum.IntEnum):
     OVER = 2
 
 
-AUCTION, PLAY, OVER = (int(p) for p in Phase)
+# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
+AUCTION: Final = 0
+PLAY: Final = 1
+OVER: Final = 2
+assert tuple(Phase) == (AUCTION, PLAY, OVER)
 
 # -- action codes (cards 0..51 are plays) -----------------------------------------------------
 
@@ -366,7 +372,10 @@ _CARD_TABLE: Final = tuple(
 )
 """``_CARD_TABLE[suit][pattern]``: the cards of ``suit`` whose 7..A bits are set in
 ``pattern``."""
-_CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = _CARD_TABLE
+_CARDS_C: Final = _CARD_TABLE[0]
+_CARDS_D: Final = _CARD_TABLE[1]
+_CARDS_H: Final = _CARD_TABLE[2]
+_CARDS_S: Final = _CARD_TABLE[3]
 
 
 def _cards(m: CardSet) -> list[Card]:
@@ -388,10 +397,9 @@ Auction: TypeAlias = tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]
 none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
 
 
+@mypyc_attr(serializable=True, acyclic=True)
 class _Fixed:
     """What does not change during a deal: rules, dealer, the cards dealt."""
-
-    __slots__ = ("calls", "dealer", "first", "full", "pending", "rules", "start")
 
     rules: CoincheRules
     dealer: Seat
@@ -402,28 +410,11 @@ class _Fixed:
     calls: dict[int, tuple[Action, ...]]  # the legal-calls cache for these rules
 
 
+@mypyc_attr(serializable=True, acyclic=True)
 class _Contract:
     """Everything that stays fixed from the play on: the deal (``fx``), the finished auction
     and the contract with its lookup tables. A play state carries only this one reference for
     all of it, so a new state per card assigns few fields."""
-
-    __slots__ = (
-        "above",
-        "auc",
-        "belcards",
-        "bidder",
-        "denom",
-        "full",
-        "fx",
-        "level",
-        "li",
-        "points",
-        "power",
-        "ta_free",
-        "trumps",
-        "undertrump",
-        "value",
-    )
 
     fx: _Fixed
     auc: Auction  # the auction as it ended
@@ -478,23 +469,9 @@ def _playable_after(
     return trumps if ct.undertrump else hand
 
 
+@mypyc_attr(serializable=True, acyclic=True)
 class CoincheState:
     """One Coinche deal. Treat as immutable: :meth:`Coinche.apply` returns a new one."""
-
-    __slots__ = (
-        "_auc",
-        "_fx",
-        "calls",
-        "ct",
-        "decl",
-        "phase",
-        "played",
-        "pm",
-        "res",
-        "to_act",
-        "trick",
-        "tricks",
-    )
 
     _fx: _Fixed  # set during the auction only; from the play on it is ct.fx
     _auc: Auction  # likewise; from the play on it is ct.auc
@@ -542,7 +519,7 @@ class CoincheState:
 
     def copy(self) -> CoincheState:
         """A shallow copy (every field is immutable)."""
-        s = _new_state(CoincheState)
+        s = _NEW_STATE(CoincheState)
         s.ct = ct = self.ct
         if ct is None:
             s._fx = self._fx
@@ -568,8 +545,16 @@ class CoincheState:
         return f"<CoincheState phase={Phase(self.phase).name} to_act={self.to_act}>"
 
 
-_new_state = object.__new__
-_step = tuple.__new__
+_NEW_STATE: Final = CoincheState.__new__
+_NEW_FIXED: Final = _Fixed.__new__
+_NEW_CONTRACT: Final = _Contract.__new__
+"""Allocators: ``_NEW_STATE(CoincheState)`` is a bare instance whose fields the caller sets
+(``object.__new__`` from source; compiled, the class's own allocator)."""
+_step: Final = tuple.__new__
+_Step: Final = Step
+_TrickTaken: Final = TrickTaken
+_HandEnded: Final = HandEnded
+"""``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
 
 
 def _auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
@@ -751,7 +736,7 @@ class Coinche:
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
         k = rules.cards_before_auction
-        fx = _new_state(_Fixed)
+        fx = _NEW_FIXED(_Fixed)
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
@@ -771,7 +756,7 @@ class Coinche:
         fx.full = tuple(full)
         fx.start = tuple(start)
         fx.pending = sum(full) - sum(start)
-        s = _new_state(CoincheState)
+        s = _NEW_STATE(CoincheState)
         s._fx = fx
         s.phase = AUCTION
         s.to_act = fx.first
@@ -809,14 +794,14 @@ class Coinche:
             played |= 1 << c
         rest = PACK_MASK & ~sum(full)
         full[0] |= rest
-        fx = _new_state(_Fixed)
+        fx = _NEW_FIXED(_Fixed)
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + 1) % 4
         fx.calls = _auction_cache(rules)
         fx.full = fx.start = tuple(full)
         fx.pending = 0
-        s = _new_state(CoincheState)
+        s = _NEW_STATE(CoincheState)
         s._fx = fx
         s._auc = ((), code, bidder, 1, 3)
         s.calls = None
@@ -825,9 +810,8 @@ class Coinche:
         s.tricks = ()
         s.played = 0
         s.trick = ()
-        self._start_play(s)
-        ct = s.ct
-        assert ct is not None
+        ct = self._start_play(s).state.ct  # the contract the auction formed
+        assert isinstance(ct, _Contract)
         s.played = played | rest
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
@@ -959,7 +943,7 @@ class Coinche:
         # play the card (CO-C3); the new state comes with the next seat's playable cards (pm)
         c = action
         facts: tuple[Fact, ...] = ()
-        s = _new_state(CoincheState)
+        s = _NEW_STATE(CoincheState)
         s.ct = ct
         played = s.played = state.played | (1 << c)
         s.decl = state.decl
@@ -976,7 +960,7 @@ class Coinche:
                 n = len(tricks) + 1
                 if n == 8:
                     tpts += LAST_TRICK_BONUS
-                taken = TrickTaken(n, plays, win_seat, tpts)
+                taken = _step(_TrickTaken, (n, plays, win_seat, tpts))
                 s.tricks = (*tricks, taken)
                 s.trick = ()
                 s.to_act = win_seat
@@ -986,7 +970,7 @@ class Coinche:
                     return Step(s, (taken, HandEnded(self.result(s))))
                 s.phase = PLAY
                 s.pm = ct.full[win_seat] & ~played  # CO-P1
-                return _step(Step, (s, (taken,)))
+                return _step(_Step, (s, (taken,)))
         else:
             led = SUIT_OF[c]
             plays, win_seat, win_card = ((seat, c),), seat, c
@@ -1022,7 +1006,7 @@ class Coinche:
                 s.pm = trumps
             else:
                 s.pm = (trumps & ct.above[win_card]) or (trumps if ct.undertrump else hand)
-        return _step(Step, (s, facts))
+        return _step(_Step, (s, facts))
 
     def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
         """Everything but a plain card play by the seat to act: calls, announcements,
@@ -1060,7 +1044,7 @@ class Coinche:
                 fact = Announced("belote", {"seat": seat, "card": CARD_NAMES[c]})
                 said.decl = (anns, used, bel | (1 << c), rebel)
             step = self.apply(said, seat, c)
-            return _step(Step, (step.state, (fact, *step.facts)))
+            return _step(_Step, (step.state, (fact, *step.facts)))
         # announce: the kind is public now, the cards when trick 2 starts (CO-A2)
         index = action - ANNOUNCE_BASE
         s = state.copy()
@@ -1071,7 +1055,7 @@ class Coinche:
         return Step(s, (Announced("announce", {"seat": seat, "kind": combo_kind(index)}),))
 
     def _auction(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        s = _new_state(CoincheState)
+        s = _NEW_STATE(CoincheState)
         s._fx = state._fx
         s.calls = None
         s.ct = None
@@ -1092,7 +1076,7 @@ class Coinche:
                 return Step(s, (HandEnded(self.result(s)),))
             if top >= 0 and passes == 3:  # CO-B6b
                 return self._start_play(s)
-            return _step(Step, (s, ()))
+            return _step(_Step, (s, ()))
         if action == COINCHE:  # CO-B4
             s._auc = (calls, top, bidder, 2, 0)
             return Step(s, (Announced("coinche", {"seat": seat}),))
@@ -1107,7 +1091,7 @@ class Coinche:
         r = s._fx.rules
         _, top, bidder, level, _ = s._auc
         li, denom = divmod(top - BID_BASE, 6)
-        ct = _new_state(_Contract)
+        ct = _NEW_CONTRACT(_Contract)
         ct.fx = s._fx
         ct.auc = s._auc
         ct.full = s._fx.full
