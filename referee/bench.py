@@ -19,31 +19,66 @@ from referee.rules.compiled import compiled_modules
 from referee.rules.registry import find_game
 
 
+def _play_ours(
+    game: Any, rules: Any, rng: random.Random, pack: list[int], first: int, count: int
+) -> int:
+    """Play ``count`` random hands as a referee would (hand numbers ``first`` on, for the
+    dealer); return the decisions taken."""
+    randrange = rng.randrange
+    n = game.num_seats
+    apply, legal_actions, current_seat = game.apply, game.legal_actions, game.current_seat
+    decisions = 0
+    for h in range(first, first + count):
+        rng.shuffle(pack)
+        dealer = h % n
+        state = game.new_hand(game.deal(pack, dealer), dealer, rules)
+        seat = current_seat(state)
+        while seat is not None:
+            legal = legal_actions(state)
+            state = apply(state, seat, legal[randrange(len(legal))]).state
+            seat = current_seat(state)
+            decisions += 1
+        game.result(state)
+    return decisions
+
+
+def _play_openspiel(game: Any, rng: random.Random, count: int) -> int:
+    """OpenSpiel's Euchre the same way: ``legal_actions()`` at every decision, chance outcomes
+    sampled for the deal; return the decisions taken."""
+    randrange = rng.randrange
+    decisions = 0
+    for _ in range(count):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[randrange(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[randrange(len(legal))])
+                decisions += 1
+        state.returns()
+    return decisions
+
+
+def _openspiel_euchre() -> Any:
+    import pyspiel  # type: ignore[import-not-found]  # optional: pip install .[bench]
+
+    return pyspiel.load_game("euchre")
+
+
 def bench_rules(game_name: str, seconds: float, seed: int = 1) -> dict[str, Any]:
     """Play random hands for about ``seconds``; return hands and decisions per second."""
     game = find_game(game_name)
     rules = game.rules_class()
     rng = random.Random(seed)
-    randrange = rng.randrange
     pack = list(game.pack)
-    n = game.num_seats
     hands = decisions = 0
-    apply, legal_actions, current_seat = game.apply, game.legal_actions, game.current_seat
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        for _ in range(50):
-            rng.shuffle(pack)
-            dealer = hands % n
-            state = game.new_hand(game.deal(pack, dealer), dealer, rules)
-            seat = current_seat(state)
-            while seat is not None:
-                legal = legal_actions(state)
-                state = apply(state, seat, legal[randrange(len(legal))]).state
-                seat = current_seat(state)
-                decisions += 1
-            game.result(state)
-            hands += 1
+        decisions += _play_ours(game, rules, rng, pack, hands, 50)
+        hands += 50
         now = time.perf_counter()
         if now >= deadline:
             break
@@ -60,29 +95,15 @@ def bench_rules(game_name: str, seconds: float, seed: int = 1) -> dict[str, Any]
 
 
 def bench_openspiel_euchre(seconds: float, seed: int = 1) -> dict[str, Any]:
-    """OpenSpiel's Euchre (C++ via pyspiel), random legal hands calling ``legal_actions()``
-    at every decision and sampling chance outcomes for the deal."""
-    import pyspiel  # type: ignore[import-not-found]  # optional: pip install .[bench]
-
-    game = pyspiel.load_game("euchre")
+    """OpenSpiel's Euchre (C++ via pyspiel), random legal hands through :func:`_play_openspiel`."""
+    game = _openspiel_euchre()
     rng = random.Random(seed)
-    randrange = rng.randrange
     hands = decisions = 0
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        for _ in range(50):
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    state.apply_action(outcomes[randrange(len(outcomes))][0])
-                else:
-                    legal = state.legal_actions()
-                    state.apply_action(legal[randrange(len(legal))])
-                    decisions += 1
-            state.returns()
-            hands += 1
+        decisions += _play_openspiel(game, rng, 50)
+        hands += 50
         now = time.perf_counter()
         if now >= deadline:
             break
@@ -95,6 +116,31 @@ def bench_openspiel_euchre(seconds: float, seed: int = 1) -> dict[str, Any]:
         "seconds": round(elapsed, 3),
         "hands_per_second": round(hands / elapsed, 1),
         "decisions_per_second": round(decisions / elapsed, 1),
+    }
+
+
+def play_hands(game_name: str, hands: int, engine: str = "ours", seed: int = 1) -> dict[str, Any]:
+    """Exactly ``hands`` random hands through the benchmark's loop, with the CPU time they took.
+
+    For a count that does not depend on the machine's load, run it under ``valgrind
+    --tool=callgrind`` with N + 1 and with 1 hands: the difference over N is the instructions
+    per hand (BENCHMARKS.md). ``engine`` "openspiel" plays OpenSpiel's Euchre instead."""
+    rng = random.Random(seed)
+    cpu = time.process_time()
+    if engine == "openspiel":
+        decisions = _play_openspiel(_openspiel_euchre(), rng, hands)
+        name = "euchre"
+    else:
+        game = find_game(game_name)
+        decisions = _play_ours(game, game.rules_class(), rng, list(game.pack), 0, hands)
+        name = game.name
+    return {
+        "engine": "openspiel" if engine == "openspiel" else "trick-referee",
+        "compiled": compiled_modules(),
+        "game": name,
+        "hands": hands,
+        "decisions": decisions,
+        "cpu_seconds": round(time.process_time() - cpu, 3),
     }
 
 

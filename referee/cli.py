@@ -84,6 +84,11 @@ def _main(argv: Sequence[str] | None) -> int:
         "--rounds", type=int, default=5,
         help="with a baseline: the engines take turns in this many rounds (median reported)",
     )
+    b.add_argument(
+        "--hands", type=int, default=None, metavar="N",
+        help="play exactly N hands and report the CPU time (for instruction counts under "
+        "valgrind; see BENCHMARKS.md); with --baseline openspiel, N hands of OpenSpiel's Euchre",
+    )
     b = bench.add_parser(
         "service", help="accepted actions/s and latency of the gRPC service on PostgreSQL",
         description="Start `referee serve` on PostgreSQL (POSTGRES_*), drive many tables from "
@@ -181,10 +186,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
         return check(args.address, args.service)
     if args.command == "bench":
-        from referee.bench import run
+        from referee.bench import play_hands, run
 
         try:
-            report = run(args.game, args.seconds, args.baseline == "openspiel", args.rounds)
+            if args.hands is not None:
+                if args.hands < 0:
+                    raise ValueError(f"--hands must be 0 or more, not {args.hands}")
+                engine = "openspiel" if args.baseline == "openspiel" else "ours"
+                report = play_hands(args.game, args.hands, engine)
+            else:
+                report = run(args.game, args.seconds, args.baseline == "openspiel", args.rounds)
         except ValueError as exc:
             print(f"referee bench: {exc}", file=sys.stderr)
             return 2
