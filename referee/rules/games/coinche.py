@@ -553,7 +553,6 @@ _NEW_CONTRACT: Final = _Contract.__new__
 _step: Final = tuple.__new__
 _Step: Final = Step
 _TrickTaken: Final = TrickTaken
-_HandEnded: Final = HandEnded
 """``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
 
 
