@@ -13,6 +13,7 @@ import platform
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from referee.rules.compiled import compiled_modules
@@ -67,56 +68,53 @@ def _openspiel_euchre() -> Any:
     return pyspiel.load_game("euchre")
 
 
+def _timed(
+    engine: str, game: str, seconds: float, play: Callable[[int, int], int]
+) -> dict[str, Any]:
+    """Call ``play(first_hand, 50)`` (it returns the decisions taken) until ``seconds`` have
+    passed; return hands and decisions per second."""
+    hands = decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        decisions += play(hands, 50)
+        hands += 50
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    return {
+        "engine": engine,
+        "game": game,
+        "hands": hands,
+        "decisions": decisions,
+        "seconds": round(elapsed, 3),
+        "hands_per_second": round(hands / elapsed, 1),
+        "decisions_per_second": round(decisions / elapsed, 1),
+    }
+
+
 def bench_rules(game_name: str, seconds: float, seed: int = 1) -> dict[str, Any]:
     """Play random hands for about ``seconds``; return hands and decisions per second."""
     game = find_game(game_name)
     rules = game.rules_class()
     rng = random.Random(seed)
     pack = list(game.pack)
-    hands = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        decisions += _play_ours(game, rules, rng, pack, hands, 50)
-        hands += 50
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-    elapsed = now - start
-    return {
-        "engine": "trick-referee",
-        "game": game.name,
-        "hands": hands,
-        "decisions": decisions,
-        "seconds": round(elapsed, 3),
-        "hands_per_second": round(hands / elapsed, 1),
-        "decisions_per_second": round(decisions / elapsed, 1),
-    }
+    return _timed(
+        "trick-referee",
+        game.name,
+        seconds,
+        lambda first, count: _play_ours(game, rules, rng, pack, first, count),
+    )
 
 
 def bench_openspiel_euchre(seconds: float, seed: int = 1) -> dict[str, Any]:
     """OpenSpiel's Euchre (C++ via pyspiel), random legal hands through :func:`_play_openspiel`."""
     game = _openspiel_euchre()
     rng = random.Random(seed)
-    hands = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        decisions += _play_openspiel(game, rng, 50)
-        hands += 50
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-    elapsed = now - start
-    return {
-        "engine": "openspiel",
-        "game": "euchre",
-        "hands": hands,
-        "decisions": decisions,
-        "seconds": round(elapsed, 3),
-        "hands_per_second": round(hands / elapsed, 1),
-        "decisions_per_second": round(decisions / elapsed, 1),
-    }
+    return _timed(
+        "openspiel", "euchre", seconds, lambda _, count: _play_openspiel(game, rng, count)
+    )
 
 
 def play_hands(game_name: str, hands: int, engine: str = "ours", seed: int = 1) -> dict[str, Any]:
