@@ -1,5 +1,6 @@
 """``ProjectionsService`` and ``TournamentService``: decode, query the views (or record a
-ruling / tournament change), encode. Errors go through the service's one error table."""
+ruling / tournament change), encode. Errors go through the service's one error table; the
+methods are blocking and run on the server's executor (``referee.service.servicer``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
 from referee.application import Referee
 from referee.domain.errors import MalformedRequestError
-from referee.service.servicer import _errors_mapped, _stream_errors_mapped
+from referee.service.servicer import StreamContext, _errors_mapped, _stream_errors_mapped
 
 SERVICE_NAMES = tuple(s.full_name for s in pb.DESCRIPTOR.services_by_name.values())
 
@@ -65,7 +66,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
 
     @_stream_errors_mapped
     def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
-                        context: grpc.ServicerContext) -> Iterator[pb.Scoreboard]:
+                        context: StreamContext) -> Iterator[pb.Scoreboard]:
         alive = lambda: context.is_active() and not self.stopping()  # noqa: E731
         for doc in self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
                                            request.after_version, alive):
@@ -177,13 +178,13 @@ class TournamentServicer(pbg.TournamentServiceServicer):
 
     @_stream_errors_mapped
     def ExportTournament(self, request: pb.ExportTournamentRequest,
-                         context: grpc.ServicerContext) -> Iterator[pb.ExportResponse]:
+                         context: StreamContext) -> Iterator[pb.ExportResponse]:
         for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),
                                              request.token):
             yield pb.ExportResponse(record_json=line)
 
 
-def add_to_server(server: grpc.Server, app: Referee, stopping: Callable[[], bool]
+def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], bool]
                   ) -> tuple[str, ...]:
     """Register both services on ``server``; return their full names (for reflection)."""
     queries = Queries(app)

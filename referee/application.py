@@ -26,8 +26,11 @@ cache can neither accept a conflicting action nor refuse a legal one.
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import contextlib
 import dataclasses
+import functools
 import hashlib
 import hmac
 import json
@@ -331,16 +334,27 @@ class StoredRejectionLog:
 
 
 class _Pending:
-    """One caller's events waiting for the group commit. ``done`` is a bare lock held until
-    the writer releases it (cheaper than an ``Event``: one lock, no condition)."""
+    """One caller's events waiting for the group commit. A thread waits on ``done``, a bare
+    lock held until the writer releases it (cheaper than an ``Event``); a coroutine waits on
+    ``future``, which the writer settles through the future's loop."""
 
-    __slots__ = ("aggregate", "done", "error", "events")
+    __slots__ = ("aggregate", "done", "error", "events", "future")
 
-    def __init__(self, aggregate: Any, events: Sequence[Any]) -> None:
-        self.aggregate, self.events = aggregate, events
-        self.done = threading.Lock()
-        self.done.acquire()
+    def __init__(self, aggregate: Any, events: Sequence[Any],
+                 future: asyncio.Future[BaseException | None] | None = None) -> None:
+        self.aggregate, self.events, self.future = aggregate, events, future
         self.error: BaseException | None = None
+        if future is None:
+            self.done = threading.Lock()
+            self.done.acquire()
+
+
+def _settle(items: list[_Pending]) -> None:
+    """On the loop: hand each waiting coroutine its commit's outcome (the error or None)."""
+    for item in items:
+        future = item.future
+        if future is not None and not future.done():
+            future.set_result(item.error)
 
 
 class GroupCommitter:
@@ -364,14 +378,26 @@ class GroupCommitter:
     def commit(self, aggregate: Any, events: Sequence[Any]) -> None:
         """Write ``events`` (all of one aggregate); return once they are committed."""
         item = _Pending(aggregate, events)
+        self._put(item)
+        item.done.acquire()  # released by the writer thread
+        if item.error is not None:
+            raise item.error
+
+    def enqueue(self, aggregate: Any, events: Sequence[Any]
+                ) -> asyncio.Future[BaseException | None]:
+        """For a coroutine: queue ``events`` and return a future of the running loop that
+        the writer settles with ``None`` once they are committed, or with the error. The
+        writer wakes each loop once per batch, however many of its callers the batch holds."""
+        future: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
+        self._put(_Pending(aggregate, events, future))
+        return future
+
+    def _put(self, item: _Pending) -> None:
         with self._cond:
             if self._closed:
                 raise RuntimeError("the referee is closing")
             self._queue.append(item)
             self._cond.notify()
-        item.done.acquire()  # released by the writer thread
-        if item.error is not None:
-            raise item.error
 
     def wake(self) -> None:
         with self._cond:
@@ -423,8 +449,15 @@ class GroupCommitter:
                     except BaseException as own:
                         item.error = own
         finally:
+            waiting: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
             for item in batch:
-                item.done.release()
+                if item.future is None:
+                    item.done.release()
+                else:
+                    waiting.setdefault(item.future.get_loop(), []).append(item)
+            for loop, items in waiting.items():
+                with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+                    loop.call_soon_threadsafe(_settle, items)
 
 
 def _binary_insert_events(recorder: Any) -> None:
@@ -576,7 +609,85 @@ class Referee(Application[UUID]):
                 self._reject(match_id, principal, action, exc)
             raise
 
-    def _submit(
+    async def submit_action_async(
+        self,
+        match_id: UUID,
+        token: str,
+        action: str,
+        command_id: str = "",
+        expected_version: int | None = None,
+        seat: int | None = None,
+    ) -> Answer:
+        """:meth:`submit_action` for a coroutine (the gRPC server's): the same checks, rules
+        and answers, run on the event loop, which then awaits the group commit instead of
+        parking a thread on it. Whatever could block the loop goes to the loop's executor
+        instead: a match that is not cached, a match whose lock a thread holds and a refusal
+        (it may need a catch-up read from the store first) to :meth:`submit_action`, a
+        commit that lost to another process's write to :meth:`_decide_again`."""
+        blocking = functools.partial(
+            self.submit_action, match_id, token, action, command_id, expected_version, seat
+        )
+        loop = asyncio.get_running_loop()
+        lock = self._lock(match_id)
+        if not lock.acquire(blocking=False):
+            return await loop.run_in_executor(None, blocking)
+        try:
+            with self._live_guard:
+                match = self._live.get(match_id)
+            done: Answer | None = None
+            if match is not None:
+                try:
+                    principal = self.authorize(match, token)
+                    done = self._apply(
+                        match, principal, action, command_id, expected_version, seat
+                    )
+                except (RefereeError, RulesError):
+                    match = None
+            if match is None or done is not None:
+                lock.release()
+        except BaseException:
+            lock.release()
+            raise
+        if done is not None:
+            return done
+        if match is None:
+            return await loop.run_in_executor(None, blocking)
+        # The lock stays held until the commit is settled (``_committed`` releases it).
+        try:
+            future = self._committer.enqueue(match, match.collect_events())
+        except BaseException as exc:
+            self._committed(match, lock, exc)
+            raise
+        try:
+            error = await asyncio.shield(future)
+        except asyncio.CancelledError:  # the caller left; the commit goes on
+            future.add_done_callback(lambda f: self._committed(match, lock, f.result()))
+            raise
+        self._committed(match, lock, error)
+        if isinstance(error, IntegrityError):
+            return await loop.run_in_executor(None, functools.partial(
+                self._decide_again, match_id, principal, action, command_id,
+                expected_version, seat,
+            ))
+        if error is not None:
+            raise error
+        assert match.last_outcome is not None
+        return self._answer(match, match.last_outcome)
+
+    def _committed(self, match: Match, lock: threading.Lock, error: BaseException | None
+                   ) -> None:
+        """After an awaited commit (on the loop): keep or drop the live match, wake the
+        watchers, release the match's lock."""
+        try:
+            if error is None:
+                self._remember(match)
+                self._wake_watchers()
+            else:  # mutated but not committed
+                self._evict(match.id)
+        finally:
+            lock.release()
+
+    def _apply(
         self,
         match: Match,
         principal: Principal,
@@ -584,8 +695,10 @@ class Referee(Application[UUID]):
         command_id: str,
         expected_version: int | None,
         seat: int | None,
-        retry: bool = True,
-    ) -> Answer:
+    ) -> Answer | None:
+        """Check one action and apply it to the live match (its lock held): the answer from
+        the record for a command already done, else ``None`` with the new events pending
+        on the match for the caller to commit. A refusal leaves the match as it was."""
         if principal.role is not Role.SEAT or principal.seat is None:
             raise PermissionDeniedError(
                 f"a {principal.role.value} may not act", role=principal.role.value
@@ -609,36 +722,90 @@ class Referee(Application[UUID]):
             match.take_action(principal.seat, text, command_id)
             if match.needs_deal:
                 self._deal(match)
+        except BaseException:
+            if match.version != before:  # mutated but refused: drop it
+                self._evict(match.id)
+            raise
+        return None
+
+    def _submit(
+        self,
+        match: Match,
+        principal: Principal,
+        text: str,
+        command_id: str,
+        expected_version: int | None,
+        seat: int | None,
+        retry: bool = True,
+    ) -> Answer:
+        done = self._apply(match, principal, text, command_id, expected_version, seat)
+        if done is not None:
+            return done
+        try:
             self._commit(match)
         except IntegrityError:
-            # Another process wrote first: the cache was stale and nothing was committed.
-            # Reload and decide again on the fresh stream, once: a retried command is answered
-            # from the record, an action still legal is committed, and one that the other
-            # write made illegal lost the race (VERSION_CONFLICT, as in this process).
-            self._evict(match.id)
-            current = self._cached(match.id, fresh=False)
-            why = ""
-            if retry:
-                try:
-                    return self._submit(current, principal, text, command_id,
-                                        expected_version, seat, retry=False)
-                except VersionConflictError:
-                    raise
-                except (RefereeError, RulesError) as exc:
-                    why = f" ({exc})"
-                current = self._cached(match.id, fresh=False)
-            actual = current.version
-            raise VersionConflictError(
-                f"another command changed the match first; it is at version {actual}{why}",
-                actualVersion=actual,
-            ) from None
+            return self._after_conflict(
+                match.id, principal, text, command_id, expected_version, seat, retry
+            )
         except BaseException:
-            if match.version != before:  # mutated but not committed: drop it
-                self._evict(match.id)
+            self._evict(match.id)  # mutated but not committed: drop it
             raise
         self._wake_watchers()
         assert match.last_outcome is not None
         return self._answer(match, match.last_outcome)
+
+    def _after_conflict(
+        self,
+        match_id: UUID,
+        principal: Principal,
+        text: str,
+        command_id: str,
+        expected_version: int | None,
+        seat: int | None,
+        retry: bool,
+    ) -> Answer:
+        """Another process wrote first: the cache was stale and nothing was committed.
+        Reload and decide again on the fresh stream, once (the match's lock held): a retried
+        command is answered from the record, an action still legal is committed, and one
+        that the other write made illegal lost the race (VERSION_CONFLICT, as in this
+        process)."""
+        self._evict(match_id)
+        current = self._cached(match_id, fresh=False)
+        why = ""
+        if retry:
+            try:
+                return self._submit(current, principal, text, command_id,
+                                    expected_version, seat, retry=False)
+            except VersionConflictError:
+                raise
+            except (RefereeError, RulesError) as exc:
+                why = f" ({exc})"
+            current = self._cached(match_id, fresh=False)
+        actual = current.version
+        raise VersionConflictError(
+            f"another command changed the match first; it is at version {actual}{why}",
+            actualVersion=actual,
+        ) from None
+
+    def _decide_again(
+        self,
+        match_id: UUID,
+        principal: Principal,
+        text: str,
+        command_id: str,
+        expected_version: int | None,
+        seat: int | None,
+    ) -> Answer:
+        """:meth:`_after_conflict` for a coroutine's commit that lost (blocking: run on the
+        executor); a refusal goes to the audit trail as in :meth:`submit_action`."""
+        try:
+            with self._lock(match_id):
+                return self._after_conflict(
+                    match_id, principal, text, command_id, expected_version, seat, True
+                )
+        except (RefereeError, RulesError) as exc:
+            self._reject(match_id, principal, text, exc)
+            raise
 
     def _answer(self, match: Match, outcome: Outcome, replayed: bool = False) -> Answer:
         kinds = {f["kind"] for f in outcome.facts}

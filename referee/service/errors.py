@@ -82,9 +82,9 @@ def _status(
     return rpc_status.to_status(st)
 
 
-def abort(context: grpc.ServicerContext, exc: BaseException) -> NoReturn:
+async def abort(context: grpc.aio.ServicerContext, exc: BaseException) -> NoReturn:
     """End the call with the status for ``exc``."""
-    context.abort_with_status(to_status(exc))
+    await context.abort_with_status(to_status(exc))
     raise AssertionError("unreachable")  # abort_with_status raises
 
 

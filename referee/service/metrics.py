@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -58,7 +58,7 @@ COMMIT_BATCH = Histogram(
 )
 
 
-def error_reason(context: grpc.ServicerContext) -> str:
+def error_reason(context: grpc.aio.ServicerContext) -> str:
     """The ErrorInfo reason in the call's rich status (``""`` when there is none)."""
     for key, value in context.trailing_metadata() or ():
         if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
@@ -85,14 +85,14 @@ class _Series:
         self.latency: Any = None
 
 
-def _record(series: _Series, context: grpc.ServicerContext, failed: bool,
+def _record(series: _Series, context: grpc.aio.ServicerContext, failed: bool,
             started: float | None) -> None:
     code = context.code()
     if code is None:
         if not failed:
             code = grpc.StatusCode.OK
         else:
-            code = grpc.StatusCode.UNKNOWN if context.is_active() else grpc.StatusCode.CANCELLED
+            code = grpc.StatusCode.CANCELLED if context.cancelled() else grpc.StatusCode.UNKNOWN
     if code is grpc.StatusCode.OK:
         if series.ok is None:
             series.ok = REQUESTS.labels(series.method, code.name)
@@ -107,7 +107,7 @@ def _record(series: _Series, context: grpc.ServicerContext, failed: bool,
         series.latency.observe(time.perf_counter() - started)
 
 
-class MetricsInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
+class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Counts and times every call to the referee's own services (health and reflection
     are not counted). The wrapped handler of each method is built once and reused while
     the server hands out the same handler for it."""
@@ -115,10 +115,10 @@ class MetricsInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     def __init__(self) -> None:
         self._wrapped: dict[str, tuple[Any, Any]] = {}
 
-    def intercept_service(
-        self, continuation: Callable[[Any], Any], details: grpc.HandlerCallDetails
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
     ) -> Any:
-        handler = continuation(details)
+        handler = await continuation(details)
         method: str = details.method
         cached = self._wrapped.get(method)
         if cached is not None and cached[0] is handler:
@@ -148,14 +148,15 @@ class MetricsInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return handler  # the API has no client-streaming methods
 
 
-def _unary(series: _Series, behavior: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+def _unary(series: _Series, behavior: Callable[[Any, Any], Awaitable[Any]]
+           ) -> Callable[[Any, Any], Awaitable[Any]]:
+    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
         started = time.perf_counter()
         failed = True
         gauge = series.in_flight
         gauge.inc()
         try:
-            response = behavior(request, context)
+            response = await behavior(request, context)
             failed = False
             return response
         finally:
@@ -165,14 +166,15 @@ def _unary(series: _Series, behavior: Callable[[Any, Any], Any]) -> Callable[[An
     return wrapper
 
 
-def _stream(series: _Series, behavior: Callable[[Any, Any], Iterator[Any]]
-            ) -> Callable[[Any, Any], Iterator[Any]]:
-    def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+def _stream(series: _Series, behavior: Callable[[Any, Any], AsyncIterator[Any]]
+            ) -> Callable[[Any, Any], AsyncIterator[Any]]:
+    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         failed = True
         gauge = series.in_flight
         gauge.inc()
         try:
-            yield from behavior(request, context)
+            async for item in behavior(request, context):
+                yield item
             failed = False
         finally:
             gauge.dec()
@@ -181,7 +183,7 @@ def _stream(series: _Series, behavior: Callable[[Any, Any], Iterator[Any]]
     return wrapper
 
 
-def start(host: str, port: int) -> list[grpc.ServerInterceptor]:
+def start(host: str, port: int) -> list[grpc.aio.ServerInterceptor]:
     """Serve ``/metrics`` on ``host:port`` and return the interceptors to install; ``port``
     0 disables metrics (no interceptor). A port already taken is logged, not fatal."""
     if port <= 0:

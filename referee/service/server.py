@@ -1,12 +1,21 @@
-"""Server bootstrap: the referee service, health checking and reflection on one port."""
+"""Server bootstrap: the referee service, health checking and reflection on one port.
+
+The server is ``grpc.aio`` on an event loop of its own thread: ``SubmitAction`` runs as a
+coroutine that awaits its group commit (no thread parked per call, one loop wake-up per
+commit batch), and every other method runs on the loop's executor, a thread pool of
+``REFEREE_GRPC_WORKERS`` threads (a watch stream holds one while it waits for changes).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
 import threading
+from collections.abc import Coroutine, Sequence
 from concurrent import futures
+from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -20,54 +29,94 @@ from referee.service.signals import stop_event
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 log = logging.getLogger("referee.service")
+T = TypeVar("T")
 
 
-class _Stopping:
-    def __init__(self) -> None:
-        self.event = threading.Event()
+class RefereeServer:
+    """A bound, not yet started server for one application (see the module docstring).
+    ``start()`` serves, ``stop(grace)`` stops gracefully: health NOT_SERVING, watch streams
+    ended, calls in flight given ``grace`` seconds to finish."""
 
-    def __call__(self) -> bool:
-        return self.event.is_set()
+    def __init__(
+        self, app: Referee, address: str, *, max_workers: int,
+        interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool,
+    ) -> None:
+        self._stopping = threading.Event()
+        self._executor = futures.ThreadPoolExecutor(max_workers, thread_name_prefix="referee")
+        self._loop = asyncio.new_event_loop()
+        self._loop.set_default_executor(self._executor)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="referee-grpc", daemon=True
+        )
+        self._thread.start()
+        try:
+            self.port = self._run(self._build(app, address, interceptors, reuse_port))
+        except BaseException:
+            self._close_loop()
+            raise
+
+    async def _build(self, app: Referee, address: str,
+                     interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool
+                     ) -> int:
+        server = grpc.aio.server(
+            interceptors=interceptors,
+            options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
+        )
+        stopping = self._stopping.is_set
+        pbg.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            RefereeServicer(app, stopping=stopping), server
+        )
+        from projections.service import add_to_server  # the read side, on the same port
+
+        read_side = add_to_server(server, app, stopping)
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        for name in ("", SERVICE_NAME):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, *read_side, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        )
+        port: int = server.add_insecure_port(address)
+        if port == 0:
+            raise OSError(f"cannot bind {address}")
+        self._server = server
+        return port
+
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def start(self) -> None:
+        self._run(self._server.start())
+
+    def stop(self, grace: float = 5.0) -> None:
+        async def stopping() -> None:
+            await self._health.enter_graceful_shutdown()
+            self._stopping.set()
+            await self._server.stop(grace)
+
+        try:
+            self._run(stopping())
+        finally:
+            self._close_loop()
+
+    def _close_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._executor.shutdown(wait=True)  # blocking calls see the stop within ~0.5 s
+        self._loop.close()
 
 
 def build_server(
     app: Referee, address: str = "127.0.0.1:50051", *, max_workers: int = 32,
-    interceptors: tuple[grpc.ServerInterceptor, ...] = (), reuse_port: bool = False,
-) -> tuple[grpc.Server, int]:
-    """A started-ready (not started) server for ``app`` bound to ``address``; returns it and
-    the bound port (use port 0 in tests). ``reuse_port``: share the port with the other
-    workers of ``referee serve --workers N`` (else binding a used port fails)."""
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="referee"),
-        options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
-        interceptors=interceptors,
-    )
-    stopping = _Stopping()
-    servicer = RefereeServicer(app, stopping=stopping)
-    pbg.add_RefereeServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
-    from projections.service import add_to_server  # the read side, on the same port
-
-    read_side = add_to_server(server, app, stopping)
-    health_servicer = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in ("", SERVICE_NAME):
-        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, *read_side, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"cannot bind {address}")
-    server._referee_health = health_servicer
-    server._referee_stopping = stopping
-    return server, port
-
-
-def stop(server: grpc.Server, grace: float = 5.0) -> None:
-    """Stop gracefully: report NOT_SERVING, end watch streams, let running calls finish."""
-    server._referee_health.enter_graceful_shutdown()
-    server._referee_stopping.event.set()
-    server.stop(grace).wait()
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (), reuse_port: bool = False,
+) -> tuple[RefereeServer, int]:
+    """A bound, not started server for ``app`` on ``address``, and the bound port (use port
+    0 in tests). ``max_workers``: threads for the blocking methods. ``reuse_port``: share the
+    port with the other workers of ``referee serve --workers N`` (else binding a used port
+    fails)."""
+    server = RefereeServer(app, address, max_workers=max_workers,
+                           interceptors=interceptors, reuse_port=reuse_port)
+    return server, server.port
 
 
 def tune_gc() -> None:
@@ -106,7 +155,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     print(f"listening on {host}:{port}", flush=True)
     stop_event().wait()
     log.warning("stopping (grace %.1fs)", grace)
-    stop(server, grace)
+    server.stop(grace)
     if views is not None:
         views.stop()
     app.close()

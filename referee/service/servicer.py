@@ -1,12 +1,19 @@
-"""``RefereeService``: decode the request, call the application, encode the reply."""
+"""``RefereeService``: decode the request, call the application, encode the reply.
+
+The server is ``grpc.aio``: ``SubmitAction`` is a coroutine (checks and rules on the event
+loop, the group commit awaited); the other methods are blocking functions, which the
+decorators below run on the loop's executor."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import inspect
 import json
 import logging
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -34,38 +41,90 @@ _ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDIT
 
 
 def _errors_mapped(method: F) -> F:
-    """Map exceptions through the error table; log one debug line per request."""
+    """A unary handler for the ``grpc.aio`` server: a coroutine runs on the event loop, a
+    plain (blocking) function on the loop's executor; exceptions go through the error table;
+    one debug line per request."""
     from referee.service.errors import abort
 
+    async def blocking(self: Any, request: Any, context: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(
+            None, method, self, request, context
+        )
+
+    call = method if inspect.iscoroutinefunction(method) else blocking
+
     @functools.wraps(method)
-    def unary(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+    async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         start = time.perf_counter()
         code = "OK"
         try:
-            return method(self, request, context)
+            return await call(self, request, context)
         except Exception as exc:
             code = type(exc).__name__
-            abort(context, exc)
+            await abort(context, exc)
         finally:
             log.debug("%s %s %.1fms", method.__name__, code, (time.perf_counter() - start) * 1e3)
 
     return unary  # type: ignore[return-value]
 
 
+class StreamContext:
+    """What a blocking stream body may ask of its call from a worker thread: whether the
+    call is still on (the client has not gone, the server is not stopping)."""
+
+    def __init__(self, ended: threading.Event) -> None:
+        self._ended = ended
+
+    def is_active(self) -> bool:
+        return not self._ended.is_set()
+
+
+_END = object()
+
+
 def _stream_errors_mapped(method: F) -> F:
+    """A server-streaming handler for the ``grpc.aio`` server from a blocking generator:
+    each item is produced on the loop's executor (the body may wait for changes there), and
+    the body gets a :class:`StreamContext`; exceptions go through the error table."""
     from referee.service.errors import abort
 
     @functools.wraps(method)
-    def stream(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+    async def stream(self: Any, request: Any, context: grpc.aio.ServicerContext
+                     ) -> AsyncIterator[Any]:
         log.debug("%s started", method.__name__)
+        loop = asyncio.get_running_loop()
+        ended = threading.Event()
+        context.add_done_callback(lambda _: ended.set())
+        items = method(self, request, StreamContext(ended))
+        pending: asyncio.Future[Any] | None = None
         try:
-            yield from method(self, request, context)
+            while True:
+                pending = loop.run_in_executor(None, next, items, _END)
+                item = await pending
+                if item is _END:
+                    return
+                yield item
         except Exception as exc:
-            abort(context, exc)
+            await abort(context, exc)
         finally:
+            ended.set()
+            _close_after(pending, items, loop)
             log.debug("%s ended", method.__name__)
 
     return stream  # type: ignore[return-value]
+
+
+def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],
+                 loop: asyncio.AbstractEventLoop) -> None:
+    """Close a blocking generator on the executor once its running step (if any) is over
+    (a generator cannot be closed while another thread runs it)."""
+    close = getattr(items, "close", None)
+    if close is None:
+        return
+    if pending is None or pending.done():
+        loop.run_in_executor(None, close)
+    else:
+        pending.add_done_callback(lambda _: loop.run_in_executor(None, close))
 
 
 def _match_id(text: str) -> UUID:
@@ -168,12 +227,12 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         )
 
     @_errors_mapped
-    def SubmitAction(self, request: pb.SubmitActionRequest, context: grpc.ServicerContext
-                     ) -> pb.SubmitActionResponse:
+    async def SubmitAction(self, request: pb.SubmitActionRequest,
+                           context: grpc.aio.ServicerContext) -> pb.SubmitActionResponse:
         match_id = _match_id(request.match_id)
         if not request.action:
             raise MalformedRequestError("action is required")
-        answer = self.app.submit_action(
+        answer = await self.app.submit_action_async(
             match_id, request.token, request.action, command_id=request.command_id,
             expected_version=(
                 request.expected_version if request.HasField("expected_version") else None
@@ -188,7 +247,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
 
     @_stream_errors_mapped
-    def WatchMatch(self, request: pb.WatchMatchRequest, context: grpc.ServicerContext
+    def WatchMatch(self, request: pb.WatchMatchRequest, context: StreamContext
                    ) -> Iterator[pb.WatchMatchResponse]:
         if request.after_version < 0:
             raise MalformedRequestError("after_version must be >= 0")

@@ -13,7 +13,7 @@ from projections.runner import ProjectionWorker
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.rules.registry import GAMES
-from referee.service.server import build_server, stop
+from referee.service.server import build_server
 
 AUDITOR = "clients-auditor-secret"
 GAME_NAMES = list(GAMES)
@@ -30,7 +30,7 @@ def _served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pro
     server, port = build_server(app, "127.0.0.1:0")
     server.start()
     yield f"127.0.0.1:{port}", worker
-    stop(server, 1.0)
+    server.stop(1.0)
     worker.stop()
     app.close()
 

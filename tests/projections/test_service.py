@@ -19,7 +19,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.rules.render import render_record
-from referee.service.server import build_server, stop
+from referee.service.server import build_server
 from referee.verify import verify_data
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error
@@ -32,7 +32,7 @@ def served(app: Referee) -> Iterator[tuple[grpc.Channel, ProjectionWorker]]:
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
         yield ch, worker
-    stop(server, 1.0)
+    server.stop(1.0)
     worker.stop()
 
 

@@ -11,7 +11,7 @@ import pytest
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.service.server import build_server, stop
+from referee.service.server import build_server
 
 AUDITOR = "auditor-secret"
 
@@ -41,7 +41,7 @@ def channel(app: Referee) -> Iterator[grpc.Channel]:
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
         yield ch
-    stop(server, 1.0)
+    server.stop(1.0)
 
 
 @pytest.fixture(scope="module")
