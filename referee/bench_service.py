@@ -11,9 +11,9 @@ acknowledged). Two client styles:
 - ``view``: before each action the client asks ``GetView`` for the seat to act (1-2 calls per
   action), as a simple external client would.
 
-In the same run a bare gRPC echo server (same thread-pool size, same request and response
-sizes, same client code and concurrency) gives the ceiling for this machine; the report gives
-our throughput as a ratio of it.
+In the same run a bare gRPC echo server (``grpc.aio`` like the referee's server, same request
+and response sizes, same client code and concurrency, as many processes as server workers)
+gives the ceiling for this machine; the report gives our throughput as a ratio of it.
 
 ``--memory`` instead opens ``--tables`` tables (default 10,000 in that mode), plays a few
 actions at each so every hand is running, and reads the server's resident memory from
@@ -131,23 +131,25 @@ def _status_kib(pid: int, key: str) -> int:
     return 0
 
 
+# The ceiling: a bare ``grpc.aio`` echo, the server kind ``referee serve`` runs (it takes the
+# thread count like the service, but an aio echo runs no handler threads).
 ECHO_SERVER = r"""
-import sys
-from concurrent import futures
+import asyncio, sys
 import grpc
 workers, size, reuse, port = (int(a) for a in sys.argv[1:5])
 reply = b"x" * size
-def echo(request, context):
+async def echo(request, context):
     return reply
-handler = grpc.method_handlers_generic_handler("bench.Echo", {
-    "Call": grpc.unary_unary_rpc_method_handler(echo)})
-s = grpc.server(futures.ThreadPoolExecutor(max_workers=workers),
-                options=[("grpc.so_reuseport", reuse)])
-s.add_generic_rpc_handlers((handler,))
-port = s.add_insecure_port(f"127.0.0.1:{port}")
-s.start()
-print(f"listening on 127.0.0.1:{port}", flush=True)
-s.wait_for_termination()
+async def main():
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {
+        "Call": grpc.unary_unary_rpc_method_handler(echo)})
+    s = grpc.aio.server(options=[("grpc.so_reuseport", reuse)])
+    s.add_generic_rpc_handlers((handler,))
+    bound = s.add_insecure_port(f"127.0.0.1:{port}")
+    await s.start()
+    print(f"listening on 127.0.0.1:{bound}", flush=True)
+    await s.wait_for_termination()
+asyncio.run(main())
 """
 
 
