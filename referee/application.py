@@ -336,13 +336,14 @@ class StoredRejectionLog:
 class _Pending:
     """One caller's events waiting for the group commit. A thread waits on ``done``, a bare
     lock held until the writer releases it (cheaper than an ``Event``); a coroutine waits on
-    ``future``, which the writer settles through the future's loop."""
+    ``future``, which the writer settles on the future's loop after calling ``settled``."""
 
-    __slots__ = ("aggregate", "done", "error", "events", "future")
+    __slots__ = ("aggregate", "done", "error", "events", "future", "settled")
 
     def __init__(self, aggregate: Any, events: Sequence[Any],
-                 future: asyncio.Future[BaseException | None] | None = None) -> None:
-        self.aggregate, self.events, self.future = aggregate, events, future
+                 future: asyncio.Future[BaseException | None] | None = None,
+                 settled: Callable[[BaseException | None], None] | None = None) -> None:
+        self.aggregate, self.events, self.future, self.settled = aggregate, events, future, settled
         self.error: BaseException | None = None
         if future is None:
             self.done = threading.Lock()
@@ -350,11 +351,16 @@ class _Pending:
 
 
 def _settle(items: list[_Pending]) -> None:
-    """On the loop: hand each waiting coroutine its commit's outcome (the error or None)."""
+    """On the loop: run each commit's ``settled`` (whether or not its caller still waits),
+    then hand the waiting coroutines their outcome (the error or None)."""
     for item in items:
-        future = item.future
-        if future is not None and not future.done():
-            future.set_result(item.error)
+        try:
+            if item.settled is not None:
+                item.settled(item.error)
+        finally:
+            future = item.future
+            if future is not None and not future.done():
+                future.set_result(item.error)
 
 
 class GroupCommitter:
@@ -383,13 +389,15 @@ class GroupCommitter:
         if item.error is not None:
             raise item.error
 
-    def enqueue(self, aggregate: Any, events: Sequence[Any]
+    def enqueue(self, aggregate: Any, events: Sequence[Any],
+                settled: Callable[[BaseException | None], None]
                 ) -> asyncio.Future[BaseException | None]:
         """For a coroutine: queue ``events`` and return a future of the running loop that
-        the writer settles with ``None`` once they are committed, or with the error. The
+        the writer settles with ``None`` once they are committed, or with the error. Before
+        that, on the loop, ``settled(error)`` runs even if the caller stopped waiting. The
         writer wakes each loop once per batch, however many of its callers the batch holds."""
         future: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
-        self._put(_Pending(aggregate, events, future))
+        self._put(_Pending(aggregate, events, future, settled))
         return future
 
     def _put(self, item: _Pending) -> None:
@@ -652,18 +660,15 @@ class Referee(Application[UUID]):
             return done
         if match is None:
             return await loop.run_in_executor(None, blocking)
-        # The lock stays held until the commit is settled (``_committed`` releases it).
+        # The lock stays held until the commit is settled (``_committed`` releases it, on
+        # the loop, also when this caller has gone meanwhile).
+        settled = functools.partial(self._committed, match, lock)
         try:
-            future = self._committer.enqueue(match, match.collect_events())
+            future = self._committer.enqueue(match, match.collect_events(), settled)
         except BaseException as exc:
-            self._committed(match, lock, exc)
+            settled(exc)
             raise
-        try:
-            error = await asyncio.shield(future)
-        except asyncio.CancelledError:  # the caller left; the commit goes on
-            future.add_done_callback(lambda f: self._committed(match, lock, f.result()))
-            raise
-        self._committed(match, lock, error)
+        error = await future
         if isinstance(error, IntegrityError):
             return await loop.run_in_executor(None, functools.partial(
                 self._decide_again, match_id, principal, action, command_id,
