@@ -37,9 +37,8 @@ import json
 import logging
 import secrets
 import threading
-import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from copy import deepcopy
 from datetime import UTC, datetime
@@ -512,7 +511,8 @@ class Referee(Application[UUID]):
             )
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._changed = threading.Condition()
+        self._waiters: dict[UUID, list[asyncio.Future[None]]] = {}  # wait_for_change
+        self._waiters_guard = threading.Lock()
         self._live: OrderedDict[UUID, Match] = OrderedDict()
         self._live_guard = threading.Lock()
         self._committer = GroupCommitter(
@@ -567,7 +567,6 @@ class Referee(Application[UUID]):
         )
         self._deal(match, seed_entropy)
         self._commit(match)
-        self._wake_watchers()
         return Created(match.id, names, tokens, spectator, match.version, match.hand.commitment)
 
     def _deal(self, match: Match, entropy: bytes = b"") -> None:
@@ -686,7 +685,7 @@ class Referee(Application[UUID]):
         try:
             if error is None:
                 self._remember(match)
-                self._wake_watchers()
+                self._wake_watchers(match.id)
             else:  # mutated but not committed
                 self._evict(match.id)
         finally:
@@ -755,7 +754,7 @@ class Referee(Application[UUID]):
         except BaseException:
             self._evict(match.id)  # mutated but not committed: drop it
             raise
-        self._wake_watchers()
+        self._wake_watchers(match.id)
         assert match.last_outcome is not None
         return self._answer(match, match.last_outcome)
 
@@ -894,30 +893,59 @@ class Referee(Application[UUID]):
                 out.append(PublicEvent(v, hand, None, "", [fact]))
         return out
 
-    def wait_for_change(
+    async def wait_for_change(
         self, match_id: UUID, version: int, timeout: float,
         alive: Callable[[], bool] = lambda: True,
     ) -> int:
-        """Block until the match is past ``version`` (or ``timeout``); return its version.
-
-        Wakes at once for saves in this process and polls the store every second for writes
-        by other processes.
-        """
-        deadline = time.monotonic() + timeout
-        polled = time.monotonic()
+        """Wait (a coroutine, holding no thread) until the match is past ``version``, or
+        ``timeout``, or ``alive()`` turns false (checked every half second); return the
+        version last seen. A commit in this process wakes its match's waiters at once; the
+        store is read every second for writes by other processes."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        polled = loop.time()
+        current = version
         while True:
-            poll = time.monotonic() - polled >= 1.0
-            if poll:
-                polled = time.monotonic()
-            with self._lock(match_id):
-                current = self._cached(match_id, fresh=poll).version
-            left = deadline - time.monotonic()
-            if current > version or left <= 0:
-                return current
-            with self._changed:
-                self._changed.wait(min(left, 0.5))
-            if not alive():
-                return current
+            woken: asyncio.Future[None] = loop.create_future()
+            self._add_waiter(match_id, woken)
+            try:
+                current = max(current, self._cached_version(match_id))
+                left = deadline - loop.time()
+                if current > version or left <= 0 or not alive():
+                    return current
+                timer = loop.call_later(min(left, 0.5), _wake, woken)
+                try:
+                    await woken
+                finally:
+                    timer.cancel()
+            finally:
+                self._drop_waiter(match_id, woken)
+            if loop.time() - polled >= 1.0:
+                polled = loop.time()
+                current = await loop.run_in_executor(None, self._fresh_version, match_id)
+
+    def _cached_version(self, match_id: UUID) -> int:
+        """The live match's version without waiting for its lock (-1 if not cached); it may
+        count an action whose commit is still running: read it under the lock to see it."""
+        with self._live_guard:
+            match = self._live.get(match_id)
+        return -1 if match is None else match.version
+
+    def _fresh_version(self, match_id: UUID) -> int:
+        with self._lock(match_id):
+            return self._cached(match_id, fresh=True).version
+
+    def _add_waiter(self, match_id: UUID, woken: asyncio.Future[None]) -> None:
+        with self._waiters_guard:
+            self._waiters.setdefault(match_id, []).append(woken)
+
+    def _drop_waiter(self, match_id: UUID, woken: asyncio.Future[None]) -> None:
+        with self._waiters_guard:
+            waiting = self._waiters.get(match_id)
+            if waiting is not None and woken in waiting:
+                waiting.remove(woken)
+                if not waiting:
+                    del self._waiters[match_id]
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
         """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
@@ -1060,7 +1088,7 @@ class Referee(Application[UUID]):
                     self._evict(match_id)
                 raise
         if match.version != before:
-            self._wake_watchers()
+            self._wake_watchers(match_id)
         return result
 
     @contextmanager
@@ -1125,9 +1153,18 @@ class Referee(Application[UUID]):
                 lock = self._locks[match_id] = threading.Lock()
             return lock
 
-    def _wake_watchers(self) -> None:
-        with self._changed:
-            self._changed.notify_all()
+    def _wake_watchers(self, match_id: UUID) -> None:
+        """Wake the coroutines waiting for a change of ``match_id`` (one call per loop)."""
+        with self._waiters_guard:
+            waiting = self._waiters.pop(match_id, None)
+        if not waiting:
+            return
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        for woken in waiting:
+            by_loop.setdefault(woken.get_loop(), []).append(woken)
+        for loop, futures in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+                loop.call_soon_threadsafe(_wake_all, futures)
 
     def _reject(
         self, match_id: UUID, who: Principal | None, action: str, exc: Exception
@@ -1144,29 +1181,49 @@ class Referee(Application[UUID]):
             )
         )
 
-    def watch(
+    async def watch(
         self, match_id: UUID, token: str, after: int, heartbeat: float,
         alive: Callable[[], bool] = lambda: True,
-    ) -> Iterator[tuple[list[PublicEvent], View | None, int]]:
+    ) -> AsyncIterator[tuple[list[PublicEvent], View | None, int]]:
         """Updates for a watcher while ``alive()``: ``(events, view, version)``; heartbeats
-        have no events and no view. The first update brings everything after ``after``."""
-        with self._reading(match_id) as match:
-            who = self.authorize(match, token)
+        have no events and no view. The first update brings everything after ``after``.
+        A coroutine: the reads run on the loop's executor, the waits hold no thread."""
+        loop = asyncio.get_running_loop()
+        who = await loop.run_in_executor(None, self._watcher, match_id, token)
         sent = after
         first = True
         while True:
-            with self._reading(match_id) as match:
-                version = match.version
-                update: tuple[list[PublicEvent], View | None, int] = ([], None, version)
-                if version > sent or first:
-                    update = (self.events_after(match, who, sent), self.view_of(match, who),
-                              version)
+            update = await loop.run_in_executor(
+                None, self._watch_update, match_id, who, sent, first
+            )
             yield update
             if update[1] is not None:
-                sent, first = version, False
-            self.wait_for_change(match_id, sent, heartbeat, alive)
+                sent, first = update[2], False
+            await self.wait_for_change(match_id, sent, heartbeat, alive)
             if not alive():
                 return
+
+    def _watcher(self, match_id: UUID, token: str) -> Principal:
+        with self._reading(match_id) as match:
+            return self.authorize(match, token)
+
+    def _watch_update(self, match_id: UUID, who: Principal, sent: int, first: bool
+                      ) -> tuple[list[PublicEvent], View | None, int]:
+        with self._reading(match_id) as match:
+            version = match.version
+            if version > sent or first:
+                return self.events_after(match, who, sent), self.view_of(match, who), version
+            return [], None, version
+
+
+def _wake(woken: asyncio.Future[None]) -> None:
+    if not woken.done():
+        woken.set_result(None)
+
+
+def _wake_all(futures: list[asyncio.Future[None]]) -> None:
+    for woken in futures:
+        _wake(woken)
 
 
 def _action_is_public(text: str) -> bool:

@@ -1,8 +1,9 @@
 """``RefereeService``: decode the request, call the application, encode the reply.
 
 The server is ``grpc.aio``: ``SubmitAction`` is a coroutine (checks and rules on the event
-loop, the group commit awaited); the other methods are blocking functions, which the
-decorators below run on the loop's executor."""
+loop, the group commit awaited) and ``WatchMatch`` an async generator (its waits hold no
+thread); the other methods are blocking functions, which the decorators below run on the
+loop's executor."""
 
 from __future__ import annotations
 
@@ -83,14 +84,26 @@ _END = object()
 
 
 def _stream_errors_mapped(method: F) -> F:
-    """A server-streaming handler for the ``grpc.aio`` server from a blocking generator:
-    each item is produced on the loop's executor (the body may wait for changes there), and
-    the body gets a :class:`StreamContext`; exceptions go through the error table."""
+    """A server-streaming handler for the ``grpc.aio`` server, exceptions going through the
+    error table. An async generator runs on the loop. A blocking generator gets each item
+    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`."""
     from referee.service.errors import abort
 
     @functools.wraps(method)
-    async def stream(self: Any, request: Any, context: grpc.aio.ServicerContext
+    async def native(self: Any, request: Any, context: grpc.aio.ServicerContext
                      ) -> AsyncIterator[Any]:
+        log.debug("%s started", method.__name__)
+        try:
+            async for item in method(self, request, context):
+                yield item
+        except Exception as exc:
+            await abort(context, exc)
+        finally:
+            log.debug("%s ended", method.__name__)
+
+    @functools.wraps(method)
+    async def blocking(self: Any, request: Any, context: grpc.aio.ServicerContext
+                       ) -> AsyncIterator[Any]:
         log.debug("%s started", method.__name__)
         loop = asyncio.get_running_loop()
         ended = threading.Event()
@@ -111,7 +124,7 @@ def _stream_errors_mapped(method: F) -> F:
             _close_after(pending, items, loop)
             log.debug("%s ended", method.__name__)
 
-    return stream  # type: ignore[return-value]
+    return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
 
 
 def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],
@@ -247,17 +260,22 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
 
     @_stream_errors_mapped
-    def WatchMatch(self, request: pb.WatchMatchRequest, context: StreamContext
-                   ) -> Iterator[pb.WatchMatchResponse]:
+    async def WatchMatch(self, request: pb.WatchMatchRequest,
+                         context: grpc.aio.ServicerContext
+                         ) -> AsyncIterator[pb.WatchMatchResponse]:
         if request.after_version < 0:
             raise MalformedRequestError("after_version must be >= 0")
         heartbeat = float(request.heartbeat_seconds or 10)
+
+        def alive() -> bool:
+            return not context.done() and not self.stopping()
+
         updates = self.app.watch(
             _match_id(request.match_id), request.token, request.after_version, heartbeat,
-            alive=lambda: context.is_active() and not self.stopping(),
+            alive=alive,
         )
-        for events, view, version in updates:
-            if not context.is_active() or self.stopping():
+        async for events, view, version in updates:
+            if not alive():
                 return
             if view is None:
                 yield pb.WatchMatchResponse(heartbeat=True, version=version)
