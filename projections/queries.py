@@ -6,9 +6,9 @@ views keep. The dispute replay re-applies the hand's actions through the pure ru
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from types import SimpleNamespace
 from uuid import UUID
 
@@ -77,21 +77,20 @@ class Queries:
         self._who(doc, token)
         return {k: v for k, v in doc.items() if k != "auth"}
 
-    def watch_scoreboard(self, match_id: UUID, token: str, after_version: int,
-                         alive: Callable[[], bool], poll: float = 0.2) -> Iterator[Doc]:
-        """The scoreboard each time its version passes the last one sent."""
+    async def watch_scoreboard(self, match_id: UUID, token: str, after_version: int,
+                               alive: Callable[[], bool], poll: float = 0.2
+                               ) -> AsyncIterator[Doc]:
+        """The scoreboard each time its version passes the last one sent (a coroutine: the
+        view is read on the loop's executor every ``poll`` seconds; waiting holds no
+        thread)."""
+        loop = asyncio.get_running_loop()
         sent = after_version
         while alive():
-            doc = self.scoreboard(match_id, token)
+            doc = await loop.run_in_executor(None, self.scoreboard, match_id, token)
             if doc["version"] > sent:
                 sent = doc["version"]
                 yield doc
-            changed = getattr(self.app, "_changed", None)
-            if changed is not None:
-                with changed:
-                    changed.wait(poll)
-            else:
-                time.sleep(poll)
+            await asyncio.sleep(poll)
 
     # -- dispute replay ----------------------------------------------------------------------
     def replay(self, match_id: UUID, hand: int, index: int, token: str) -> Doc:

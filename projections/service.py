@@ -5,7 +5,7 @@ methods are blocking and run on the server's executor (``referee.service.service
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -65,11 +65,15 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
                                                request.token))
 
     @_stream_errors_mapped
-    def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
-                        context: StreamContext) -> Iterator[pb.Scoreboard]:
-        alive = lambda: context.is_active() and not self.stopping()  # noqa: E731
-        for doc in self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
-                                           request.after_version, alive):
+    async def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
+                              context: grpc.aio.ServicerContext
+                              ) -> AsyncIterator[pb.Scoreboard]:
+        def alive() -> bool:
+            return not context.done() and not self.stopping()
+
+        boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
+                                         request.after_version, alive)
+        async for doc in boards:
             yield scoreboard_pb(doc)
 
     @_errors_mapped
