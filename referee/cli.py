@@ -101,7 +101,8 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--client", choices=["mirror", "view"], default="mirror",
                    help="mirror: client mirrors the rules, SubmitAction only; view: GetView first")
     b.add_argument("--clients", type=int, default=1, help="client processes")
-    b.add_argument("--workers", type=int, help="server gRPC threads (default tables+16)")
+    b.add_argument("--workers", type=int,
+                   help="server threads for the blocking calls (default tables+16)")
     b.add_argument("--serve-workers", type=int, default=1,
                    help="server processes (referee serve --workers N)")
     b.add_argument("--channels", type=int,
