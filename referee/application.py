@@ -37,6 +37,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -369,8 +370,15 @@ class GroupCommitter:
     whose own events fail see an error."""
 
     def __init__(self, record: Callable[[list[_Pending]], None], max_batch: int,
-                 after: Callable[[], None] = lambda: None) -> None:
+                 after: Callable[[], None] = lambda: None, delay: float = 0.0) -> None:
         self._record, self._after, self.max_batch = record, after, max(1, max_batch)
+        #: Seconds the writer waits, once woken, for more callers to join a batch that is
+        #: not full (PostgreSQL's ``commit_delay``, in the application): fewer, larger
+        #: transactions for that much latency. Only while busy: when the last transaction
+        #: held more than one caller, or more than one is waiting already (a lone client
+        #: acting in turn never waits for it).
+        self.delay = delay
+        self._busy = False
         #: Called on the writer thread with the number of aggregates in each batch, before
         #: its transaction (metrics; ``Referee.on_commit_batch``).
         self.on_batch: Callable[[int], None] | None = None
@@ -429,8 +437,16 @@ class GroupCommitter:
                     except Exception:  # e.g. a read-only store: logged, close goes on
                         _log.exception("writing the rejection trail failed")
                     return
+                waiting = len(self._queue)
+                busy = self._busy or waiting > 1
+                linger = self.delay if busy and 0 < waiting < self.max_batch else 0.0
+            if linger:
+                time.sleep(linger)  # others join meanwhile; nobody is woken for it
+            with self._cond:
                 n = min(len(self._queue), self.max_batch)
                 batch = [self._queue.popleft() for _ in range(n)]
+            if batch:
+                self._busy = len(batch) > 1
             if batch:
                 if self.on_batch is not None:
                     try:
@@ -516,7 +532,8 @@ class Referee(Application[UUID]):
         self._live: OrderedDict[UUID, Match] = OrderedDict()
         self._live_guard = threading.Lock()
         self._committer = GroupCommitter(
-            self._record_batch, self.settings.commit_batch, self.rejections.flush
+            self._record_batch, self.settings.commit_batch, self.rejections.flush,
+            self.settings.commit_delay,
         )
 
     def on_commit_batch(self, hook: Callable[[int], None] | None) -> None:

@@ -38,6 +38,7 @@ class Settings:
     cache_size: int = 20_000
     fresh_reads: bool = True
     commit_batch: int = 512
+    commit_delay: float = 0.005
     grpc_workers: int = 256
 
     @property
@@ -71,5 +72,6 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         cache_size=int(env.get("AGGREGATE_CACHE_MAXSIZE", "20000")),
         fresh_reads=env.get("REFEREE_FRESH_READS", "y").lower() in ("y", "yes", "1", "true", "on"),
         commit_batch=int(env.get("REFEREE_COMMIT_BATCH", "512")),
+        commit_delay=float(env.get("REFEREE_COMMIT_DELAY_MS", "5")) / 1000,
         grpc_workers=int(env.get("REFEREE_GRPC_WORKERS", "256")),
     )

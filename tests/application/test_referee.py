@@ -445,3 +445,48 @@ def _pg(env: dict[str, str], statement: str) -> None:
         dbname=env.get("POSTGRES_DBNAME"), autocommit=True,
     ) as conn:
         conn.execute(statement)  # type: ignore[arg-type]
+
+
+
+def test_commit_delay_groups_callers_only_while_busy() -> None:
+    """``REFEREE_COMMIT_DELAY_MS`` (the group committer's ``delay``): a lone caller is
+    committed at once; once callers queue up together, the writer waits ``delay`` before
+    taking a batch, so a caller arriving meanwhile shares the transaction."""
+    import threading
+    import time
+
+    from referee.application import GroupCommitter
+
+    sizes: list[int] = []
+    gate = threading.Event()
+    gate.set()
+
+    def record(batch: list) -> None:  # type: ignore[type-arg]
+        sizes.append(len(batch))
+        gate.wait(30)
+
+    committer = GroupCommitter(record, max_batch=10, delay=0.3)
+    try:
+        started = time.monotonic()
+        committer.commit("alone", [])
+        assert sizes == [1] and time.monotonic() - started < 0.25  # not delayed
+        gate.clear()  # the next transaction is held until the gate opens
+        first = threading.Thread(target=committer.commit, args=("a", []))
+        first.start()
+        while len(sizes) < 2:
+            time.sleep(0.005)
+        queued = [threading.Thread(target=committer.commit, args=(name, [])) for name in "bc"]
+        for t in queued:
+            t.start()
+        while len(committer._queue) < 2:
+            time.sleep(0.005)
+        gate.set()  # b and c waited together: busy, so the writer lingers for d
+        time.sleep(0.05)
+        late = threading.Thread(target=committer.commit, args=("d", []))
+        late.start()
+        for t in [first, *queued, late]:
+            t.join(30)
+        assert sizes == [1, 1, 3]
+    finally:
+        gate.set()
+        committer.close()
