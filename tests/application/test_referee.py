@@ -6,7 +6,6 @@ from __future__ import annotations
 import collections
 import random
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,23 +19,7 @@ from referee.domain.deal import commitment, shuffle
 from referee.domain.errors import MatchOverError, VersionConflictError
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.registry import GAMES
-
-AUDITOR = "auditor-secret"
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
-    env = {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": AUDITOR}
-    if request.param == "postgres":
-        env.update(request.getfixturevalue("postgres_env"))
-    return env
-
-
-@pytest.fixture
-def app(env: dict[str, str]) -> Iterator[Referee]:
-    a = Referee(settings_from_env(env))
-    yield a
-    a.close()
+from tests.application.conftest import AUDITOR
 
 
 def play(app: Referee, match_id, tokens: list[str], rng: random.Random, n: int) -> list:  # type: ignore[no-untyped-def]

@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -19,23 +17,7 @@ from referee.application import Answer, Referee
 from referee.config import settings_from_env
 from referee.domain.errors import VersionConflictError
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
-
-AUDITOR = "auditor-secret"
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
-    env = {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": AUDITOR}
-    if request.param == "postgres":
-        env.update(request.getfixturevalue("postgres_env"))
-    return env
-
-
-@pytest.fixture
-def app(env: dict[str, str]) -> Iterator[Referee]:
-    a = Referee(settings_from_env(env))
-    yield a
-    a.close()
+from tests.application.conftest import AUDITOR
 
 
 def to_act(app: Referee, match_id: UUID, tokens: list[str]) -> tuple[int, list[str]]:
