@@ -2,8 +2,8 @@
 
 The server is ``grpc.aio`` on an event loop of its own thread: ``SubmitAction`` runs as a
 coroutine that awaits its group commit (no thread parked per call, one loop wake-up per
-commit batch), and every other method runs on the loop's executor, a thread pool of
-``REFEREE_GRPC_WORKERS`` threads (a watch stream holds one while it waits for changes).
+commit batch), the watch streams wait for changes as coroutines, and every other method runs
+on the loop's executor, a thread pool of ``REFEREE_GRPC_WORKERS`` threads.
 """
 
 from __future__ import annotations
