@@ -1,6 +1,7 @@
 """``ProjectionsService`` and ``TournamentService``: decode, query the views (or record a
-ruling / tournament change), encode. Errors go through the service's one error table; the
-methods are blocking and run on the server's executor (``referee.service.servicer``)."""
+ruling / tournament change), encode. Errors go through the service's one error table.
+``WatchScoreboard`` is an async generator (it waits without a thread); the other methods are
+blocking and run on the server's executor (``referee.service.servicer``)."""
 
 from __future__ import annotations
 
