@@ -7,16 +7,18 @@ views keep. The dispute replay re-applies the hand's actions through the pure ru
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import SimpleNamespace
+from typing import Any
 from uuid import UUID
 
-from eventsourcing.utils import get_topic
-
-from projections.store import Doc, DocView, open_view
+from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Principal, Referee, Role
-from referee.domain.chain import ChainReport, check_chain, dict_hash, event_dict
+from referee.changes import LogFollower, originators_between
+from referee.domain.chain import ChainReport, dict_hash, event_dict
 from referee.domain.errors import (
     ActionIndexOutOfRangeError,
     HandNotFinishedError,
@@ -25,7 +27,16 @@ from referee.domain.errors import (
     PermissionDeniedError,
     ReplayNotAllowedError,
     TournamentNotFoundError,
+    UnauthenticatedError,
     ViewNotReadyError,
+)
+from referee.domain.match import Match
+from referee.integrity import (
+    StoredMatchEvent,
+    check_links,
+    decode_all,
+    event_digest,
+    is_match_log,
 )
 from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
 from referee.rules.errors import RulesError
@@ -34,6 +45,9 @@ from referee.rules.handrecord import HandRecord, MatchRecord
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
 
+SCOREBOARD = "scoreboard"
+_IDLE_CHECK = 60.0  # seconds a scoreboard watcher sleeps without a wake before looking again
+
 
 class Queries:
     """Read side of the service over the three views."""
@@ -41,6 +55,8 @@ class Queries:
     def __init__(self, app: Referee, views: dict[str, DocView] | None = None) -> None:
         self.app = app
         self._views = views
+        self._follower: LogFollower | None = None
+        self._follower_guard = threading.Lock()
 
     @property
     def views(self) -> dict[str, DocView]:
@@ -78,19 +94,45 @@ class Queries:
         return {k: v for k, v in doc.items() if k != "auth"}
 
     async def watch_scoreboard(self, match_id: UUID, token: str, after_version: int,
-                               alive: Callable[[], bool], poll: float = 0.2
+                               alive: Callable[[], bool],
+                               ended: asyncio.Future[Any] | None = None,
                                ) -> AsyncIterator[Doc]:
-        """The scoreboard each time its version passes the last one sent (a coroutine: the
-        view is read on the loop's executor every ``poll`` seconds; waiting holds no
-        thread)."""
+        """The scoreboard each time its version passes the last one sent. Event-driven: the
+        view is read again only when the scoreboard view has processed an event of this
+        match (one :class:`~referee.changes.LogFollower` per process watches the view's
+        position); the waits hold no thread. Ends when ``ended`` is done, or ``alive()`` is
+        false after a wake (the server wakes every watcher when it stops)."""
         loop = asyncio.get_running_loop()
+        self._follow_views()
+        key = (SCOREBOARD, match_id)
         sent = after_version
         while alive():
             doc = await loop.run_in_executor(None, self.scoreboard, match_id, token)
             if doc["version"] > sent:
                 sent = doc["version"]
                 yield doc
-            await asyncio.sleep(poll)
+            await self.app.changes.wait(key, _IDLE_CHECK, ended=ended)
+            if ended is not None and ended.done():
+                return
+
+    def _follow_views(self) -> None:
+        """Start the one follower of the scoreboard view's position (on first watch)."""
+        with self._follower_guard:
+            if self._follower is None:
+                self._follower = LogFollower(
+                    self.app.changes, self._scoreboard_position, self._scoreboards_between,
+                    self.app.settings.follow_interval / 2, "referee-follow-views",
+                )
+
+    def _scoreboard_position(self) -> int:
+        return int(self.views["scoreboard"].max_tracking_id(APP_NAME) or 0)
+
+    def _scoreboards_between(self, after: int, upto: int) -> list[tuple[str, UUID]]:
+        return [(SCOREBOARD, i) for i in originators_between(self.app.recorder, after, upto)]
+
+    def close(self) -> None:
+        if self._follower is not None:
+            self._follower.stop()
 
     # -- dispute replay ----------------------------------------------------------------------
     def replay(self, match_id: UUID, hand: int, index: int, token: str) -> Doc:
@@ -248,12 +290,42 @@ class Queries:
         """Check the match's hash chain in the store (any token of the match), and, given a
         head the caller saved earlier (``anchor_version``, ``anchor_head``), that the event at
         that version still hashes to it. Returns the report and the anchor's problem (``None``:
-        no anchor given or it holds)."""
-        match = self.app.get_match(match_id)
-        self.app.authorize(match, token)
-        events = event_log(self.app, match_id)
-        anchor = check_anchor(events, anchor_version, anchor_head) if anchor_version else None
-        return check_chain(events), anchor
+        no anchor given or it holds); an anchor that fails is a break at its version.
+
+        The stored rows are read and decoded one by one and never replayed through the
+        rules, so every kind of tampering (a changed, deleted, reordered, inserted or
+        undecodable event, a changed topic) is a report with its position, not an error.
+        The caller is authorised by the token hashes of the creation event in the log
+        (the auditor always); without a creation event there, only the auditor may check."""
+        rows = self.app.recorder.select_events(match_id)
+        if not is_match_log(rows):
+            raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
+        entries = decode_all(self.app.mapper, rows)
+        self._authorize_from_log(entries, token)
+        report = check_links(entries)
+        anchor = _stored_anchor(entries, anchor_version, anchor_head) if anchor_version else None
+        if anchor is not None and (report.first_break is None
+                                   or anchor_version < report.first_break):
+            report = dataclasses.replace(report, ok=False, first_break=anchor_version)
+        return report, anchor
+
+    def _authorize_from_log(self, entries: list[StoredMatchEvent], token: str) -> Principal:
+        """``token``'s principal by the first creation event in the stored log."""
+        created = next((e.event for e in entries if isinstance(e.event, Match.Created)), None)
+        if created is None:
+            if self.app._is_auditor(token):
+                return Principal(Role.AUDITOR)
+            if not token:
+                raise UnauthenticatedError("the auditor token is required")
+            raise PermissionDeniedError("the match's creation event is not in its stored log: "
+                                        "only the auditor may check its chain")
+        hashes = getattr(created, "seat_token_hashes", None)
+        auth = SimpleNamespace(  # as stored, whatever was stored: never an error
+            seat_token_hashes=[_ascii(h) for h in hashes] if isinstance(hashes, list) else [],
+            spectator_token_hash=_ascii(getattr(created, "spectator_token_hash", "")),
+            public_spectators=getattr(created, "public_spectators", False) is True,
+        )
+        return self.app.authorize(auth, token)  # type: ignore[arg-type]
 
     def _require_auditor(self, token: str) -> None:
         if not (token and self.app._is_auditor(token)):
@@ -261,11 +333,40 @@ class Queries:
 
 
 def event_log(app: Referee, match_id: UUID) -> list[Doc]:
-    """The stored events of one match, as canonical dicts, in version order."""
-    events = list(app.repository.event_store.get(match_id))
-    if not events:
+    """The stored events of one match, as canonical dicts, in version order. A row that
+    does not decode is given as its version, its topic and the problem (``undecodable``),
+    so a check of the exported log breaks there."""
+    rows = app.recorder.select_events(match_id)
+    if not is_match_log(rows):
         raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
-    return [event_dict(e, get_topic(type(e))) for e in events]
+    out: list[Doc] = []
+    for row, entry in zip(rows, decode_all(app.mapper, rows), strict=True):
+        if entry.event is None:
+            out.append({"originator_version": entry.version, "topic": row.topic,
+                        "undecodable": entry.problem})
+        else:
+            out.append(event_dict(entry.event, row.topic))
+    return out
+
+
+def _ascii(value: object) -> str:
+    """A stored token hash fit for ``hmac.compare_digest`` (anything else matches nothing)."""
+    return value if isinstance(value, str) and value.isascii() else ""
+
+
+def _stored_anchor(entries: list[StoredMatchEvent], version: int, head: str) -> str | None:
+    """:func:`check_anchor` on decoded rows, found by version (rows may be missing)."""
+    entry = next((e for e in entries if e.version == version), None)
+    if entry is None:
+        return f"anchor version {version} is not in the log (events 1..{len(entries)})"
+    actual = event_digest(entry)
+    if actual is None:
+        return (f"event {version} does not decode, so it cannot hash to the saved head: "
+                f"events up to {version} were rewritten after it was saved")
+    if actual != head:
+        return (f"event {version} hashes to {actual[:12]}..., but the saved head is "
+                f"{head[:12]}...: events up to {version} were rewritten after it was saved")
+    return None
 
 
 def check_anchor(events: list[Doc], version: int, head: str) -> str | None:

@@ -100,6 +100,8 @@ class ProjectionWorker:
         self.poll = poll
         self.error: BaseException | None = None
         self._stop = threading.Event()
+        self._woken = threading.Event()  # set by each commit of the application
+        app.on_committed(self._woken.set)
         self._progress = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="referee-projections",
                                         daemon=True)
@@ -109,8 +111,8 @@ class ProjectionWorker:
         return self
 
     def _run(self) -> None:
-        changed: threading.Condition | None = getattr(self.app, "_changed", None)
         while not self._stop.is_set():
+            self._woken.clear()
             try:
                 for r in self.runners:
                     r.run_once(self._stop.is_set)
@@ -124,11 +126,7 @@ class ProjectionWorker:
                 continue
             with self._progress:
                 self._progress.notify_all()
-            if changed is not None:
-                with changed:
-                    changed.wait(self.poll)
-            else:
-                self._stop.wait(self.poll)
+            self._woken.wait(self.poll)  # a commit here, or a poll for other processes
 
     def positions(self) -> dict[str, int]:
         return {r.name: r.view.position() for r in self.runners}
@@ -144,19 +142,13 @@ class ProjectionWorker:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"views at {self.positions()}, waiting for {target}")
-            changed = getattr(self.app, "_changed", None)
-            if changed is not None:
-                with changed:
-                    changed.notify_all()
+            self._woken.set()
             with self._progress:
                 self._progress.wait(min(left, 0.05))
 
     def stop(self) -> None:
         self._stop.set()
-        changed = getattr(self.app, "_changed", None)
-        if changed is not None:
-            with changed:
-                changed.notify_all()
+        self._woken.set()
         if self._thread.is_alive():
             self._thread.join(10)
 

@@ -18,7 +18,13 @@ from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
 from referee.application import Referee
 from referee.domain.errors import MalformedRequestError
-from referee.service.servicer import StreamContext, _errors_mapped, _stream_errors_mapped
+from referee.service.peers import PeerLimits
+from referee.service.servicer import (
+    StreamContext,
+    _errors_mapped,
+    _stream_errors_mapped,
+    call_ended,
+)
 
 SERVICE_NAMES = tuple(s.full_name for s in pb.DESCRIPTOR.services_by_name.values())
 
@@ -58,6 +64,7 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
 class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def __init__(self, app: Referee, queries: Queries, stopping: Callable[[], bool]) -> None:
         self.app, self.q, self.stopping = app, queries, stopping
+        self.peers: PeerLimits | None = None
 
     @_errors_mapped
     def GetScoreboard(self, request: pb.GetScoreboardRequest, context: grpc.ServicerContext
@@ -73,7 +80,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
             return not context.done() and not self.stopping()
 
         boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
-                                         request.after_version, alive)
+                                         request.after_version, alive, call_ended(context))
         async for doc in boards:
             yield scoreboard_pb(doc)
 
@@ -147,6 +154,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
 class TournamentServicer(pbg.TournamentServiceServicer):
     def __init__(self, app: Referee, queries: Queries) -> None:
         self.app, self.q = app, queries
+        self.peers: PeerLimits | None = None
 
     @_errors_mapped
     def CreateTournament(self, request: pb.CreateTournamentRequest,
@@ -189,12 +197,15 @@ class TournamentServicer(pbg.TournamentServiceServicer):
             yield pb.ExportResponse(record_json=line)
 
 
-def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], bool]
-                  ) -> tuple[str, ...]:
-    """Register both services on ``server``; return their full names (for reflection)."""
+def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], bool],
+                  peers: PeerLimits | None = None) -> tuple[str, ...]:
+    """Register both services on ``server``; return their full names (for reflection).
+    ``peers``: the per-peer limits shared with the other services of the port."""
     queries = Queries(app)
-    pbg.add_ProjectionsServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        ProjectionsServicer(app, queries, stopping), server)
+    read = ProjectionsServicer(app, queries, stopping)
+    tournaments = TournamentServicer(app, queries)
+    read.peers = tournaments.peers = peers
+    pbg.add_ProjectionsServiceServicer_to_server(read, server)  # type: ignore[no-untyped-call]
     pbg.add_TournamentServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        TournamentServicer(app, queries), server)
+        tournaments, server)
     return SERVICE_NAMES

@@ -27,13 +27,11 @@ cache can neither accept a conflicting action nor refuse a legal one.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import dataclasses
 import functools
 import hashlib
 import hmac
-import json
 import logging
 import secrets
 import threading
@@ -44,18 +42,23 @@ from contextlib import contextmanager
 from copy import deepcopy
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import strtobool
 
 import referee
+from referee import limits
+from referee.changes import ChangeWaiters, LogFollower, originators_between
 from referee.config import Settings, settings_from_env
+from referee.domain.chain import ChainReport
 from referee.domain.deal import commitment, shuffle
 from referee.domain.errors import (
+    ChainBrokenError,
     CommandIdReusedError,
+    CreateNotAllowedError,
     HandNotFinishedError,
     HandNotFoundError,
     InvalidRulesError,
@@ -69,6 +72,8 @@ from referee.domain.errors import (
 )
 from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED
 from referee.domain.match import HandLog, Match, Outcome
+from referee.integrity import check_links, decode_all, is_match_log
+from referee.rejections import Rejection, RejectionLog, StoredRejectionLog
 from referee.rules.cards import CARD_NAMES, parse_card
 from referee.rules.errors import InvalidActionError, RuleParameterError, RulesError
 from referee.rules.game import JSON, Game
@@ -147,190 +152,11 @@ class PublicEvent:
 
 
 @dataclasses.dataclass(frozen=True)
-class Rejection:
-    match_id: str
-    seat: int | None
-    action: str
-    reason: str
-    rule: str
-    message: str
-    time: str
-
-
-@dataclasses.dataclass(frozen=True)
 class DealCheck:
     commitment: str
     nonce: str
     cards: list[str]
     valid: bool
-
-
-class RejectionLog:
-    """Bounded audit trail of refused attempts: a ring of the last ``per_match`` per match,
-    and at most ``total`` overall (the oldest matches' entries go first). Not match events."""
-
-    def __init__(self, per_match: int, total: int) -> None:
-        self.per_match, self.total = per_match, total
-        self._rings: OrderedDict[str, deque[Rejection]] = OrderedDict()
-        self._count = 0
-        self._lock = threading.Lock()
-
-    def add(self, rejection: Rejection) -> None:
-        with self._lock:
-            ring = self._rings.get(rejection.match_id)
-            if ring is None:
-                ring = self._rings[rejection.match_id] = deque(maxlen=self.per_match)
-            self._rings.move_to_end(rejection.match_id)
-            if len(ring) == ring.maxlen:
-                self._count -= 1
-            ring.append(rejection)
-            self._count += 1
-            while self._count > self.total:
-                oldest_id, oldest = next(iter(self._rings.items()))
-                oldest.popleft()
-                self._count -= 1
-                if not oldest:
-                    del self._rings[oldest_id]
-
-    def list(self, match_id: str = "", limit: int = 0) -> list[Rejection]:
-        with self._lock:
-            if match_id:
-                items = list(self._rings.get(match_id, ()))
-            else:
-                items = sorted((r for ring in self._rings.values() for r in ring),
-                               key=lambda r: r.time)
-        return items[-limit:] if limit > 0 else items
-
-    def flush(self) -> None:
-        """Nothing to write: the in-memory log is the store."""
-
-
-class StoredRejectionLog:
-    """The rejection trail in a table next to the events (SQLite or PostgreSQL), so it
-    survives a restart. Bounded on insert: a ring of the last ``per_match`` per match, and
-    at most ``total`` rows overall (the oldest rows go first).
-
-    ``add`` only queues (a refusal is answered at once); the group-commit writer thread
-    flushes the queue in one transaction after each batch of events, ``list`` and ``close``
-    flush first. A crash can lose the refusals of the last few milliseconds, never events.
-    """
-
-    def __init__(self, datastore: Any, per_match: int, total: int, table: str,
-                 create_table: bool = True) -> None:
-        self.per_match, self.total = per_match, total
-        self._ds = datastore
-        self._pending: list[Rejection] = []
-        self._pending_lock = threading.Lock()
-        self._write_lock = threading.Lock()
-        self._postgres = type(datastore).__module__.startswith("eventsourcing.postgres")
-        if self._postgres:
-            schema = datastore.schema
-            self._table = f'"{schema}"."{table}"'
-            ddl = [
-                f"CREATE TABLE IF NOT EXISTS {self._table} (id bigserial PRIMARY KEY, "
-                "match_id text NOT NULL, seat integer, action text NOT NULL, "
-                "reason text NOT NULL, rule text NOT NULL, message text NOT NULL, "
-                "time text NOT NULL)",
-                f'CREATE INDEX IF NOT EXISTS "{table}_match_idx" ON {self._table} '
-                "(match_id, id)",
-            ]
-        else:
-            self._table = f'"{table}"'
-            ddl = [
-                f"CREATE TABLE IF NOT EXISTS {self._table} (id INTEGER PRIMARY KEY "
-                "AUTOINCREMENT, match_id TEXT NOT NULL, seat INTEGER, action TEXT NOT NULL, "
-                "reason TEXT NOT NULL, rule TEXT NOT NULL, message TEXT NOT NULL, "
-                "time TEXT NOT NULL)",
-                f'CREATE INDEX IF NOT EXISTS "{table}_match_idx" ON {self._table} '
-                "(match_id, id)",
-            ]
-        # CREATE_TABLE=n (eventsourcing's setting, e.g. on a read-only standby): no DDL, and
-        # the count is read in a transaction that writes nothing.
-        with self._write_lock, self._ds.transaction(commit=create_table) as curs:
-            for statement in ddl if create_table else ():
-                curs.execute(statement)
-            curs.execute(f"SELECT count(*) AS n FROM {self._table}")
-            self._count = int(self._first(curs.fetchone()))
-        self._since_recount = 0
-
-    def _sql(self, text: str) -> str:
-        return text.replace("?", "%s") if self._postgres else text
-
-    @staticmethod
-    def _first(row: Any) -> Any:
-        if isinstance(row, dict):
-            return next(iter(row.values()))
-        return row[0]
-
-    def _transaction(self) -> Any:
-        return self._ds.transaction(commit=True)
-
-    @staticmethod
-    def _rowcount(curs: Any) -> int:
-        return max(getattr(curs, "sqlite_cursor", curs).rowcount or 0, 0)
-
-    def add(self, rejection: Rejection) -> None:
-        with self._pending_lock:
-            self._pending.append(rejection)
-
-    @property
-    def has_pending(self) -> bool:
-        return bool(self._pending)
-
-    def flush(self) -> None:
-        """Write the queued refusals and enforce both bounds, in one transaction."""
-        with self._write_lock:
-            with self._pending_lock:
-                batch, self._pending = self._pending, []
-            if not batch:
-                return
-            t = self._table
-            with self._transaction() as curs:
-                curs.executemany(
-                    self._sql(f"INSERT INTO {t} (match_id, seat, action, reason, rule, "
-                              "message, time) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                    [(r.match_id, r.seat, r.action, r.reason, r.rule, r.message, r.time)
-                     for r in batch],
-                )
-                self._count += len(batch)
-                self._since_recount += len(batch)
-                trim = self._sql(
-                    f"DELETE FROM {t} WHERE match_id = ? AND id <= (SELECT id FROM {t} "
-                    "WHERE match_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
-                )
-                counts = collections.Counter(r.match_id for r in batch)
-                for match_id in counts:
-                    curs.execute(trim, (match_id, match_id, self.per_match))
-                    self._count -= self._rowcount(curs)
-                # Other processes write too: recount now and then, and before trimming.
-                if self._count > self.total or self._since_recount >= 1000:
-                    curs.execute(f"SELECT count(*) AS n FROM {t}")
-                    self._count = int(self._first(curs.fetchone()))
-                    self._since_recount = 0
-                if self._count > self.total:
-                    curs.execute(self._sql(
-                        f"DELETE FROM {t} WHERE id <= (SELECT id FROM {t} "
-                        "ORDER BY id DESC LIMIT 1 OFFSET ?)"), (self.total,))
-                    self._count -= self._rowcount(curs)
-
-    def list(self, match_id: str = "", limit: int = 0) -> list[Rejection]:
-        self.flush()
-        t = self._table
-        cols = "match_id, seat, action, reason, rule, message, time"
-        cap = limit if limit > 0 else (self.per_match if match_id else self.total)
-        with self._ds.transaction(commit=False) as curs:
-            if match_id:
-                curs.execute(self._sql(f"SELECT {cols} FROM {t} WHERE match_id = ? "
-                                       "ORDER BY id DESC LIMIT ?"), (match_id, cap))
-            else:
-                curs.execute(self._sql(f"SELECT {cols} FROM {t} ORDER BY id DESC LIMIT ?"),
-                             (cap,))
-            rows = curs.fetchall()
-        out = []
-        for row in reversed(rows):
-            v = list(row.values()) if isinstance(row, dict) else list(row)
-            out.append(Rejection(v[0], v[1], v[2], v[3], v[4], v[5], v[6]))
-        return out
 
 
 class _Pending:
@@ -517,28 +343,51 @@ class Referee(Application[UUID]):
         self.rejections: RejectionLog | StoredRejectionLog
         if datastore is None:  # POPO: in memory
             self.rejections = RejectionLog(
-                self.settings.rejections_per_match, self.settings.rejections_total
+                self.settings.rejections_per_match, self.settings.rejections_total,
+                self.settings.rejections_anonymous,
             )
         else:
             self.rejections = StoredRejectionLog(
                 datastore, self.settings.rejections_per_match, self.settings.rejections_total,
                 f"{self.name.lower()}_rejections",
                 create_table=strtobool(self.env.get("CREATE_TABLE") or "yes"),
+                anonymous=self.settings.rejections_anonymous,
             )
         self._locks: dict[UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._waiters: dict[UUID, list[asyncio.Future[None]]] = {}  # wait_for_change
-        self._waiters_guard = threading.Lock()
+        #: Watch streams waiting for a match to change (woken by commits, and by
+        #: :attr:`follower` for other processes' writes).
+        self.changes = ChangeWaiters()
+        self._committed_hooks: list[Callable[[], None]] = []
+        self.follower: LogFollower | None = None
+        if self.settings.fresh_reads:
+            self.follower = LogFollower(
+                self.changes, self._log_head,
+                functools.partial(originators_between, self.recorder),
+                self.settings.follow_interval, "referee-follow-log",
+            )
         self._live: OrderedDict[UUID, Match] = OrderedDict()
         self._live_guard = threading.Lock()
+        self._chain_breaks: OrderedDict[tuple[UUID, int], None] = OrderedDict()  # reported
+        self._chain_hook: Callable[[UUID, int], None] | None = None
         self._committer = GroupCommitter(
             self._record_batch, self.settings.commit_batch, self.rejections.flush,
             self.settings.commit_delay,
         )
 
+    def on_committed(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` on the writer thread after each committed batch (e.g. to wake a
+        projection worker); keep it quick."""
+        self._committed_hooks.append(hook)
+
     def on_commit_batch(self, hook: Callable[[int], None] | None) -> None:
         """Call ``hook(n)`` for each group commit of ``n`` aggregates (``None``: no hook)."""
         self._committer.on_batch = hook
+
+    def on_chain_broken(self, hook: Callable[[UUID, int], None] | None) -> None:
+        """Call ``hook(match_id, version)`` when a match's stored chain is found broken at
+        ``version`` (once per match and position in this process; ``None``: no hook)."""
+        self._chain_hook = hook
 
     # -- creating ----------------------------------------------------------------------------
     def create_match(
@@ -550,8 +399,13 @@ class Referee(Application[UUID]):
         fixed_deals: Sequence[Sequence[str]] = (),
         first_dealer: int = 0,
         public_spectators: bool = False,
+        token: str = "",
     ) -> Created:
-        """Create a match, deal its first hand, and return the seats' secret tokens."""
+        """Create a match, deal its first hand, and return the seats' secret tokens.
+
+        :raises CreateNotAllowedError: when the server has an organiser credential and
+            ``token`` is neither it nor the auditor's."""
+        self.require_organiser(token)
         try:
             g = find_game(game)
         except ValueError as exc:
@@ -560,7 +414,10 @@ class Referee(Application[UUID]):
             ruleset = g.rules_class.from_dict(rules or {})
         except RuleParameterError as exc:
             raise InvalidRulesError(str(exc)) from None
-        names = list(players) or [f"seat {s}" for s in range(g.num_seats)]
+        names = [limits.check_name(f"players[{i}]", p) for i, p in enumerate(players)]
+        names = names or [f"seat {s}" for s in range(g.num_seats)]
+        limits.check_length("seed_entropy", seed_entropy, limits.MAX_BYTES, "bytes")
+        limits.check_length("fixed_deals", list(fixed_deals), limits.MAX_FIXED_DEALS, "deals")
         if len(names) != g.num_seats:
             raise MalformedRequestError(
                 f"{g.name} has {g.num_seats} seats, got {len(names)} player names",
@@ -789,7 +646,10 @@ class Referee(Application[UUID]):
         Reload and decide again on the fresh stream, once (the match's lock held): a retried
         command is answered from the record, an action still legal is committed, and one
         that the other write made illegal lost the race (VERSION_CONFLICT, as in this
-        process)."""
+        process). Whenever the match then holds the command id for this seat (the other
+        write was this very command, sent to another process), it is answered as the
+        replay it is (COMMAND_ID_REUSED if it was for another action), never as a
+        conflict."""
         self._evict(match_id)
         current = self._cached(match_id, fresh=False)
         why = ""
@@ -801,7 +661,11 @@ class Referee(Application[UUID]):
                 raise
             except (RefereeError, RulesError) as exc:
                 why = f" ({exc})"
-            current = self._cached(match_id, fresh=False)
+            current = self._cached(match_id, fresh=True)
+        if command_id and principal.seat is not None:
+            done = current.outcomes.get(Match.command_key(principal.seat, command_id))
+            if done is not None:
+                return self._replayed(current, done, text)
         actual = current.version
         raise VersionConflictError(
             f"another command changed the match first; it is at version {actual}{why}",
@@ -910,36 +774,8 @@ class Referee(Application[UUID]):
                 out.append(PublicEvent(v, hand, None, "", [fact]))
         return out
 
-    async def wait_for_change(
-        self, match_id: UUID, version: int, timeout: float,
-        alive: Callable[[], bool] = lambda: True,
-    ) -> int:
-        """Wait (a coroutine, holding no thread) until the match is past ``version``, or
-        ``timeout``, or ``alive()`` turns false (checked every half second); return the
-        version last seen. A commit in this process wakes its match's waiters at once; the
-        store is read every second for writes by other processes."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        polled = loop.time()
-        current = version
-        while True:
-            woken: asyncio.Future[None] = loop.create_future()
-            self._add_waiter(match_id, woken)
-            try:
-                current = max(current, self._cached_version(match_id))
-                left = deadline - loop.time()
-                if current > version or left <= 0 or not alive():
-                    return current
-                timer = loop.call_later(min(left, 0.5), _wake, woken)
-                try:
-                    await woken
-                finally:
-                    timer.cancel()
-            finally:
-                self._drop_waiter(match_id, woken)
-            if loop.time() - polled >= 1.0:
-                polled = loop.time()
-                current = await loop.run_in_executor(None, self._fresh_version, match_id)
+    def _changed_since(self, match_id: UUID, version: int) -> bool:
+        return self._cached_version(match_id) > version
 
     def _cached_version(self, match_id: UUID) -> int:
         """The live match's version without waiting for its lock (-1 if not cached); it may
@@ -947,22 +783,6 @@ class Referee(Application[UUID]):
         with self._live_guard:
             match = self._live.get(match_id)
         return -1 if match is None else match.version
-
-    def _fresh_version(self, match_id: UUID) -> int:
-        with self._lock(match_id):
-            return self._cached(match_id, fresh=True).version
-
-    def _add_waiter(self, match_id: UUID, woken: asyncio.Future[None]) -> None:
-        with self._waiters_guard:
-            self._waiters.setdefault(match_id, []).append(woken)
-
-    def _drop_waiter(self, match_id: UUID, woken: asyncio.Future[None]) -> None:
-        with self._waiters_guard:
-            waiting = self._waiters.get(match_id)
-            if waiting is not None and woken in waiting:
-                waiting.remove(woken)
-                if not waiting:
-                    del self._waiters[match_id]
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
         """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
@@ -996,12 +816,14 @@ class Referee(Application[UUID]):
         return DealCheck(log.commitment, log.nonce, list(log.cards), ok)
 
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
-        """Rejected attempts, for the auditor only."""
+        """Rejected attempts, for the auditor only: the newest ``limit`` (at most, and by
+        default, :data:`referee.limits.MAX_LIST_LIMIT`), oldest first."""
         if not self._is_auditor(token):
             if not token:
                 raise UnauthenticatedError("the auditor token is required")
             raise PermissionDeniedError("only the auditor may list rejections")
-        return self.rejections.list(match_id, limit)
+        cap = limits.MAX_LIST_LIMIT
+        return self.rejections.list(match_id, min(limit, cap) if limit > 0 else cap)
 
     # -- auth --------------------------------------------------------------------------------
     def authorize(self, match: Match, token: str) -> Principal:
@@ -1024,17 +846,47 @@ class Referee(Application[UUID]):
             return Principal(Role.SPECTATOR)
         raise UnauthenticatedError("a token is required for this match")
 
+    def require_organiser(self, token: str) -> None:
+        """:raises CreateNotAllowedError: unless this server lets anyone create matches or
+        ``token`` is the organiser's (or the auditor's)."""
+        if self.settings.organiser_token is None or self.is_organiser(token):
+            return
+        raise CreateNotAllowedError(
+            "this server lets only its organiser create matches: give the organiser token"
+            if not token else "the token is not this server's organiser token",
+        )
+
+    def is_organiser(self, token: str) -> bool:
+        """Whether ``token`` is the organiser's credential (or the auditor's)."""
+        expected = self.settings.organiser_token
+        if expected and token and hmac.compare_digest(token.encode(), expected.encode()):
+            return True
+        return self._is_auditor(token)
+
     def _is_auditor(self, token: str) -> bool:
+        """Compared as UTF-8 bytes: ``compare_digest`` refuses a str that is not ASCII."""
         expected = self.settings.auditor_token
-        return bool(expected and token and hmac.compare_digest(token, expected))
+        return bool(expected and token and hmac.compare_digest(token.encode(), expected.encode()))
 
     # -- helpers -----------------------------------------------------------------------------
     def _get(self, match_id: UUID) -> Match:
-        """The match as committed, read from the store (not the cache)."""
-        try:
-            match: Match = self.repository.get(match_id)
-        except AggregateNotFoundError:
-            raise MatchNotFoundError(f"no match {match_id}", matchId=match_id) from None
+        """The match as committed, read from the store (not the cache), row by row: its
+        chain is verified before any event is applied (``referee.integrity``).
+
+        :raises MatchNotFoundError: no match has this id (another aggregate's id included).
+        :raises ChainBrokenError: the stored events do not verify.
+        """
+        rows = self.recorder.select_events(match_id)
+        if not is_match_log(rows):
+            raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
+        entries = decode_all(self.mapper, rows)
+        report = check_links(entries)
+        if not report.ok:
+            self._chain_broken(match_id, report)
+        match: Any = None
+        for entry in entries:
+            match = entry.event.mutate(match)  # type: ignore[union-attr]
+        assert isinstance(match, Match)  # event 1 is a Match.Created, checked above
         return match
 
     @contextmanager
@@ -1058,11 +910,47 @@ class Referee(Application[UUID]):
         return match
 
     def _catch_up(self, match: Match) -> bool:
-        """Apply events written since ``match.version`` (by another process); True if any."""
-        new = list(self.repository.event_store.get(match.id, gt=match.version))
-        for e in new:
-            e.mutate(match)  # type: ignore[attr-defined]
-        return bool(new)
+        """Apply events written since ``match.version`` (by another process); True if any.
+        They must follow on: the first links to the live head, each to the one before.
+
+        :raises ChainBrokenError: they do not (the live match is dropped from the cache).
+        """
+        rows = self.recorder.select_events(match.id, gt=match.version)
+        if not rows:
+            return False
+        entries = decode_all(self.mapper, rows)
+        report = check_links(entries, match.chain_head, match.version)
+        if not report.ok:
+            self._evict(match.id)
+            self._chain_broken(match.id, report)
+        for entry in entries:
+            entry.event.mutate(match)  # type: ignore[union-attr]
+        return True
+
+    def _chain_broken(self, match_id: UUID, report: ChainReport) -> NoReturn:
+        """Refuse to serve a match whose stored chain does not verify: log it and call the
+        ``on_chain_broken`` hook once per match and position (per process), then raise."""
+        version = report.first_break or 0
+        key = (match_id, version)
+        with self._live_guard:
+            first = key not in self._chain_breaks
+            if first:
+                self._chain_breaks[key] = None
+                while len(self._chain_breaks) > 10_000:
+                    self._chain_breaks.popitem(last=False)
+        if first:
+            _log.error("match %s: the stored chain is broken at event %d, the match is not "
+                       "served: %s", match_id, version, report.message)
+            hook = self._chain_hook
+            if hook is not None:
+                try:
+                    hook(match_id, version)
+                except Exception:  # a metrics hook must not change the answer
+                    _log.exception("the chain-broken hook failed")
+        raise ChainBrokenError(
+            f"the stored events of match {match_id} do not verify at event {version}; "
+            "the match is not served", matchId=match_id, version=version,
+        )
 
     def _remember(self, match: Match) -> None:
         with self._live_guard:
@@ -1133,6 +1021,11 @@ class Referee(Application[UUID]):
         recordings = self._record(processing_event)
         self._take_snapshots(processing_event)
         self._notify(recordings)
+        for hook in self._committed_hooks:
+            try:
+                hook()
+            except Exception:  # a listener must not stop commits
+                _log.exception("a commit listener failed")
 
     def _record(self, processing_event: ProcessingEvent[UUID]) -> Any:
         recordings = super()._record(processing_event)
@@ -1144,7 +1037,13 @@ class Referee(Application[UUID]):
                     del self._live[aggregate_id]
         return recordings
 
+    def _log_head(self) -> int:
+        return int(self.recorder.max_notification_id() or 0)
+
     def close(self) -> None:
+        follower = getattr(self, "follower", None)
+        if follower is not None:
+            follower.stop()
         committer = getattr(self, "_committer", None)
         if committer is not None:
             committer.close()
@@ -1171,17 +1070,7 @@ class Referee(Application[UUID]):
             return lock
 
     def _wake_watchers(self, match_id: UUID) -> None:
-        """Wake the coroutines waiting for a change of ``match_id`` (one call per loop)."""
-        with self._waiters_guard:
-            waiting = self._waiters.pop(match_id, None)
-        if not waiting:
-            return
-        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
-        for woken in waiting:
-            by_loop.setdefault(woken.get_loop(), []).append(woken)
-        for loop, futures in by_loop.items():
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
-                loop.call_soon_threadsafe(_wake_all, futures)
+        self.changes.wake((match_id,))
 
     def _reject(
         self, match_id: UUID, who: Principal | None, action: str, exc: Exception
@@ -1189,7 +1078,7 @@ class Referee(Application[UUID]):
         self.rejections.add(
             Rejection(
                 match_id=str(match_id),
-                seat=who.seat if who is not None else None,
+                seat=who.seat if who is not None and who.role is Role.SEAT else None,
                 action=action[:200],
                 reason=getattr(exc, "reason", type(exc).__name__),
                 rule=getattr(exc, "rule", None) or "",
@@ -1200,25 +1089,34 @@ class Referee(Application[UUID]):
 
     async def watch(
         self, match_id: UUID, token: str, after: int, heartbeat: float,
-        alive: Callable[[], bool] = lambda: True,
+        alive: Callable[[], bool] = lambda: True, ended: asyncio.Future[Any] | None = None,
     ) -> AsyncIterator[tuple[list[PublicEvent], View | None, int]]:
-        """Updates for a watcher while ``alive()``: ``(events, view, version)``; heartbeats
-        have no events and no view. The first update brings everything after ``after``.
-        A coroutine: the reads run on the loop's executor, the waits hold no thread."""
+        """Updates for a watcher: ``(events, view, version)``; heartbeats (every ``heartbeat``
+        seconds without a change) have no events and no view. The first update brings
+        everything after ``after``. Event-driven: a commit in this process wakes the match's
+        watchers, the :class:`~referee.changes.LogFollower` wakes them for another process's
+        write; the watch ends when ``ended`` is done, or when ``alive()`` is false after a
+        wake (:meth:`changes` ``.wake_all()`` on stopping). The reads run on the loop's
+        executor; the waits hold no thread."""
         loop = asyncio.get_running_loop()
         who = await loop.run_in_executor(None, self._watcher, match_id, token)
         sent = after
-        first = True
+        update = await loop.run_in_executor(None, self._watch_update, match_id, who, sent, True)
         while True:
-            update = await loop.run_in_executor(
-                None, self._watch_update, match_id, who, sent, first
-            )
             yield update
             if update[1] is not None:
-                sent, first = update[2], False
-            await self.wait_for_change(match_id, sent, heartbeat, alive)
-            if not alive():
-                return
+                sent = update[2]
+            beat = loop.time() + heartbeat
+            newer = functools.partial(self._changed_since, match_id, sent)
+            while True:
+                await self.changes.wait(match_id, beat - loop.time(), newer, ended)
+                if (ended is not None and ended.done()) or not alive():
+                    return
+                update = await loop.run_in_executor(
+                    None, self._watch_update, match_id, who, sent, False
+                )
+                if update[1] is not None or loop.time() >= beat:
+                    break
 
     def _watcher(self, match_id: UUID, token: str) -> Principal:
         with self._reading(match_id) as match:
@@ -1231,16 +1129,6 @@ class Referee(Application[UUID]):
             if version > sent or first:
                 return self.events_after(match, who, sent), self.view_of(match, who), version
             return [], None, version
-
-
-def _wake(woken: asyncio.Future[None]) -> None:
-    if not woken.done():
-        woken.set_result(None)
-
-
-def _wake_all(futures: list[asyncio.Future[None]]) -> None:
-    for woken in futures:
-        _wake(woken)
 
 
 def _action_is_public(text: str) -> bool:
@@ -1272,13 +1160,5 @@ def _hand_record(match: Match, log: HandLog) -> HandRecord:
 
 
 def rules_from_json(text: str) -> dict[str, Any]:
-    """Parse ``rules_json`` (empty: defaults)."""
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidRulesError(f"rules_json is not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise InvalidRulesError("rules_json must be a JSON object")
-    return value
+    """Parse ``rules_json`` (empty: defaults), within :mod:`referee.limits`."""
+    return limits.json_object("rules_json", text, InvalidRulesError)

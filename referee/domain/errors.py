@@ -24,6 +24,34 @@ class MalformedRequestError(RefereeError):
     reason = "MALFORMED_REQUEST"
 
 
+class LimitExceededError(MalformedRequestError):
+    """A request field over its size limit (``referee.limits``)."""
+
+    reason = "LIMIT_EXCEEDED"
+
+
+class CreateNotAllowedError(RefereeError):
+    """This server lets only its organiser create matches."""
+
+    reason = "ORGANISER_REQUIRED"
+
+
+class RateLimitedError(RefereeError):
+    """Too many calls from one peer without a credential; retry after ``retryAfterMs``."""
+
+    reason = "RATE_LIMITED"
+
+    def __init__(self, message: str, retry_after: float, **metadata: object) -> None:
+        super().__init__(message, retryAfterMs=int(retry_after * 1000), **metadata)
+        self.retry_after = retry_after
+
+
+class StreamLimitError(RefereeError):
+    """Too many open streams from one peer."""
+
+    reason = "TOO_MANY_STREAMS"
+
+
 class UnknownGameError(MalformedRequestError):
     reason = "UNKNOWN_GAME"
 
@@ -70,6 +98,13 @@ class VersionConflictError(RefereeError):
     """The match is not at the version the client expected, or a concurrent write won."""
 
     reason = "VERSION_CONFLICT"
+
+
+class ChainBrokenError(RefereeError):
+    """The match's stored events do not verify (hash chain, order, decoding): it is not
+    served. ``version`` is the position of the first break."""
+
+    reason = "CHAIN_BROKEN"
 
 
 class TournamentNotFoundError(RefereeError):

@@ -24,6 +24,9 @@ from grpc_reflection.v1alpha import reflection
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
+from referee.limits import MAX_REQUEST_BYTES
+from referee.service.decoding import DecodeErrorInterceptor
+from referee.service.peers import PeerLimits
 from referee.service.servicer import RefereeServicer
 from referee.service.signals import stop_event
 
@@ -59,16 +62,23 @@ class RefereeServer:
                      interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool
                      ) -> int:
         server = grpc.aio.server(
-            interceptors=interceptors,
-            options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
+            interceptors=(*interceptors, DecodeErrorInterceptor()),  # innermost: see decoding
+            options=[
+                ("grpc.so_reuseport", 1 if reuse_port else 0),
+                # Bounded requests (referee.limits); answers may be larger (match records).
+                ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+                ("grpc.max_send_message_length", 64 << 20),
+            ],
         )
         stopping = self._stopping.is_set
+        self._app = app
+        peers = PeerLimits.from_settings(app.settings)
         pbg.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            RefereeServicer(app, stopping=stopping), server
+            RefereeServicer(app, stopping=stopping, peers=peers), server
         )
         from projections.service import add_to_server  # the read side, on the same port
 
-        read_side = add_to_server(server, app, stopping)
+        read_side = add_to_server(server, app, stopping, peers)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         for name in ("", SERVICE_NAME):
@@ -92,6 +102,7 @@ class RefereeServer:
         async def stopping() -> None:
             await self._health.enter_graceful_shutdown()
             self._stopping.set()
+            self._app.changes.wake_all()  # watch streams see the stop and end
             await self._server.stop(grace)
 
         try:
@@ -142,6 +153,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
     if hooks:
         app.on_commit_batch(metrics.COMMIT_BATCH.observe)
+        app.on_chain_broken(metrics.chain_broken)
     from referee.service.workers import REUSE_PORT_ENV
 
     server, port = build_server(

@@ -8,6 +8,7 @@ loop's executor."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import json
@@ -20,12 +21,15 @@ from uuid import UUID
 
 import grpc
 
+from referee import limits
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Answer, PublicEvent, Referee, Role, View, rules_from_json
 from referee.domain.errors import MalformedRequestError
 from referee.domain.facts import ANNOUNCED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, TRICK_TAKEN
 from referee.rules.registry import GAMES
+from referee.service.peers import PeerLimits
+from referee.service.request_limits import check_request
 
 log = logging.getLogger("referee.service")
 
@@ -39,6 +43,31 @@ _FACT_KINDS = {
     HAND_DEALT: pb.FACT_KIND_HAND_DEALT,
 }
 _ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDITOR: pb.ROLE_AUDITOR}
+
+
+def _admit(servicer: Any, request: Any, context: grpc.aio.ServicerContext) -> None:
+    """Before any handler: every field within its size limit, and a call without a token
+    drawn from its peer's anonymous budget (``servicer.peers``, when it has one).
+
+    :raises LimitExceededError, RateLimitedError:"""
+    check_request(request)
+    peers: PeerLimits | None = getattr(servicer, "peers", None)
+    if peers is None or "token" not in request.DESCRIPTOR.fields_by_name:
+        return
+    if isinstance(request, pb.CreateMatchRequest):  # any token but a credential is none
+        anonymous = not servicer.app.is_organiser(request.token)
+    else:
+        anonymous = not request.token
+    if anonymous:
+        peers.anonymous_call(context.peer())
+
+
+@contextlib.contextmanager
+def _stream_place(servicer: Any, context: grpc.aio.ServicerContext) -> Iterator[None]:
+    """One of the peer's stream places, held while the stream is open."""
+    peers: PeerLimits | None = getattr(servicer, "peers", None)
+    with peers.stream(context.peer()) if peers is not None else contextlib.nullcontext():
+        yield
 
 
 def _errors_mapped(method: F) -> F:
@@ -59,6 +88,7 @@ def _errors_mapped(method: F) -> F:
         start = time.perf_counter()
         code = "OK"
         try:
+            _admit(self, request, context)
             return await call(self, request, context)
         except Exception as exc:
             code = type(exc).__name__
@@ -94,8 +124,10 @@ def _stream_errors_mapped(method: F) -> F:
                      ) -> AsyncIterator[Any]:
         log.debug("%s started", method.__name__)
         try:
-            async for item in method(self, request, context):
-                yield item
+            _admit(self, request, context)
+            with _stream_place(self, context):
+                async for item in method(self, request, context):
+                    yield item
         except Exception as exc:
             await abort(context, exc)
         finally:
@@ -110,7 +142,10 @@ def _stream_errors_mapped(method: F) -> F:
         context.add_done_callback(lambda _: ended.set())
         items = method(self, request, StreamContext(ended))
         pending: asyncio.Future[Any] | None = None
+        place = contextlib.ExitStack()
         try:
+            _admit(self, request, context)
+            place.enter_context(_stream_place(self, context))
             while True:
                 pending = loop.run_in_executor(None, next, items, _END)
                 item = await pending
@@ -120,6 +155,7 @@ def _stream_errors_mapped(method: F) -> F:
         except Exception as exc:
             await abort(context, exc)
         finally:
+            place.close()
             ended.set()
             _close_after(pending, items, loop)
             log.debug("%s ended", method.__name__)
@@ -138,6 +174,19 @@ def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],
         loop.run_in_executor(None, close)
     else:
         pending.add_done_callback(lambda _: loop.run_in_executor(None, close))
+
+
+def call_ended(context: grpc.aio.ServicerContext) -> asyncio.Future[None]:
+    """A future of the running loop, done when the call ends (the client went away)."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def done() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    context.add_done_callback(lambda _: loop.call_soon_threadsafe(done))
+    return ended
 
 
 def _match_id(text: str) -> UUID:
@@ -190,9 +239,11 @@ def answer_pb(a: Answer) -> pb.SubmitActionResponse:
 class RefereeServicer(pbg.RefereeServiceServicer):
     """The public API over one :class:`Referee` application."""
 
-    def __init__(self, app: Referee, *, stopping: Callable[[], bool] = lambda: False) -> None:
+    def __init__(self, app: Referee, *, stopping: Callable[[], bool] = lambda: False,
+                 peers: PeerLimits | None = None) -> None:
         self.app = app
         self.stopping = stopping
+        self.peers = peers
 
     @_errors_mapped
     def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext
@@ -227,6 +278,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             fixed_deals=[list(d.cards) for d in request.fixed_deals],
             first_dealer=request.first_dealer if request.HasField("first_dealer") else 0,
             public_spectators=request.public_spectators,
+            token=request.token,
         )
         return pb.CreateMatchResponse(
             match_id=str(created.match_id),
@@ -265,14 +317,14 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                          ) -> AsyncIterator[pb.WatchMatchResponse]:
         if request.after_version < 0:
             raise MalformedRequestError("after_version must be >= 0")
-        heartbeat = float(request.heartbeat_seconds or 10)
+        heartbeat = limits.heartbeat(request.heartbeat_seconds)
 
         def alive() -> bool:
             return not context.done() and not self.stopping()
 
         updates = self.app.watch(
             _match_id(request.match_id), request.token, request.after_version, heartbeat,
-            alive=alive,
+            alive=alive, ended=call_ended(context),
         )
         async for events, view, version in updates:
             if not alive():

@@ -72,6 +72,6 @@ def test_many_more_watch_streams_than_threads(app: Referee,
         s.cancel()
     # A stream that ended leaves nothing waiting behind it.
     deadline = time.monotonic() + 10
-    while app._waiters and time.monotonic() < deadline:
+    while app.changes.keys() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not app._waiters
+    assert not app.changes.keys()

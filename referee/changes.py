@@ -1,0 +1,134 @@
+"""Waking watchers when something changes, instead of having each of them poll.
+
+:class:`ChangeWaiters` holds the coroutines waiting for a change of a key (a match id); any
+thread wakes them (one ``call_soon_threadsafe`` per event loop). :class:`LogFollower` is the
+one poller of a process for changes it did not make itself: while anyone waits, it reads a
+position (the log's head, or a view's tracking position) every ``interval`` seconds, and when
+the position moves it wakes the keys of the events in between. One query per interval for the
+whole process, however many watchers there are; nothing at all while nobody watches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any
+
+_log = logging.getLogger("referee.changes")
+
+
+class ChangeWaiters:
+    """Coroutines waiting for a change of a key, woken from any thread."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[Hashable, list[asyncio.Future[None]]] = {}
+        self._guard = threading.Lock()
+        self.watched = threading.Event()
+        """Set while anyone waits (a follower sleeps on it)."""
+
+    async def wait(self, key: Hashable, timeout: float, ready: Callable[[], bool] = lambda: False,
+                   ended: asyncio.Future[Any] | None = None) -> bool:
+        """Wait until ``key`` is woken, ``timeout`` passes or ``ended`` is done; True when
+        woken. ``ready()`` is asked once the waiter is in place (so no wake between the
+        caller's last look and the wait is lost): when true there is nothing to wait for."""
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+        with self._guard:
+            self._waiting.setdefault(key, []).append(woken)
+            self.watched.set()
+        try:
+            if ready():
+                return True
+            if timeout <= 0:
+                return False
+            waits: list[asyncio.Future[Any]] = [woken] if ended is None else [woken, ended]
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            return woken.done()
+        finally:
+            self._drop(key, woken)
+
+    def _drop(self, key: Hashable, woken: asyncio.Future[None]) -> None:
+        with self._guard:
+            waiting = self._waiting.get(key)
+            if waiting is not None and woken in waiting:
+                waiting.remove(woken)
+                if not waiting:
+                    del self._waiting[key]
+            if not self._waiting:
+                self.watched.clear()
+
+    def keys(self) -> set[Hashable]:
+        with self._guard:
+            return set(self._waiting)
+
+    def wake(self, keys: Iterable[Hashable]) -> None:
+        """Wake every coroutine waiting for one of ``keys`` (from any thread)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        with self._guard:
+            for key in keys:
+                for woken in self._waiting.pop(key, ()):
+                    by_loop.setdefault(woken.get_loop(), []).append(woken)
+            if not self._waiting:
+                self.watched.clear()
+        for loop, futures in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+                loop.call_soon_threadsafe(_set_all, futures)
+
+    def wake_all(self) -> None:
+        """Wake everyone (the server is stopping: each watcher looks whether to go on)."""
+        self.wake(self.keys())
+
+
+def _set_all(futures: list[asyncio.Future[None]]) -> None:
+    for woken in futures:
+        if not woken.done():
+            woken.set_result(None)
+
+
+class LogFollower:
+    """Wakes the waiters of the keys that changed since the last look (see the module
+    docstring). ``position()`` reads the position; ``changed(after, upto)`` lists the keys of
+    the events in ``(after, upto]``. A failing read is logged and tried again."""
+
+    def __init__(self, waiters: ChangeWaiters, position: Callable[[], int],
+                 changed: Callable[[int, int], Sequence[Hashable]], interval: float,
+                 name: str) -> None:
+        self.waiters, self.interval = waiters, interval
+        self._position, self._changed = position, changed
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        seen: int | None = None
+        while not self._stop.is_set():
+            if not self.waiters.watched.wait(1.0):
+                seen = None  # nobody watched meanwhile: start again from the head
+                continue
+            try:
+                head = self._position()
+                if seen is None:  # watchers came: what changed before this look is unknown
+                    self.waiters.wake_all()
+                elif head > seen:
+                    self.waiters.wake(self._changed(seen, head))
+                seen = head if seen is None or head > seen else seen
+            except Exception:  # a down store: the watchers' own reads report it
+                _log.debug("following changes failed; trying again", exc_info=True)
+            self._stop.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.waiters.watched.set()  # wake the thread if it sleeps for want of watchers
+        self._thread.join(5)
+
+
+def originators_between(recorder: Any, after: int, upto: int, limit: int = 10_000
+                        ) -> list[Hashable]:
+    """The originator ids of the notifications in ``(after, upto]`` (at most ``limit``)."""
+    notes = recorder.select_notifications(
+        start=after, limit=limit, stop=upto, inclusive_of_start=False
+    )
+    return list({n.originator_id for n in notes})

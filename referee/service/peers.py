@@ -1,0 +1,91 @@
+"""Per-peer bounds: how fast a peer may call without a credential, how many streams it holds.
+
+A peer is the caller's network address without its port (``ipv4:10.0.0.7``), as gRPC reports
+it: every connection from one host shares its budget. Calls with no token are the anonymous
+ones (a match created without the organiser's credential included); they draw on a token
+bucket per peer. Watch streams count against a per-peer ceiling while open. Behind a proxy
+every caller shares the proxy's address: raise the limits there, or require the organiser
+credential (``REFEREE_ORGANISER_TOKEN``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+
+from referee.config import Settings
+from referee.domain.errors import RateLimitedError, StreamLimitError
+
+_MAX_PEERS = 10_000  # buckets kept (least recently used go first)
+
+
+def peer_host(peer: str) -> str:
+    """``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``; ``ipv6:[::1]:5678`` -> ``ipv6:[::1]``."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6") and ":" in rest:
+        return f"{kind}:{rest.rsplit(':', 1)[0]}"
+    return peer
+
+
+class PeerLimits:
+    """The anonymous-call bucket and the stream count of every peer (thread-safe)."""
+
+    def __init__(self, rate: float, burst: int, streams: int) -> None:
+        self.rate, self.burst, self.streams = rate, max(burst, 1), streams
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PeerLimits:
+        return cls(settings.anonymous_rate, settings.anonymous_burst, settings.streams_per_peer)
+
+    def anonymous_call(self, peer: str) -> None:
+        """Take one call from ``peer``'s bucket.
+
+        :raises RateLimitedError: when it is empty (with the time until one is back)."""
+        if self.rate <= 0:
+            return
+        host = peer_host(peer)
+        now = time.monotonic()
+        with self._lock:
+            tokens, then = self._buckets.pop(host, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+            allowed = tokens >= 1.0
+            self._buckets[host] = (tokens - 1.0 if allowed else tokens, now)
+            while len(self._buckets) > _MAX_PEERS:
+                self._buckets.popitem(last=False)
+        if not allowed:
+            wait = (1.0 - tokens) / self.rate
+            raise RateLimitedError(
+                f"too many calls without a credential from {host}: at most {self.rate:g} "
+                f"a second (burst {self.burst}); retry in {wait:.1f}s or present a token",
+                wait, limit=self.rate,
+            )
+
+    @contextlib.contextmanager
+    def stream(self, peer: str) -> Iterator[None]:
+        """Hold one of ``peer``'s stream places while the block runs.
+
+        :raises StreamLimitError: when the peer holds all of them."""
+        host = peer_host(peer)
+        with self._lock:
+            held = self._open.get(host, 0)
+            if self.streams > 0 and held >= self.streams:
+                raise StreamLimitError(
+                    f"{host} already holds {held} open streams, the most one peer may; "
+                    "close one first", limit=self.streams,
+                )
+            self._open[host] = held + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                left = self._open[host] - 1
+                if left:
+                    self._open[host] = left
+                else:
+                    del self._open[host]
