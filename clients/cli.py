@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fixed deals (duplicate boards): a JSON list of packs, each a list of "
                         "card names in dealing order (or {\"cards\": [...]})")
     p.add_argument("--save", action="store_true", help="store the tokens in the state file")
+    p.add_argument("--organiser-token", default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
+                   metavar="TOKEN", help="the server's organiser credential, where it requires "
+                   "one (default: $REFEREE_ORGANISER_TOKEN)")
 
     p = add("join", "take a seat with its token (checks it; --save stores it locally)")
     _match_args(p, seat=False)
@@ -365,7 +368,8 @@ def cmd_create(args: argparse.Namespace) -> int:
     with _client(args) as client:
         m = client.create_match(args.game, rules=rules, players=players,
                                 first_dealer=args.first_dealer, public_spectators=args.public,
-                                fixed_deals=_load_deals(args.deals) if args.deals else ())
+                                fixed_deals=_load_deals(args.deals) if args.deals else (),
+                                organiser_token=args.organiser_token)
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),

@@ -449,14 +449,15 @@ class RefereeClient:
         self, game: str, *, rules: dict[str, Any] | None = None,
         players: Sequence[str] = (), seed_entropy: bytes = b"",
         fixed_deals: Sequence[Sequence[str]] = (), first_dealer: int | None = None,
-        public_spectators: bool = False,
+        public_spectators: bool = False, organiser_token: str = "",
     ) -> CreatedMatch:
-        """Create a match (not retried: a retry could create a second one)."""
+        """Create a match (not retried: a retry could create a second one).
+        ``organiser_token``: the server's organiser credential, where it requires one."""
         request = pb.CreateMatchRequest(
             game=game, rules_json=json.dumps(rules) if rules else "", players=list(players),
             seed_entropy=seed_entropy,
             fixed_deals=[pb.FixedDeal(cards=list(d)) for d in fixed_deals],
-            public_spectators=public_spectators,
+            public_spectators=public_spectators, token=organiser_token,
         )
         if first_dealer is not None:
             request.first_dealer = first_dealer

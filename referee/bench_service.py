@@ -451,7 +451,8 @@ def run(
                                                             else 2 * serve_workers)
     env = dict(os.environ, PERSISTENCE_MODULE="eventsourcing.postgres", POSTGRES_SCHEMA=schema,
                REFEREE_AUDITOR_TOKEN=AUDITOR, REFEREE_GRPC_WORKERS=str(n_workers),
-               AGGREGATE_CACHE_MAXSIZE=str(max(20_000, 2 * n_tables)), PYTHONUNBUFFERED="1")
+               AGGREGATE_CACHE_MAXSIZE=str(max(20_000, 2 * n_tables)), PYTHONUNBUFFERED="1",
+               REFEREE_ANONYMOUS_RATE="0")  # the load generator creates tables at will
     env.update(pg)
     report: dict[str, Any] = {
         "machine": {
