@@ -37,3 +37,23 @@ def test_projection_runner_equals_a_batched_rebuild(app: Referee, env: dict[str,
     assert view.all_rows() == live
     BatchRunner(app, PROJECTIONS[name], view).rebuild()
     assert view.all_rows() == live
+
+
+def test_the_embedded_worker_is_woken_by_commits(app: Referee) -> None:
+    """Issue 16/17: the worker looked up ``Referee._changed``, gone since the group commit,
+    so it only ever polled. With a 30 s poll, a commit must still reach the views at once."""
+    import time
+
+    from projections.runner import ProjectionWorker
+
+    worker = ProjectionWorker(app, poll=30.0).start()
+    try:
+        time.sleep(0.2)  # the worker's first pass is done; it now sleeps on its 30 s poll
+        app.create_match("euchre")
+        head = app.recorder.max_notification_id() or 0
+        deadline = time.monotonic() + 3.0
+        while min(worker.positions().values()) < head:
+            assert time.monotonic() < deadline, "the commit did not wake the worker"
+            time.sleep(0.02)
+    finally:
+        worker.stop()
