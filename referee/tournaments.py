@@ -14,6 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.utils import get_topic
 
 from referee.application import Referee
 from referee.domain.errors import (
@@ -30,6 +31,7 @@ from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
 
 RULING_KINDS = ("penalty", "annul", "correction")
+_CREATED_TOPIC = get_topic(Tournament.Created)
 
 
 def require_auditor(app: Referee, token: str) -> None:
@@ -107,10 +109,15 @@ def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
 
 
 def get_tournament(app: Referee, tournament_id: UUID) -> Tournament:
-    try:
-        t: Any = app.repository.get(tournament_id)
-    except AggregateNotFoundError:
-        t = None
+    """:raises TournamentNotFoundError: no tournament has this id (a match's id included: its
+    log is never replayed here)."""
+    first = app.recorder.select_events(tournament_id, limit=1)
+    t: Any = None
+    if first and first[0].topic == _CREATED_TOPIC:
+        try:
+            t = app.repository.get(tournament_id)
+        except AggregateNotFoundError:
+            t = None
     if not isinstance(t, Tournament):
         raise TournamentNotFoundError(f"no tournament {tournament_id}",
                                       tournamentId=tournament_id)

@@ -8,7 +8,10 @@
 - ``referee_projection_lag_events{view}``: notification-log positions a view is behind the
   head, set by the in-process projection worker (``projections.runner.ProjectionWorker``);
 - ``referee_commit_batch_size``: aggregates written per group-commit transaction
-  (``REFEREE_COMMIT_BATCH`` caps it), observed through ``Referee.on_commit_batch``.
+  (``REFEREE_COMMIT_BATCH`` caps it), observed through ``Referee.on_commit_batch``;
+- ``referee_chain_breaks_total``: matches refused because their stored hash chain does not
+  verify, each match and position once per process (``Referee.on_chain_broken``; every
+  refused call is also in the rejections, reason ``CHAIN_BROKEN``).
 
 Metrics go to ``prometheus_client``'s default registry, served by :func:`start` on
 ``--metrics-port`` (0 disables).
@@ -20,6 +23,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from uuid import UUID
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -56,6 +60,16 @@ COMMIT_BATCH = Histogram(
     "Aggregates written per group-commit transaction",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
 )
+CHAIN_BREAKS = Counter(
+    "referee_chain_breaks",
+    "Matches refused because their stored hash chain does not verify (once per match and "
+    "position in a process)",
+)
+
+
+def chain_broken(match_id: UUID, version: int) -> None:
+    """The ``Referee.on_chain_broken`` hook: count the broken chain (the application logs it)."""
+    CHAIN_BREAKS.inc()
 
 
 def error_reason(context: grpc.aio.ServicerContext) -> str:
