@@ -99,3 +99,50 @@ def test_commit_batches_and_projection_lag_show_up_in_the_metrics(tmp_path: Path
     assert all(v == 0 for v in lags.values()), lags
     assert samples[("referee_commit_batch_size_count", ())] >= 1  # one batch or two
     assert samples[("referee_commit_batch_size_sum", ())] == 2.0  # two matches committed
+
+
+def test_a_broken_chain_shows_up_in_the_metrics(tmp_path: Path) -> None:
+    """``referee serve`` wires ``Referee.on_chain_broken`` to ``referee_chain_breaks_total``:
+    a match whose stored creation event was edited is refused on every call and counted
+    once."""
+    import hashlib
+    import json
+    import sqlite3
+
+    from referee.application import Referee
+    from referee.config import settings_from_env
+
+    env = {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": "aud"}
+    earlier = Referee(settings_from_env(env))  # an earlier process wrote the match
+    created = earlier.create_match("euchre")
+    table = earlier.recorder.events_table_name  # type: ignore[attr-defined]
+    earlier.close()
+    with sqlite3.connect(tmp_path / "referee.sqlite") as db:  # a seat-token hash forged
+        where = f"FROM {table} WHERE originator_id = ? AND originator_version = 1"
+        (state,) = db.execute(f"SELECT state {where}", (created.match_id.hex,)).fetchone()
+        data = json.loads(state)
+        data["seat_token_hashes"][0] = hashlib.sha256(b"forged").hexdigest()
+        db.execute(f"UPDATE {table} SET state = ? WHERE originator_id = ? "
+                   "AND originator_version = 1", (json.dumps(data).encode(),
+                                                  created.match_id.hex))
+    metrics_port = free_port()
+    proc, address = start_server(env, "--metrics-port", str(metrics_port))
+    try:
+        with grpc.insecure_channel(address) as ch:
+            stub = pbg.RefereeServiceStub(ch)
+            for token in ("forged", created.seat_tokens[1]):
+                try:
+                    stub.GetView(pb.GetViewRequest(match_id=str(created.match_id),
+                                                   token=token))
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.DATA_LOSS
+                else:
+                    raise AssertionError("a match whose chain is broken is not served")
+        samples = scrape(metrics_port)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    assert samples[("referee_chain_breaks_total", ())] == 1.0
+    refused = ("referee_grpc_rejections_total", (
+        ("code", "DATA_LOSS"), ("method", "GetView"), ("reason", "CHAIN_BROKEN")))
+    assert samples[refused] == 2.0
