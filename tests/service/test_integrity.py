@@ -27,13 +27,14 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
+from projections.queries import event_log
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.domain.chain import event_hash
+from referee.domain.chain import check_chain, event_hash
 from referee.domain.errors import RefereeError
 from referee.domain.match import Match
 from referee.service.server import build_server
@@ -279,6 +280,8 @@ def test_check_chain_reports_every_kind_of_tampering(served: Served, cold: Refer
         assert check("forged").first_break == first_break
         expect_error(lambda: check(table.tokens[0]), grpc.StatusCode.UNAUTHENTICATED,
                      "BAD_TOKEN")
+    # The exported log, checked offline (``referee verify --chain``), breaks there too.
+    assert check_chain(event_log(served.app, mid)).first_break == first_break
     # The chain check and the server agree: the match is not served from this store.
     with pytest.raises(RefereeError) as caught:
         cold.get_view(mid, AUDITOR)
