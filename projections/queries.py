@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from types import SimpleNamespace
 from typing import Any
 from uuid import UUID
@@ -127,7 +127,7 @@ class Queries:
     def _scoreboard_position(self) -> int:
         return int(self.views["scoreboard"].max_tracking_id(APP_NAME) or 0)
 
-    def _scoreboards_between(self, after: int, upto: int) -> list[tuple[str, UUID]]:
+    def _scoreboards_between(self, after: int, upto: int) -> list[Hashable]:
         return [(SCOREBOARD, i) for i in originators_between(self.app.recorder, after, upto)]
 
     def close(self) -> None:
