@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from eventsourcing.persistence import InfrastructureFactory, Tracking, TrackingRecorder
-from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 from eventsourcing.utils import Environment
 
 from referee.config import Settings
+from referee.persistence import TrackingRecorder as PostgresTrackingRecorder
 
 Doc = dict[str, Any]
 _MISSING = object()

@@ -66,6 +66,7 @@ from referee.domain.errors import (
     MatchNotFoundError,
     PermissionDeniedError,
     RefereeError,
+    StoreUnavailableError,
     UnauthenticatedError,
     UnknownGameError,
     VersionConflictError,
@@ -193,7 +194,8 @@ class GroupCommitter:
     """Group commit: one writer thread; whatever callers hand in while a transaction runs is
     written together in the next one (up to ``max_batch`` aggregates). Each caller waits for
     its own commit. A failed batch is retried one aggregate at a time, so only the callers
-    whose own events fail see an error."""
+    whose own events fail see an error; if the store could not be reached, every caller gets
+    ``StoreUnavailableError`` at once instead."""
 
     def __init__(self, record: Callable[[list[_Pending]], None], max_batch: int,
                  after: Callable[[], None] = lambda: None, delay: float = 0.0) -> None:
@@ -289,8 +291,13 @@ class GroupCommitter:
         try:
             self._record(batch)
         except BaseException as exc:  # handed to the callers
+            from referee.persistence import is_outage
+
             if len(batch) == 1:
                 batch[0].error = exc
+            elif is_outage(exc):  # the store is down: one at a time, each would wait for it
+                for item in batch:
+                    item.error = StoreUnavailableError("the event store is unavailable; retry")
             else:
                 for item in batch:
                     try:

@@ -2,7 +2,15 @@
 
 - ``REFEREE_DATA_DIR`` (default ``./data``): where the embedded SQLite store lives.
 - ``PERSISTENCE_MODULE=eventsourcing.postgres`` with ``POSTGRES_*``: PostgreSQL instead
-  (``POSTGRES_ENABLE_DB_FUNCTIONS`` defaults to ``y``).
+  (``POSTGRES_ENABLE_DB_FUNCTIONS`` defaults to ``y``), through ``referee.persistence``, which
+  fails fast when the database is down:
+  ``POSTGRES_CONNECT_TIMEOUT`` (default 2, eventsourcing's is 30): seconds to wait for a pooled
+  connection, and libpq's connect timeout; ``POSTGRES_STATEMENT_TIMEOUT`` (default 10, 0: none):
+  each session's ``statement_timeout`` and ``tcp_user_timeout`` (libpq ``options``: set 0
+  behind a PgBouncer that refuses that startup parameter).
+- ``REFEREE_STORE_PING_SECONDS`` (default 1, 0: off): how often ``referee serve`` pings
+  PostgreSQL; while a ping fails, calls that need the store answer ``STORE_UNAVAILABLE`` at once
+  and health is NOT_SERVING (``referee.store_health``).
 - ``CREATE_TABLE`` (eventsourcing's setting, default ``y``): ``n`` runs no DDL at start-up,
   neither eventsourcing's nor the referee's own (the rejection table), so the referee can
   start on a read-only standby and serve reads.
@@ -37,6 +45,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+#: The PostgreSQL factory behind ``PERSISTENCE_MODULE=eventsourcing.postgres`` (eventsourcing's,
+#: with short timeouts and a bounded retry).
+POSTGRES_FACTORY = "referee.persistence:PostgresFactory"
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
@@ -57,10 +69,12 @@ class Settings:
     commit_delay: float = 0.005
     follow_interval: float = 0.5
     grpc_workers: int = 256
+    store_ping: float = 1.0
 
     @property
     def backend(self) -> str:
-        return self.store_env["PERSISTENCE_MODULE"].rsplit(".", 1)[-1]
+        module = self.store_env["PERSISTENCE_MODULE"]
+        return "postgres" if module == POSTGRES_FACTORY else module.rsplit(".", 1)[-1]
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -74,11 +88,14 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         data_dir.mkdir(parents=True, exist_ok=True)
         store["SQLITE_DBNAME"] = env.get("SQLITE_DBNAME", str(data_dir / "referee.sqlite"))
         store["SQLITE_LOCK_TIMEOUT"] = env.get("SQLITE_LOCK_TIMEOUT", "10")
-    elif module == "eventsourcing.postgres":
+    elif module in ("eventsourcing.postgres", POSTGRES_FACTORY):
+        store["PERSISTENCE_MODULE"] = POSTGRES_FACTORY
         store["POSTGRES_ENABLE_DB_FUNCTIONS"] = env.get("POSTGRES_ENABLE_DB_FUNCTIONS", "y")
         for key, value in env.items():
             if key.startswith("POSTGRES_"):
                 store[key] = value
+        store["POSTGRES_CONNECT_TIMEOUT"] = env.get("POSTGRES_CONNECT_TIMEOUT") or "2"
+        store["POSTGRES_STATEMENT_TIMEOUT"] = env.get("POSTGRES_STATEMENT_TIMEOUT") or "10"
     if env.get("CREATE_TABLE"):
         store["CREATE_TABLE"] = env["CREATE_TABLE"]
     return Settings(
@@ -97,4 +114,5 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         commit_delay=float(env.get("REFEREE_COMMIT_DELAY_MS", "5")) / 1000,
         follow_interval=float(env.get("REFEREE_FOLLOW_MS", "500")) / 1000,
         grpc_workers=int(env.get("REFEREE_GRPC_WORKERS", "256")),
+        store_ping=float(env.get("REFEREE_STORE_PING_SECONDS", "1")),
     )

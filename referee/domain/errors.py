@@ -131,3 +131,9 @@ class ViewNotReadyError(RefereeError):
     """The projection has not caught up with the log yet (retry shortly)."""
 
     reason = "VIEW_NOT_READY"
+
+
+class StoreUnavailableError(RefereeError):
+    """The event store cannot be reached (down, or not answering in time): retry shortly."""
+
+    reason = "STORE_UNAVAILABLE"

@@ -1,7 +1,8 @@
 """The one error table: exception class -> gRPC code and ``google.rpc.ErrorInfo`` reason.
 
 Every refusal carries exactly one ``ErrorInfo`` (domain :data:`DOMAIN`, lowerCamelCase
-metadata keys, ``rule`` when the rules refused). Unknown exceptions become INTERNAL with no
+metadata keys, ``rule`` when the rules refused); ``STORE_UNAVAILABLE`` also carries a
+``google.rpc.RetryInfo`` (:data:`RETRY_DELAY`). Unknown exceptions become INTERNAL with no
 details, and are logged.
 """
 
@@ -12,7 +13,7 @@ from typing import NoReturn
 
 import grpc
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -50,9 +51,13 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (d.VersionConflictError, grpc.StatusCode.ABORTED, "VERSION_CONFLICT"),
     (d.ChainBrokenError, grpc.StatusCode.DATA_LOSS, "CHAIN_BROKEN"),
     (IntegrityError, grpc.StatusCode.ABORTED, "VERSION_CONFLICT"),
+    (d.StoreUnavailableError, grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"),
     (OperationalError, grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"),
     (InterfaceError, grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"),
 )
+
+#: Reasons whose status also carries a ``google.rpc.RetryInfo``: retry after this many seconds.
+RETRY_DELAY: dict[str, float] = {"STORE_UNAVAILABLE": 1.0}
 
 
 def to_status(exc: BaseException) -> grpc.Status:
@@ -83,7 +88,14 @@ def _status(
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    st = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    details = [detail]
+    delay = RETRY_DELAY.get(reason)
+    if delay is not None:
+        retry = any_pb2.Any()
+        retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(
+            seconds=int(delay), nanos=round(delay % 1 * 1e9))))
+        details.append(retry)
+    st = status_pb2.Status(code=code.value[0], message=message, details=details)
     return rpc_status.to_status(st)
 
 

@@ -29,6 +29,8 @@ from referee.service.decoding import DecodeErrorInterceptor
 from referee.service.peers import PeerLimits
 from referee.service.servicer import RefereeServicer
 from referee.service.signals import stop_event
+from referee.service.store_gate import StoreGate, follow_store
+from referee.store_health import StoreMonitor
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 log = logging.getLogger("referee.service")
@@ -61,8 +63,12 @@ class RefereeServer:
     async def _build(self, app: Referee, address: str,
                      interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool
                      ) -> int:
+        # PostgreSQL: while the store is down, refuse at once and say NOT_SERVING.
+        self._store_monitor = StoreMonitor.for_app(app, app.settings.store_ping)
+        gate = () if self._store_monitor is None else (StoreGate(self._store_monitor),)
         server = grpc.aio.server(
-            interceptors=(*interceptors, DecodeErrorInterceptor()),  # innermost: see decoding
+            # innermost: see decoding
+            interceptors=(*interceptors, *gate, DecodeErrorInterceptor()),
             options=[
                 ("grpc.so_reuseport", 1 if reuse_port else 0),
                 # Bounded requests (referee.limits); answers may be larger (match records).
@@ -81,8 +87,11 @@ class RefereeServer:
         read_side = add_to_server(server, app, stopping, peers)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        for name in ("", SERVICE_NAME):
+        for name in ("", SERVICE_NAME, *read_side):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if self._store_monitor is not None:
+            follow_store(self._store_monitor, self._health, ("", SERVICE_NAME, *read_side),
+                         asyncio.get_running_loop())
         reflection.enable_server_reflection(
             (SERVICE_NAME, *read_side, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
@@ -97,6 +106,8 @@ class RefereeServer:
 
     def start(self) -> None:
         self._run(self._server.start())
+        if self._store_monitor is not None:
+            self._store_monitor.start()
 
     def stop(self, grace: float = 5.0) -> None:
         async def stopping() -> None:
@@ -108,6 +119,8 @@ class RefereeServer:
         try:
             self._run(stopping())
         finally:
+            if self._store_monitor is not None:
+                self._store_monitor.stop()
             self._close_loop()
 
     def _close_loop(self) -> None:

@@ -1,0 +1,179 @@
+"""PostgreSQL that fails fast: eventsourcing's PostgreSQL persistence with short timeouts and a
+bounded retry, so that a call fails within seconds when the database is down, not minutes.
+
+``referee.config`` selects :class:`PostgresFactory` (``referee.config.POSTGRES_FACTORY``) when
+``PERSISTENCE_MODULE=eventsourcing.postgres``, and sets the defaults of the settings below.
+Compared with eventsourcing's own factory:
+
+- its recorders call eventsourcing's undecorated methods (``__wrapped__``) under
+  :func:`bounded_retry` (at most three attempts within one second, never after the pool timed
+  out) instead of ``@retry(max_attempts=10, wait=0.2)``;
+- the pool waits ``POSTGRES_CONNECT_TIMEOUT`` seconds for a connection, which is also libpq's
+  ``connect_timeout``; it gives up reconnecting after as long (it grows again as soon as a
+  caller asks, or :func:`recover_pools` is called), so a database back from an outage is used
+  at once rather than after the pool's exponential backoff;
+- every session gets ``statement_timeout`` (``POSTGRES_STATEMENT_TIMEOUT`` seconds, 0: none)
+  and the same ``tcp_user_timeout``, so a statement on a dead link ends too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import eventsourcing.postgres as es_postgres
+import psycopg
+import psycopg_pool
+from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.utils import Environment, EnvType
+
+from referee.domain.errors import StoreUnavailableError
+
+ATTEMPTS = 3
+RETRY_BUDGET = 1.0  # seconds after the first attempt during which a failure is retried
+log = logging.getLogger("referee.persistence")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_pools: weakref.WeakSet[psycopg_pool.ConnectionPool[Any]] = weakref.WeakSet()
+# SQLSTATEs of a lost or refused connection: class 08, and the server shutting down or not
+# yet accepting connections (57P01-57P03). A cancelled statement (57014) is not an outage.
+_OUTAGE_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) says the store cannot be reached, as opposed to a
+    failed statement: the pool timed out or is closed, the connection was lost or refused, the
+    server is shutting down."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, StoreUnavailableError | InterfaceError | psycopg.InterfaceError
+                      | psycopg_pool.PoolTimeout | psycopg_pool.PoolClosed):
+            return True
+        if isinstance(seen, psycopg.OperationalError):
+            state = seen.sqlstate
+            return state is None or state.startswith(_OUTAGE_STATES)
+        seen = seen.__cause__
+    return False
+
+
+def _pool_gave_up(exc: BaseException) -> bool:
+    return isinstance(exc.__cause__, psycopg_pool.PoolTimeout | psycopg_pool.PoolClosed)
+
+
+def bounded_retry(method: Callable[P, R]) -> Callable[P, R]:
+    """``method`` without eventsourcing's retry decorator (its ``__wrapped__``), retried on
+    ``InterfaceError``/``OperationalError`` at most :data:`ATTEMPTS` times and only within
+    :data:`RETRY_BUDGET` seconds: enough to get past a pooled connection that broke while
+    idle, never a wait for a database that is down (a pool timeout is not retried)."""
+    inner: Callable[P, R] = getattr(method, "__wrapped__", method)
+
+    @functools.wraps(inner)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        start = time.monotonic()
+        attempt = 1
+        while True:
+            try:
+                return inner(*args, **kwargs)
+            except (InterfaceError, OperationalError) as exc:
+                if (attempt >= ATTEMPTS or _pool_gave_up(exc)
+                        or time.monotonic() - start > RETRY_BUDGET):
+                    raise
+                attempt += 1
+
+    return call
+
+
+class AggregateRecorder(es_postgres.PostgresAggregateRecorder):
+    insert_events = bounded_retry(es_postgres.PostgresAggregateRecorder.insert_events)
+    select_events = bounded_retry(es_postgres.PostgresAggregateRecorder.select_events)
+
+
+class ApplicationRecorder(es_postgres.PostgresApplicationRecorder):
+    insert_events = bounded_retry(es_postgres.PostgresApplicationRecorder.insert_events)
+    select_events = bounded_retry(es_postgres.PostgresApplicationRecorder.select_events)
+    select_notifications = bounded_retry(
+        es_postgres.PostgresApplicationRecorder.select_notifications)
+    max_notification_id = bounded_retry(
+        es_postgres.PostgresApplicationRecorder.max_notification_id)
+
+
+class TrackingRecorder(es_postgres.PostgresTrackingRecorder):
+    insert_tracking = bounded_retry(es_postgres.PostgresTrackingRecorder.insert_tracking)
+    max_tracking_id = bounded_retry(es_postgres.PostgresTrackingRecorder.max_tracking_id)
+    has_tracking_id = bounded_retry(es_postgres.PostgresTrackingRecorder.has_tracking_id)
+
+
+class ProcessRecorder(es_postgres.PostgresProcessRecorder):
+    insert_events = bounded_retry(es_postgres.PostgresProcessRecorder.insert_events)
+    select_events = bounded_retry(es_postgres.PostgresProcessRecorder.select_events)
+    select_notifications = bounded_retry(
+        es_postgres.PostgresProcessRecorder.select_notifications)
+    max_notification_id = bounded_retry(es_postgres.PostgresProcessRecorder.max_notification_id)
+    insert_tracking = bounded_retry(es_postgres.PostgresProcessRecorder.insert_tracking)
+    max_tracking_id = bounded_retry(es_postgres.PostgresProcessRecorder.max_tracking_id)
+    has_tracking_id = bounded_retry(es_postgres.PostgresProcessRecorder.has_tracking_id)
+
+
+def _seconds(env: Environment, key: str, default: int) -> int:
+    text = env.get(key) or ""
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise OSError(f"{key} must be a whole number of seconds, got {text!r}") from None
+    if value < 0:
+        raise OSError(f"{key} must be 0 or more, got {text!r}")
+    return value
+
+
+class PostgresFactory(es_postgres.PostgresFactory):
+    """eventsourcing's PostgreSQL factory with the recorders above and a pool tuned to fail
+    fast (see the module docstring)."""
+
+    POSTGRES_STATEMENT_TIMEOUT = "POSTGRES_STATEMENT_TIMEOUT"
+    aggregate_recorder_class = AggregateRecorder
+    application_recorder_class = ApplicationRecorder
+    tracking_recorder_class = TrackingRecorder
+    process_recorder_class = ProcessRecorder
+
+    def __init__(self, env: Environment | EnvType | None) -> None:
+        super().__init__(env)
+        connect = _seconds(self.env, self.POSTGRES_CONNECT_TIMEOUT, 30)  # eventsourcing's
+        statement = _seconds(self.env, self.POSTGRES_STATEMENT_TIMEOUT, 0)
+        pool = self.datastore.pool
+        pool.reconnect_timeout = max(connect, 1)
+        assert isinstance(pool.kwargs, dict)
+        pool.kwargs.update(connection_options(connect, statement))
+        _pools.add(pool)
+
+
+def connection_options(connect_timeout: int, statement_timeout: int) -> dict[str, Any]:
+    """libpq parameters for a fail-fast session (see the module docstring)."""
+    options: dict[str, Any] = {"connect_timeout": max(connect_timeout, 2)}
+    if statement_timeout:
+        options["options"] = f"-c statement_timeout={statement_timeout * 1000}"
+        options["tcp_user_timeout"] = statement_timeout * 1000
+    return options
+
+
+def recover_pools() -> None:
+    """Make every pool of this process reconnect now (after an outage): broken idle
+    connections are dropped and new ones made at once, without the pool's backoff."""
+    for pool in list(_pools):
+        if pool.closed:
+            continue
+        with contextlib.suppress(Exception):
+            pool.check()
+
+
+def datastore_of(recorder: Any) -> es_postgres.PostgresDatastore | None:
+    """The PostgreSQL datastore behind ``recorder`` (None for another store)."""
+    datastore = getattr(recorder, "datastore", None)
+    return datastore if isinstance(datastore, es_postgres.PostgresDatastore) else None

@@ -1,0 +1,94 @@
+"""The server's side of the store monitor (``referee.store_health``): while the store is down,
+calls that need it are refused at once with UNAVAILABLE ``STORE_UNAVAILABLE`` (with a
+``RetryInfo``), and the health service says NOT_SERVING; SERVING again when it is back.
+
+Calls that need no store pass: ``ListGames``, health checking and reflection. Streams already
+open are not cut by the gate; their next read of the store fails on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2
+
+from referee.api.v1 import referee_pb2 as pb
+from referee.domain.errors import StoreUnavailableError
+from referee.service.errors import to_status
+from referee.store_health import StoreMonitor
+
+_REFEREE = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
+NO_STORE_NEEDED = frozenset({f"/{_REFEREE}/ListGames"})
+_EXEMPT_PREFIXES = ("/grpc.health.", "/grpc.reflection.")
+
+
+class StoreGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Refuses the calls that need the store while ``monitor`` says it is down. While it is
+    up, a call costs one attribute read here."""
+
+    def __init__(self, monitor: StoreMonitor) -> None:
+        self._monitor = monitor
+        self._refusing: dict[str, tuple[Any, Any]] = {}
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
+    ) -> Any:
+        handler = await continuation(details)
+        if self._monitor.available or handler is None:
+            return handler
+        method: str = details.method
+        if method in NO_STORE_NEEDED or method.startswith(_EXEMPT_PREFIXES):
+            return handler
+        cached = self._refusing.get(method)
+        if cached is None or cached[0] is not handler:
+            cached = self._refusing[method] = (handler, _refusing(handler))
+        return cached[1]
+
+
+def _status() -> grpc.Status:
+    return to_status(StoreUnavailableError("the event store is unavailable; retry"))
+
+
+async def _refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    await context.abort_with_status(_status())
+
+
+async def _refuse_stream(request: Any, context: grpc.aio.ServicerContext
+                         ) -> AsyncIterator[Any]:
+    await context.abort_with_status(_status())
+    yield None  # never reached: abort_with_status raises
+
+
+def _refusing(handler: Any) -> Any:
+    """A handler of the same kind as ``handler`` that refuses the call."""
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            _refuse, request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            _refuse_stream, request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer)
+    return handler  # the API has no client-streaming methods
+
+
+def follow_store(monitor: StoreMonitor, servicer: health.aio.HealthServicer,
+                 names: Sequence[str], loop: asyncio.AbstractEventLoop) -> None:
+    """Keep ``names`` of ``servicer`` SERVING while the store is up, NOT_SERVING while it is
+    down (after a graceful shutdown began, the servicer ignores both)."""
+
+    async def update() -> None:
+        status = (health_pb2.HealthCheckResponse.SERVING if monitor.available
+                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+        for name in names:
+            await servicer.set(name, status)
+
+    def changed(available: bool) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped
+            asyncio.run_coroutine_threadsafe(update(), loop)
+
+    monitor.add_listener(changed)
