@@ -33,6 +33,9 @@ from referee.service.store_gate import StoreGate, follow_store
 from referee.store_health import StoreMonitor
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
+#: A health name for liveness probes: SERVING while the process serves, also while the store is
+#: down (restarting the pod would not bring the database back); NOT_SERVING once it drains.
+LIVENESS_NAME = "liveness"
 log = logging.getLogger("referee.service")
 T = TypeVar("T")
 
@@ -87,7 +90,7 @@ class RefereeServer:
         read_side = add_to_server(server, app, stopping, peers)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        for name in ("", SERVICE_NAME, *read_side):
+        for name in ("", SERVICE_NAME, *read_side, LIVENESS_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if self._store_monitor is not None:
             follow_store(self._store_monitor, self._health, ("", SERVICE_NAME, *read_side),

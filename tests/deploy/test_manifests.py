@@ -30,7 +30,7 @@ import referee.cli
 import referee.config
 from projections.views import PROJECTIONS
 from referee.service import metrics
-from referee.service.server import SERVICE_NAME
+from referee.service.server import LIVENESS_NAME, SERVICE_NAME
 from tests.deploy.kustomize import build, load_docs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,6 +191,7 @@ def test_referee_pods_run_what_referee_serve_accepts() -> None:
         for probe in ("readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"]["port"] == grpc_port
         assert container["readinessProbe"]["grpc"]["service"] == SERVICE_NAME
+        assert container["livenessProbe"]["grpc"]["service"] == LIVENESS_NAME
         pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
         assert spec["terminationGracePeriodSeconds"] > args.grace + pre_stop
         assert spec["securityContext"]["runAsNonRoot"] is True

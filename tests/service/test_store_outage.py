@@ -22,7 +22,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.service.server import SERVICE_NAME, build_server
+from referee.service.server import LIVENESS_NAME, SERVICE_NAME, build_server
 from tests.pg_cluster import PgCluster
 from tests.service.helpers import Table, create, error_info, step
 
@@ -128,6 +128,7 @@ def test_outage_fails_fast_flips_health_and_loses_nothing(
         assert error_info(caught.value).reason == "STORE_UNAVAILABLE"
         assert 0.5 <= _retry_delay(caught.value) <= 2.0
         assert stub.ListGames(pb.ListGamesRequest(), timeout=CALL_TIMEOUT).games
+        assert _health(channel, LIVENESS_NAME) == up  # no restarts for a database outage
         for _, err in player.refusals:
             assert error_info(err).reason == "STORE_UNAVAILABLE"
             assert _retry_delay(err) > 0
