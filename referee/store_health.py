@@ -80,8 +80,8 @@ class StoreMonitor:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(self.interval + self.timeout + 1)
+        self._pinger.submit(self._close)  # on the pinger's thread, after a running ping
         self._pinger.shutdown(wait=False)
-        self._close()
 
     def check(self) -> bool:
         """Ping once now and update :attr:`available`; return it."""

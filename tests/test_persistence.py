@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from uuid import UUID
 
 import psycopg
@@ -23,7 +24,9 @@ PG = {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_HOST": "db",
       "POSTGRES_USER": "u", "POSTGRES_PASSWORD": "", "POSTGRES_DBNAME": "d"}
 
 
-def test_eventsourcing_postgres_selects_the_fail_fast_factory_with_short_defaults() -> None:
+def test_eventsourcing_postgres_selects_the_fail_fast_factory_with_short_defaults(
+    tmp_path: Path,
+) -> None:
     settings = settings_from_env(PG)
     assert settings.store_env["PERSISTENCE_MODULE"] == POSTGRES_FACTORY
     assert settings.backend == "postgres"
@@ -37,7 +40,7 @@ def test_eventsourcing_postgres_selects_the_fail_fast_factory_with_short_default
     assert own.store_env["POSTGRES_CONNECT_TIMEOUT"] == "7"
     assert own.store_env["POSTGRES_STATEMENT_TIMEOUT"] == "0"
     assert own.store_ping == 0
-    assert settings_from_env({"REFEREE_DATA_DIR": "/tmp/referee-x"}).backend == "sqlite"
+    assert settings_from_env({"REFEREE_DATA_DIR": str(tmp_path)}).backend == "sqlite"
 
 
 def test_a_bad_timeout_is_a_clear_error() -> None:
