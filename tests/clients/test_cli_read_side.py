@@ -134,7 +134,8 @@ def test_duplicate_tournament_ruling_replay_export_chain(
     assert anchored["ok"] and anchored["anchor_ok"]
     err = cli("verify", "--chain", t1, "--token", AUDITOR, "--anchor",
               f"{board['version']}:{'0' * 64}", code=1)
-    assert "anchor does not match" in err
+    # A saved head that no longer matches is a break at the anchor's version (issue 16).
+    assert f"breaks at version {board['version']}" in err and "rewritten" in err
 
 
 def test_scoreboard_watch_and_read_side_errors(cli: Cli, views: ProjectionWorker) -> None:
