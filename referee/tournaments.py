@@ -31,6 +31,9 @@ from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
 
 RULING_KINDS = ("penalty", "annul", "correction")
+#: Most points one ruling may take from or add to a side: far beyond any game's scores, and
+#: small enough that scores stay inside the API's int64 (leaving it takes ~10**13 rulings).
+MAX_RULING_POINTS = 1_000_000
 _CREATED_TOPIC = get_topic(Tournament.Created)
 
 
@@ -73,6 +76,10 @@ def record_ruling(
                 raise InvalidRulingError(f"points must list {sides} values, one per side")
             if kind == "penalty" and any(p < 0 for p in points):
                 raise InvalidRulingError("penalty points are taken away: give them as >= 0")
+            if any(abs(p) > MAX_RULING_POINTS for p in points):
+                raise InvalidRulingError(
+                    f"points must be within -{MAX_RULING_POINTS}..{MAX_RULING_POINTS}",
+                    limit=MAX_RULING_POINTS)
             adjust = [-p for p in points] if kind == "penalty" else list(points)
         match.record_ruling(hand, kind, adjust, reason.strip())
         return match.version, adjust
