@@ -23,6 +23,7 @@ from referee.domain.errors import (
     ActionIndexOutOfRangeError,
     HandNotFinishedError,
     HandNotFoundError,
+    MalformedRequestError,
     MatchNotFoundError,
     PermissionDeniedError,
     ReplayNotAllowedError,
@@ -297,6 +298,9 @@ class Queries:
         undecodable event, a changed topic) is a report with its position, not an error.
         The caller is authorised by the token hashes of the creation event in the log
         (the auditor always); without a creation event there, only the auditor may check."""
+        if anchor_version < 0:
+            raise MalformedRequestError("anchor_version must be >= 0 (0: no anchor)",
+                                        field="anchor_version")
         rows = self.app.recorder.select_events(match_id)
         if not is_match_log(rows):
             raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
@@ -304,9 +308,11 @@ class Queries:
         self._authorize_from_log(entries, token)
         report = check_links(entries)
         anchor = _stored_anchor(entries, anchor_version, anchor_head) if anchor_version else None
-        if anchor is not None and (report.first_break is None
-                                   or anchor_version < report.first_break):
-            report = dataclasses.replace(report, ok=False, first_break=anchor_version)
+        # A failed anchor is a break at its version; one past the end of the log means the
+        # events from the first missing one on were deleted after it was saved.
+        at = min(anchor_version, max((e.version for e in entries), default=0) + 1)
+        if anchor is not None and (report.first_break is None or at < report.first_break):
+            report = dataclasses.replace(report, ok=False, first_break=at)
         return report, anchor
 
     def _authorize_from_log(self, entries: list[StoredMatchEvent], token: str) -> Principal:

@@ -30,6 +30,9 @@ MAX_TOKEN = 256
 MAX_ACTION = 64
 MAX_COMMAND_ID = 128
 MAX_REASON = 2000
+MAX_RULING_POINTS = 1_000_000
+"""Most points one ruling may take from or add to a side: far beyond any game's scores, and
+small enough that no number of rulings takes a score out of the API's int64."""
 MAX_FIXED_DEALS = 256
 MAX_CARDS = 64
 MAX_JSON_BYTES = 16 * 1024

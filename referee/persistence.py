@@ -89,35 +89,39 @@ def bounded_retry(method: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
+#: eventsourcing's recorder methods that carry its ``@retry`` (ten attempts around a pool wait).
+RETRIED = ("insert_events", "select_events", "select_notifications", "max_notification_id",
+           "insert_tracking", "max_tracking_id", "has_tracking_id")
+T = TypeVar("T")
+
+
+def failing_fast(cls: type[T]) -> type[T]:
+    """Class decorator: run the recorder's :data:`RETRIED` methods (those it has) under
+    :func:`bounded_retry` instead of eventsourcing's retry."""
+    for name in RETRIED:
+        if hasattr(cls, name):
+            setattr(cls, name, bounded_retry(getattr(cls, name)))
+    return cls
+
+
+@failing_fast
 class AggregateRecorder(es_postgres.PostgresAggregateRecorder):
-    insert_events = bounded_retry(es_postgres.PostgresAggregateRecorder.insert_events)
-    select_events = bounded_retry(es_postgres.PostgresAggregateRecorder.select_events)
+    """eventsourcing's, failing fast."""
 
 
+@failing_fast
 class ApplicationRecorder(es_postgres.PostgresApplicationRecorder):
-    insert_events = bounded_retry(es_postgres.PostgresApplicationRecorder.insert_events)
-    select_events = bounded_retry(es_postgres.PostgresApplicationRecorder.select_events)
-    select_notifications = bounded_retry(
-        es_postgres.PostgresApplicationRecorder.select_notifications)
-    max_notification_id = bounded_retry(
-        es_postgres.PostgresApplicationRecorder.max_notification_id)
+    """eventsourcing's, failing fast."""
 
 
+@failing_fast
 class TrackingRecorder(es_postgres.PostgresTrackingRecorder):
-    insert_tracking = bounded_retry(es_postgres.PostgresTrackingRecorder.insert_tracking)
-    max_tracking_id = bounded_retry(es_postgres.PostgresTrackingRecorder.max_tracking_id)
-    has_tracking_id = bounded_retry(es_postgres.PostgresTrackingRecorder.has_tracking_id)
+    """eventsourcing's, failing fast."""
 
 
+@failing_fast
 class ProcessRecorder(es_postgres.PostgresProcessRecorder):
-    insert_events = bounded_retry(es_postgres.PostgresProcessRecorder.insert_events)
-    select_events = bounded_retry(es_postgres.PostgresProcessRecorder.select_events)
-    select_notifications = bounded_retry(
-        es_postgres.PostgresProcessRecorder.select_notifications)
-    max_notification_id = bounded_retry(es_postgres.PostgresProcessRecorder.max_notification_id)
-    insert_tracking = bounded_retry(es_postgres.PostgresProcessRecorder.insert_tracking)
-    max_tracking_id = bounded_retry(es_postgres.PostgresProcessRecorder.max_tracking_id)
-    has_tracking_id = bounded_retry(es_postgres.PostgresProcessRecorder.has_tracking_id)
+    """eventsourcing's, failing fast."""
 
 
 def _seconds(env: Environment, key: str, default: int) -> int:

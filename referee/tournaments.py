@@ -16,6 +16,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.utils import get_topic
 
+from referee import limits
 from referee.application import Referee
 from referee.domain.errors import (
     HandNotFinishedError,
@@ -33,7 +34,7 @@ from referee.rules.registry import find_game
 RULING_KINDS = ("penalty", "annul", "correction")
 #: Most points one ruling may take from or add to a side: far beyond any game's scores, and
 #: small enough that scores stay inside the API's int64 (leaving it takes ~10**13 rulings).
-MAX_RULING_POINTS = 1_000_000
+limits.MAX_RULING_POINTS = 1_000_000
 _CREATED_TOPIC = get_topic(Tournament.Created)
 
 
@@ -76,10 +77,9 @@ def record_ruling(
                 raise InvalidRulingError(f"points must list {sides} values, one per side")
             if kind == "penalty" and any(p < 0 for p in points):
                 raise InvalidRulingError("penalty points are taken away: give them as >= 0")
-            if any(abs(p) > MAX_RULING_POINTS for p in points):
-                raise InvalidRulingError(
-                    f"points must be within -{MAX_RULING_POINTS}..{MAX_RULING_POINTS}",
-                    limit=MAX_RULING_POINTS)
+            if any(abs(p) > limits.MAX_RULING_POINTS for p in points):
+                most = limits.MAX_RULING_POINTS
+                raise InvalidRulingError(f"points must be within -{most}..{most}", limit=most)
             adjust = [-p for p in points] if kind == "penalty" else list(points)
         match.record_ruling(hand, kind, adjust, reason.strip())
         return match.version, adjust

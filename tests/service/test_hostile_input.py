@@ -17,7 +17,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.domain.errors import PermissionDeniedError
-from referee.tournaments import MAX_RULING_POINTS
+from referee.limits import MAX_RULING_POINTS
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, expect_error, step
 
