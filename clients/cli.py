@@ -25,12 +25,16 @@ from clients.records import RecordProblem, hand_of, load_file, replay, verify_fi
 from clients.render import (
     action_text,
     cards_text,
+    json_safe,
+    json_text,
     render_view,
+    safe,
     scoreboard,
     scoreboard_text,
     scores_text,
     seat_name,
     side_name,
+    terminal_text,
 )
 from clients.sdk import (
     DEFAULT_ADDRESS,
@@ -319,11 +323,22 @@ def _ints(text: str, what: str) -> list[int]:
         raise UsageProblem(f"{what} wants comma-separated integers, not {text!r}") from None
 
 
+def _print(text: str = "", *, err: bool = False, flush: bool = False,
+           color: bool = False) -> None:
+    """Print text for people: every control character in it is escaped (terminal_text)."""
+    print(terminal_text(text, color=color), file=sys.stderr if err else sys.stdout, flush=flush)
+
+
+def _print_json(data: Any, *, flush: bool = False) -> None:
+    """Print ``data`` as one line of JSON with no raw control characters (json_text)."""
+    print(json_text(data), flush=flush)
+
+
 def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
     if args.json:
-        print(json.dumps(data, ensure_ascii=False))
+        _print_json(data)
     else:
-        print(text)
+        _print(text)
 
 
 def _view_json(view: View) -> dict[str, Any]:
@@ -477,23 +492,22 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def _print_update(args: argparse.Namespace, update: Update) -> None:
     if args.json:
-        print(json.dumps({"version": update.version, "events": [
+        _print_json({"version": update.version, "events": [
             {"version": e.version, "hand": e.hand, "seat": e.seat, "action": e.action,
              "facts": [{"kind": f.kind, **f.data} for f in e.facts]} for e in update.events],
-            "view": _view_json(update.view) if update.view else None}, ensure_ascii=False),
-            flush=True)
+            "view": _view_json(update.view) if update.view else None}, flush=True)
         return
     for e in update.events:
         if e.seat is not None:
-            print(f"[{e.version}] hand {e.hand} seat {e.seat}: "
-                  f"{action_text(e.action, color=args.color)}")
+            _print(f"[{e.version}] hand {e.hand} seat {e.seat}: {action_text(e.action)}",
+                   color=args.color)
         for f in e.facts:
             text = _fact_text(f.kind, f.data)
             if text:
-                print(text)
+                _print(text)
     if update.view:
-        print(render_view(update.view, color=args.color))
-        print("-" * 60, flush=True)
+        _print(render_view(update.view), color=args.color)
+        _print("-" * 60, flush=True)
 
 
 def cmd_scoreboard(args: argparse.Namespace) -> int:
@@ -502,9 +516,9 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
         if args.watch:
             for board in client.watch_scoreboard(args.match, token):
                 if args.json:
-                    print(json.dumps(_board_json(board), ensure_ascii=False), flush=True)
+                    _print_json(_board_json(board), flush=True)
                 else:
-                    print(board_text(board) + "\n" + "-" * 60, flush=True)
+                    _print(board_text(board) + "\n" + "-" * 60, flush=True)
                 if board.over:
                     break
             return 0
@@ -537,8 +551,8 @@ def board_text(board: Scoreboard) -> str:
              "void": bool(h.detail.get("void")), "running": h.scores_after} for h in board.hands]
     lines = [head, scoreboard_text(rows, board.scores, game)]
     for r in board.rulings:
-        lines.append(f"ruling on hand {r.hand} (version {r.version}): {r.kind} "
-                     f"{', '.join(f'{a:+d}' for a in r.adjust)}: {r.reason}")
+        lines.append(f"ruling on hand {r.hand} (version {r.version}): {safe(r.kind)} "
+                     f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}")
     if board.rulings:
         lines.append(f"with rulings: {scores_text(board.adjusted_scores, game)}")
     return "\n".join(lines)
@@ -554,16 +568,16 @@ def cmd_standings(args: argparse.Namespace) -> int:
 def standings_text(s: Standings) -> str:
     """Ranked standings, then the duplicate comparison of each board and hand."""
     cols = ["#", "entrant", "played", "won", "lost", "drawn", "for", "against", "duplicate"]
-    width = max([len("entrant"), *(len(r.entrant) for r in s.standings)])
-    lines = [f"{s.name} ({s.game}), tournament {s.tournament_id}",
+    width = max([len("entrant"), *(len(safe(r.entrant)) for r in s.standings)])
+    lines = [f"{safe(s.name)} ({s.game}), tournament {s.tournament_id}",
              f"{cols[0]:>3}  {cols[1]:<{width}}" + "".join(f"{c:>10}" for c in cols[2:])]
     for i, r in enumerate(s.standings, 1):
-        lines.append(f"{i:>3}  {r.entrant:<{width}}" + "".join(
+        lines.append(f"{i:>3}  {safe(r.entrant):<{width}}" + "".join(
             f"{v:>10}" for v in (r.played, r.won, r.lost, r.drawn, r.points_for,
                                  r.points_against, f"{r.duplicate:+d}")))
     for b in s.boards:
         tables = "; ".join(
-            " vs ".join(f"{side} {pts:+d} ({dup:+d})" for side, pts, dup in
+            " vs ".join(f"{safe(side)} {pts:+d} ({dup:+d})" for side, pts, dup in
                         zip(t["sides"], t["points"], t["duplicate"], strict=False))
             for t in b["tables"])
         lines.append(f"board {b['board']} hand {b['hand']}: {tables}")
@@ -625,7 +639,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         _emit(args, {"path": str(args.out), "finished": record.finished},
               f"wrote {args.out}" + ("" if record.finished else " (not finished yet)"))
     else:
-        sys.stdout.write(record.to_text())
+        sys.stdout.write(json_safe(record.to_text()))
     return 0
 
 
@@ -646,7 +660,7 @@ def _export_tournament(args: argparse.Namespace) -> int:
                   f"wrote {n} match records to {args.out}")
         else:
             for line in lines:
-                sys.stdout.write(line + "\n")
+                sys.stdout.write(json_safe(line) + "\n")
     return 0
 
 
@@ -678,18 +692,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if not all(d["valid"] and d["recomputed"] for d in deals):
             report["ok"], code = False, max(code, 1)
     if args.json:
-        print(json.dumps(report))
+        _print_json(report)
     elif report.get("ok"):
-        print("ok: every action is legal" + (", every pack matches its commitment"
+        _print("ok: every action is legal" + (", every pack matches its commitment"
                                              if deals else ""))
         if report.get("result"):
-            print(f"result: {json.dumps(report['result'])}")
+            _print(f"result: {json.dumps(report['result'])}")
     else:
         err = report.get("error") or {}
         where = "".join(f" {k} {err[k]}" for k in ("hand", "index", "seat") if k in err)
-        print(f"not ok:{where} {err.get('action', '')} {err.get('reason', '')}: "
-              f"{err.get('message', 'a pack does not match its commitment')}".replace("  ", " "),
-              file=sys.stderr)
+        _print(f"not ok:{where} {err.get('action', '')} {err.get('reason', '')}: "
+               f"{err.get('message', 'a pack does not match its commitment')}".replace("  ", " "),
+               err=True)
     return code
 
 
@@ -707,14 +721,14 @@ def _verify_chain(args: argparse.Namespace) -> int:
             "version": c.version, "first_break": c.first_break, "anchor_ok": c.anchor_ok,
             "message": c.message}
     if args.json:
-        print(json.dumps(data))
+        _print_json(data)
     elif c.ok:
-        print(f"ok: the hash chain of {c.events} events is intact (head {c.head} at version "
-              f"{c.version})" + ("; the anchor matches" if c.anchor_ok else ""))
+        _print(f"ok: the hash chain of {c.events} events is intact (head {c.head} at version "
+               f"{c.version})" + ("; the anchor matches" if c.anchor_ok else ""))
     else:
         where = (f"the chain breaks at version {c.first_break}" if c.first_break is not None
                  else "the anchor does not match" if c.anchor_ok is False else "not intact")
-        print(f"not ok: {where}: {c.message}", file=sys.stderr)
+        _print(f"not ok: {where}: {c.message}", err=True)
     return 0 if c.ok else 1
 
 
@@ -734,44 +748,43 @@ def cmd_replay(args: argparse.Namespace) -> int:
         _emit(args, {"html": str(args.html), "tricks": len(rep.tricks)}, f"wrote {args.html}")
         return 0
     if args.json:
-        print(json.dumps({"game": rep.game, "dealer": rep.dealer, "hands": rep.hands,
-                          "stock": rep.stock, "steps": [vars(s) for s in rep.steps],
-                          "tricks": rep.tricks, "result": rep.result, "error": rep.error},
-                         ensure_ascii=False))
+        _print_json({"game": rep.game, "dealer": rep.dealer, "hands": rep.hands,
+                     "stock": rep.stock, "steps": [vars(s) for s in rep.steps],
+                     "tricks": rep.tricks, "result": rep.result, "error": rep.error})
         return 1 if rep.error else 0
-    print(f"{rep.game} hand, dealer seat {rep.dealer}")
+    _print(f"{rep.game} hand, dealer seat {rep.dealer}")
     for seat, cards in enumerate(rep.hands):
-        print(f"  {seat_name(seat, players)}: {cards_text(cards)}")
+        _print(f"  {seat_name(seat, players)}: {cards_text(cards)}")
     if rep.stock:
-        print(f"  stock: {cards_text(rep.stock, sort=False)}")
+        _print(f"  stock: {cards_text(rep.stock, sort=False)}")
     for s in rep.steps:
         if args.at is not None and s.index >= args.at:
             break
         if args.legal:
-            print(f"    legal: {', '.join(s.legal)}")
-        print(f"{s.index + 1:3}. {seat_name(s.seat, players)}: {action_text(s.action)}")
+            _print(f"    legal: {', '.join(s.legal)}")
+        _print(f"{s.index + 1:3}. {seat_name(s.seat, players)}: {action_text(s.action)}")
         for t in s.tricks:
-            print(_fact_text("trick_taken", t) + (f" ({t['points']} points)" if t["points"]
+            _print(_fact_text("trick_taken", t) + (f" ({t['points']} points)" if t["points"]
                                                   else ""))
         for a in s.announced:
-            print(_fact_text("announced", a))
+            _print(_fact_text("announced", a))
         if s.error:
-            print(f"     ILLEGAL: {s.error['message']}")
+            _print(f"     ILLEGAL: {safe(s.error['message'])}")
         if args.step:
             input("     [Enter] ")
     if args.at is not None:
         shown = [s for s in rep.steps if s.index < args.at]
         table = shown[-1].table if shown else {}
-        print(f"after {len(shown)} actions:")
+        _print(f"after {len(shown)} actions:")
         for seat, cards in enumerate(table.get("hands", [])):
-            print(f"  {seat_name(seat, players)} holds {cards_text(cards)}")
+            _print(f"  {seat_name(seat, players)} holds {cards_text(cards)}")
         trick = table.get("trick") or []
         if trick:
-            print("  on the table: " + "  ".join(f"{p['seat']}:{cards_text([p['card']])}"
+            _print("  on the table: " + "  ".join(f"{p['seat']}:{cards_text([p['card']])}"
                                                 for p in trick))
         return 0
     if rep.result is not None:
-        print(f"result: {json.dumps(rep.result)}")
+        _print(f"result: {json.dumps(rep.result)}")
     return 1 if rep.error else 0
 
 
@@ -789,11 +802,11 @@ def _server_replay(args: argparse.Namespace) -> int:
         steps: list[ReplayStep] = []
         first = client.get_replay(args.match, hand, 0, token)
         if not args.json:
-            print(f"{board.game} match {args.match}, hand {hand}: {first.actions} actions "
-                  f"(the referee's dispute replay)" + ("" if first.finished else
+            _print(f"{board.game} match {args.match}, hand {hand}: {first.actions} actions "
+                   f"(the referee's dispute replay)" + ("" if first.finished else
                                                        ", still being played"))
             for key, cards in sorted(first.cards.items()):
-                print(f"  {_location(key, board.players)}: {cards_text(cards)}")
+                _print(f"  {_location(key, board.players)}: {cards_text(cards)}")
         rest = (client.get_replay(args.match, hand, i, token)
                 for i in range(1, first.actions + 1))
         for step in itertools.chain([first], rest):
@@ -803,28 +816,29 @@ def _server_replay(args: argparse.Namespace) -> int:
             if step.action is None:
                 break
             a = step.action
-            print(f"{step.action_index + 1:3}. {seat_name(a['seat'], board.players)}: "
-                  f"{action_text(a['action'])}")
-            print(f"       legal: {', '.join(action_text(x) for x in step.legal)}")
+            _print(f"{step.action_index + 1:3}. {seat_name(a['seat'], board.players)}: "
+                   f"{action_text(a['action'])}")
+            _print(f"       legal: {', '.join(action_text(x) for x in step.legal)}")
             for line in _illegal_lines(step):
-                print(f"       {line}")
+                _print(f"       {line}")
             if args.step:
                 input("       [Enter] ")
     if args.json:
-        print(json.dumps({"match_id": args.match, "hand": hand,
-                          "steps": [s.to_json() for s in steps]}, ensure_ascii=False))
+        _print_json({"match_id": args.match, "hand": hand,
+                     "steps": [s.to_json() for s in steps]})
         return 0
     last = steps[-1]
     for item in last.timeline:
         if item.get("type") == "rejection":
-            print(f"rejected at {item['time']}: {seat_name(item.get('seat'), board.players)} "
-                  f"tried {action_text(item['action'])}: {item['reason']} "
-                  f"({item.get('rule') or '-'}) {item['message']}")
+            _print(f"rejected at {item['time']}: {seat_name(item.get('seat'), board.players)} "
+                   f"tried {action_text(item['action'])}: {item['reason']} "
+                   f"({item.get('rule') or '-'}) {safe(item['message'])}")
         elif item.get("type") == "ruling":
-            print(f"ruling: {item.get('kind')} {item.get('adjust')}: {item.get('reason')}")
+            _print(f"ruling: {safe(str(item.get('kind')))} {item.get('adjust')}: "
+                   f"{safe(str(item.get('reason')))}")
     if last.scoring:
-        print(f"result: {json.dumps(last.scoring.get('result'))}; "
-              f"scores after: {last.scoring.get('scores_after')}")
+        _print(f"result: {json.dumps(last.scoring.get('result'))}; "
+               f"scores after: {last.scoring.get('scores_after')}")
     return 0
 
 
@@ -841,7 +855,7 @@ def _illegal_lines(step: ReplayStep) -> list[str]:
         groups.setdefault(x.rule or x.reason, []).append(x)
     lines = []
     for rule, items in groups.items():
-        why = items[0].message.removeprefix(f"'{items[0].action}'").lstrip(": ")
+        why = safe(items[0].message.removeprefix(f"'{items[0].action}'").lstrip(": "))
         if len(items) > 8:  # typically "not allowed now": the count and two examples
             names = (f"{len(items)} actions, e.g. "
                      + ", ".join(action_text(x.action) for x in items[:2]))
@@ -900,7 +914,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
 
 
 def _print_action(r: Any) -> None:
-    print(f"seat {r.seat}: {action_text(r.action)}", flush=True)
+    _print(f"seat {r.seat}: {action_text(r.action)}", flush=True)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -930,7 +944,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         winner = "a tie" if v.winner is None else side_name(v.winner, v.game) + " wins"
         text = "\n".join([
             f"{v.game}: {result.hands} hands, {result.actions} actions through gRPC; {winner}",
-            "players: " + ", ".join(f"{i}={p}" for i, p in enumerate(v.players)),
+            "players: " + ", ".join(f"{i}={safe(p)}" for i, p in enumerate(v.players)),
             table,
             f"match record: {result.record_path}",
             "referee verify: " + ("ok" if ok else json.dumps(result.verified)),
@@ -942,7 +956,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         with _client(args) as client:
             return go(client)
     if not args.json:
-        print(f"starting a referee (data in {out})", flush=True)
+        _print(f"starting a referee (data in {out})", flush=True)
     with local_referee(out) as address, RefereeClient(address, timeout=args.timeout) as client:
         return go(client)
 
@@ -977,8 +991,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _error(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
     if getattr(args, "json", False):
-        print(json.dumps({"ok": False, "error": data}))
-    print(f"referee-client: {text}", file=sys.stderr)
+        _print_json({"ok": False, "error": data})
+    _print(f"referee-client: {safe(text)}", err=True)
 
 
 if __name__ == "__main__":

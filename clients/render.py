@@ -1,7 +1,16 @@
-"""Readable terminal text for cards, views and scoreboards (suit symbols ♣♦♥♠)."""
+"""Readable terminal text for cards, views and scoreboards (suit symbols ♣♦♥♠).
+
+Everything a player or the server chose (names, actions, messages, reasons) reaches a terminal
+only through :func:`safe` (one field) or :func:`terminal_text` (a whole block): control and
+format characters are shown as visible escapes (``\\x1b``), never sent raw, so a name cannot
+clear, recolour or spoof an arbiter's screen. :func:`json_text` does the same for JSON output,
+which stays valid JSON.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -9,40 +18,88 @@ from referee.rules.render import SYMBOLS, sort_cards
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
+_RED_CARD = re.compile(r"(?<![\w\\])(10|[2-9JQKA])([♦♥])")
 
 
-def card_text(card: str, *, color: bool = False) -> str:
-    """``"TH"`` -> ``"10♥"``; other text (``"hidden"``) is returned unchanged."""
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def safe(text: str, keep: str = "") -> str:
+    """``text`` with every character that is not printable (C0/C1 controls such as ESC, DEL,
+    bidirectional and zero-width format characters, line separators) written as a visible
+    escape (``"\\x1b[2J"``), except those in ``keep``."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in keep else _escape(ch) for ch in text)
+
+
+def terminal_text(text: str, *, color: bool = False) -> str:
+    """A block of output lines made safe for a terminal: line breaks and tabs stay, every other
+    control or format character is escaped (:func:`safe`). ``color``: then hearts and diamonds
+    (``10♥``) are drawn red, the only escape sequences this client ever sends."""
+    text = safe(text, "\n\t")
+    return _RED_CARD.sub(f"{RED}\\1\\2{RESET}", text) if color else text
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    """``data`` as JSON (UTF-8 text kept readable) in which no character a terminal would act
+    on appears raw: those JSON leaves unescaped (C1 controls, DEL, format characters) are
+    written ``\\uXXXX``, so the text is the same JSON value and still valid."""
+    return json_safe(json.dumps(data, ensure_ascii=False, indent=indent))
+
+
+def json_safe(text: str) -> str:
+    """JSON text with every non-printable character but its line breaks written ``\\uXXXX``
+    (the same JSON value: such characters can only stand inside strings)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() or ch in "\n\t" else
+        "".join(f"\\u{u:04x}" for u in _utf16(ch)) for ch in text)
+
+
+def _utf16(ch: str) -> list[int]:
+    code = ord(ch)
+    if code < 0x10000:
+        return [code]
+    code -= 0x10000
+    return [0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)]
+
+
+def card_text(card: str) -> str:
+    """``"TH"`` -> ``"10♥"``; other text (``"hidden"``) is returned terminal-safe."""
     if len(card) != 2 or card[1] not in SYMBOLS:
-        return card
-    rank = "10" if card[0] == "T" else card[0]
-    text = rank + SYMBOLS[card[1]]
-    return f"{RED}{text}{RESET}" if color and card[1] in "DH" else text
+        return safe(card)
+    return ("10" if card[0] == "T" else card[0]) + SYMBOLS[card[1]]
 
 
-def cards_text(cards: Iterable[str], *, color: bool = False, sort: bool = True) -> str:
+def cards_text(cards: Iterable[str], *, sort: bool = True) -> str:
     seq = sort_cards(cards) if sort else list(cards)
-    return " ".join(card_text(c, color=color) for c in seq) or "-"
+    return " ".join(card_text(c) for c in seq) or "-"
 
 
-def action_text(action: str, *, color: bool = False) -> str:
-    """Record notation with the cards drawn: ``play:TH`` -> ``play 10♥``."""
+def action_text(action: str) -> str:
+    """Record notation with the cards drawn: ``play:TH`` -> ``play 10♥`` (terminal-safe)."""
     verb, _, arg = action.partition(":")
     if not arg:
-        return verb
+        return safe(verb)
     parts = arg.split(",")
     if all(len(p) == 2 and p[1] in SYMBOLS for p in parts):
-        return f"{verb} " + " ".join(card_text(p, color=color) for p in parts)
+        return f"{verb} " + " ".join(card_text(p) for p in parts)
     if verb == "name" and arg in SYMBOLS:
         return f"name {SYMBOLS[arg]}"
-    return f"{verb} {arg}"
+    return safe(f"{verb} {arg}")
 
 
 def seat_name(seat: int | None, players: Sequence[str]) -> str:
     if seat is None:
         return "-"
     if 0 <= seat < len(players) and players[seat] and players[seat] != f"seat {seat}":
-        return f"seat {seat} ({players[seat]})"
+        return f"seat {seat} ({safe(players[seat])})"
     return f"seat {seat}"
 
 
@@ -82,7 +139,7 @@ def contract_text(state: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def render_view(view: Any, *, color: bool = False) -> str:
+def render_view(view: Any) -> str:
     """A :class:`clients.sdk.View` as a few lines: scores, whose turn, the trick, the hand."""
     s = view.state
     players = view.players
@@ -98,18 +155,18 @@ def render_view(view: Any, *, color: bool = False) -> str:
     if summary:
         lines.append(summary)
     if s.get("upcard") and s.get("phase") != "play":
-        lines.append(f"upcard: {card_text(s['upcard'], color=color)}")
+        lines.append(f"upcard: {card_text(s['upcard'])}")
     tricks = s.get("tricks") or []
     if tricks:
         last = tricks[-1]
-        plays = " ".join(f"{p['seat']}:{card_text(p['card'], color=color)}"
+        plays = " ".join(f"{p['seat']}:{card_text(p['card'])}"
                          for p in last.get("plays", []))
         lines.append(f"last trick #{last.get('number', len(tricks))}: {plays} "
                      f"-> seat {last.get('winner')}")
     trick = s.get("trick") or []
     if trick:
         lines.append("on the table: " + "  ".join(
-            f"{seat_name(p['seat'], players)} {card_text(p['card'], color=color)}" for p in trick))
+            f"{seat_name(p['seat'], players)} {card_text(p['card'])}" for p in trick))
     sizes = s.get("hand_sizes")
     if sizes:
         lines.append("cards held: " + "  ".join(f"{i}:{n}" for i, n in enumerate(sizes)))
@@ -118,9 +175,9 @@ def render_view(view: Any, *, color: bool = False) -> str:
         lines.append(f"to act: {seat_name(view.to_act, players)}{you}")
     if "hand" in s:
         lines.append(f"your hand ({seat_name(view.seat, players)}): "
-                     f"{cards_text(s['hand'], color=color)}")
+                     f"{cards_text(s['hand'])}")
     if view.legal_actions:
-        lines.append("legal: " + ", ".join(view.legal_actions))
+        lines.append("legal: " + ", ".join(safe(a) for a in view.legal_actions))
     return "\n".join(lines)
 
 

@@ -14,7 +14,9 @@ def check(address: str, service: str = "", timeout: float = 3.0) -> int:
             stub = health_pb2_grpc.HealthStub(channel)
             reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
     except grpc.RpcError as exc:
-        print(f"unhealthy: {exc.code().name} {exc.details()}")
+        details = exc.details() or ""  # the server's text: no raw control characters
+        print(f"unhealthy: {exc.code().name} "
+              f"{details if details.isprintable() else ascii(details)}")
         return 1
     name = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
     print(name)
