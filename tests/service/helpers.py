@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import grpc
@@ -14,6 +16,8 @@ from grpc_status import rpc_status
 
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.application import Referee
+from referee.service.server import build_server
 
 
 @dataclass
@@ -72,3 +76,15 @@ def step(stub: pbg.RefereeServiceStub, table: Table, rng: random.Random,
 
 def facts(resp: pb.SubmitActionResponse) -> list[dict[str, object]]:
     return [json.loads(f.json) for f in resp.facts]
+
+
+@contextmanager
+def serving(app: Referee) -> Iterator[grpc.Channel]:
+    """A real server for ``app`` on a free port, and a channel to it."""
+    server, port = build_server(app, "127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            yield ch
+    finally:
+        server.stop(1.0)

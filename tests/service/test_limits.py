@@ -28,22 +28,10 @@ from referee.application import Referee
 from referee.config import settings_from_env
 from referee.domain.errors import UnauthenticatedError
 from referee.rules.errors import NotYourTurnError
-from referee.service.server import build_server
 from tests.service.conftest import AUDITOR, store_env
-from tests.service.helpers import create, expect_error
+from tests.service.helpers import create, expect_error, serving
 
 ORGANISER = "organiser-secret"
-
-
-@contextmanager
-def serving(app: Referee) -> Iterator[grpc.Channel]:
-    server, port = build_server(app, "127.0.0.1:0")
-    server.start()
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-            yield ch
-    finally:
-        server.stop(1.0)
 
 
 @contextmanager

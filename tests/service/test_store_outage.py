@@ -22,9 +22,9 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.service.server import LIVENESS_NAME, SERVICE_NAME, build_server
+from referee.service.server import LIVENESS_NAME, SERVICE_NAME
 from tests.pg_cluster import PgCluster
-from tests.service.helpers import Table, create, error_info, step
+from tests.service.helpers import Table, create, error_info, serving, step
 
 pytestmark = pytest.mark.postgres
 CALL_TIMEOUT = 30.0  # a call that hangs shows up as DEADLINE_EXCEEDED, not as a stuck test
@@ -89,13 +89,10 @@ def channel(pg_cluster: PgCluster) -> Iterator[grpc.Channel]:
     """A real server over a real Referee on ``pg_cluster``, and a channel to it."""
     env = {**pg_cluster.env(), "POSTGRES_POOL_SIZE": "3", "POSTGRES_MAX_OVERFLOW": "3"}
     app = Referee(settings_from_env(env))
-    server, port = build_server(app, "127.0.0.1:0")
-    server.start()
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+        with serving(app) as ch:
             yield ch
     finally:
-        server.stop(1.0)
         app.close()
 
 
