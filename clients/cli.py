@@ -80,12 +80,23 @@ def _auditor_env() -> str:
     return os.environ.get("REFEREE_AUDITOR_TOKEN") or os.environ.get("REFEREE_TOKEN", "")
 
 
+def _version() -> str:
+    """The installed distribution's version (its one source is ``referee.__version__``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trick-referee")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = argparse.ArgumentParser(
         prog="referee-client", description=__doc__.split("\n\n")[0],
         epilog="Run 'referee-client COMMAND --help' for a command's options.",
     )
+    parser.add_argument("--version", action="version", version=f"referee-client {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:

@@ -72,9 +72,16 @@ class Queries:
         doc = self.views[view].read("match", str(match_id))
         if doc is None:
             self.app.get_match(match_id)  # raises MatchNotFoundError for an unknown match
-            raise ViewNotReadyError(f"the {view} view has not caught up with match {match_id}",
-                                    matchId=match_id)
+            raise ViewNotReadyError(f"the {view} view has not caught up with match {match_id}"
+                                    f"{self._not_ready_hint()}", matchId=match_id)
         return doc
+
+    def _not_ready_hint(self) -> str:
+        """What a VIEW_NOT_READY answer adds: retry, or which process keeps the views."""
+        if self.app.settings.projections == "separate":
+            return ("; this server leaves its views to `referee projections` "
+                    "(REFEREE_PROJECTIONS=separate): is it running on this database?")
+        return " yet; retry shortly"
 
     def _who(self, doc: Doc, token: str) -> Principal:
         return self.app.authorize(SimpleNamespace(**doc["auth"]), token)  # type: ignore[arg-type]
@@ -84,7 +91,8 @@ class Queries:
             raise HandNotFoundError(f"hand {hand} does not exist (hands 1..{hands})", hand=hand)
         doc = self.views["hands"].read("hand", f"{match_id}:{hand:05d}")
         if doc is None:
-            raise ViewNotReadyError("the hands view has not caught up", hand=hand)
+            raise ViewNotReadyError(f"the hands view has not caught up{self._not_ready_hint()}",
+                                    hand=hand)
         return doc
 
     # -- scoreboard --------------------------------------------------------------------------

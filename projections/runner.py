@@ -11,11 +11,18 @@
   position, one transaction per page of up to ``--batch`` events, and sleeps
   :data:`FOLLOW_POLL` seconds when a pass finds nothing. (It used to follow with
   eventsourcing's ``ProjectionRunner``, one transaction per event, which fell behind under load.)
-- :class:`ProjectionWorker` runs every view in one background thread of ``referee serve``.
+- :class:`ProjectionWorker` runs every view in one background thread of ``referee serve``
+  (by default, on every store; ``REFEREE_PROJECTIONS=separate`` leaves them to
+  ``referee projections``).
+- On PostgreSQL each view is written by one process at a time, whoever holds its
+  :class:`ViewLocks` advisory lock: several servers on one database (replicas, or a server
+  next to ``referee projections``) never write a view at once; the others stand by and one
+  takes over within about a second when the writer stops.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -47,14 +54,104 @@ class RefereeLog(Referee):
         super().__init__(settings_from_env({**os.environ, **dict(env or {})}))
 
 
+class ViewLockLost(RuntimeError):
+    """The connection holding a view's advisory lock broke: another process may write the
+    view now, so this one stops writing it until it holds the lock again."""
+
+
+class ViewLocks:
+    """PostgreSQL session advisory locks, one per view and schema, held on one connection of
+    this process's own: the process holding a view's lock is the only one writing it.
+
+    :meth:`take` tries (at most once every :attr:`retry` seconds per view while another
+    process holds it); :meth:`check` raises :class:`ViewLockLost` once the connection is gone
+    (the server released the locks with it).
+    """
+
+    retry = 1.0
+
+    def __init__(self, datastore: Any) -> None:
+        self._datastore = datastore
+        self._conn: Any = None
+        self._held: set[str] = set()
+        self._next_try: dict[str, float] = {}
+
+    def key(self, view: str) -> int:
+        """The lock's 64-bit key: the view's name within its database schema."""
+        name = f"trick-referee:{self._datastore.schema or 'public'}:{view}".encode()
+        return int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "big", signed=True)
+
+    def holds(self, view: str) -> bool:
+        return view in self._held
+
+    def take(self, view: str) -> bool:
+        """Whether this process holds ``view``'s lock now (trying to take it if not)."""
+        if view in self._held:
+            return True
+        now = time.monotonic()
+        if now < self._next_try.get(view, 0.0):
+            return False
+        self._next_try[view] = now + self.retry
+        if self._conn is None:
+            from psycopg.rows import tuple_row
+
+            from referee.persistence import dedicated_connection
+
+            self._conn = dedicated_connection(self._datastore)
+            self._conn.row_factory = tuple_row  # the pool's rows are dicts
+        try:
+            row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key(view),)
+                                     ).fetchone()
+        except Exception:
+            self.release()
+            raise
+        if row and row[0]:
+            self._held.add(view)
+            return True
+        return False
+
+    def check(self) -> None:
+        """:raises ViewLockLost: when the connection holding the locks broke."""
+        if not self._held:
+            return
+        try:
+            self._conn.execute("SELECT 1")
+        except Exception as exc:
+            self.release()
+            raise ViewLockLost(f"lost the views' lock connection: {exc}") from exc
+
+    def release(self) -> None:
+        """Let go of every lock (closing the connection releases them)."""
+        self._held.clear()
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # already broken
+                log.debug("closing the views' lock connection failed", exc_info=True)
+
+
+def view_locks(app: Referee) -> ViewLocks | None:
+    """Advisory locks for the views of ``app``'s store (None unless PostgreSQL)."""
+    if app.settings.backend != "postgres":
+        return None
+    from referee.persistence import datastore_of
+
+    datastore = datastore_of(app.recorder)
+    return None if datastore is None else ViewLocks(datastore)
+
+
 class BatchRunner:
-    """Feeds one projection from the log, a page per transaction."""
+    """Feeds one projection from the log, a page per transaction. ``guard``, when set, is
+    called before each page (the holder of the view's lock checks it still holds it)."""
 
     def __init__(self, app: Referee, projection_class: type[Projection[Any]], view: DocView,
-                 batch_size: int = DEFAULT_BATCH) -> None:
+                 batch_size: int = DEFAULT_BATCH, guard: Callable[[], None] | None = None
+                 ) -> None:
         self.app, self.view, self.batch_size = app, view, batch_size
         self.projection = projection_class(view)
         self.name = projection_class.name
+        self.guard = guard
 
     def run_once(self, stop: Callable[[], bool] = lambda: False,
                  pages: int | None = None) -> int:
@@ -69,6 +166,8 @@ class BatchRunner:
             )
             if not notes:
                 break
+            if self.guard is not None:
+                self.guard()
             with self.view.batch():
                 for n in notes:
                     self.projection.process_event(mapper.to_domain_event(n),
@@ -88,13 +187,16 @@ class BatchRunner:
 
 
 class ProjectionWorker:
-    """Every view, followed in one background thread (the embedded default of ``serve``)."""
+    """Every view, followed in one background thread of ``referee serve``. On PostgreSQL it
+    writes only the views whose lock it holds (:class:`ViewLocks`)."""
 
     def __init__(self, app: Referee, names: Sequence[str] = tuple(PROJECTIONS),
                  poll: float = 0.5, batch_size: int = DEFAULT_BATCH) -> None:
         self.app = app
+        self.locks = view_locks(app)
+        guard = None if self.locks is None else self.locks.check
         self.runners = [
-            BatchRunner(app, PROJECTIONS[n], open_view(n, app.settings), batch_size)
+            BatchRunner(app, PROJECTIONS[n], open_view(n, app.settings), batch_size, guard)
             for n in names
         ]
         self.poll = poll
@@ -115,18 +217,32 @@ class ProjectionWorker:
             self._woken.clear()
             try:
                 for r in self.runners:
-                    r.run_once(self._stop.is_set)
+                    if self._writes(r):
+                        r.run_once(self._stop.is_set)
                 head = self.app.recorder.max_notification_id() or 0
                 for name, position in self.positions().items():  # referee_projection_lag_events
                     PROJECTION_LAG.labels(name).set(max(0, head - position))
             except Exception as exc:  # logged, retried after a pause (store down, ...)
                 self.error = exc
                 log.exception("projection worker failed; retrying")
+                if self.locks is not None:
+                    self.locks.release()
                 self._stop.wait(1.0)
                 continue
             with self._progress:
                 self._progress.notify_all()
             self._woken.wait(self.poll)  # a commit here, or a poll for other processes
+
+    def _writes(self, runner: BatchRunner) -> bool:
+        """Whether this process is the one writing ``runner``'s view (always, but on
+        PostgreSQL where another process may hold the view's lock)."""
+        if self.locks is None or self.locks.holds(runner.name):
+            return True
+        if not self.locks.take(runner.name):
+            return False
+        runner.view.forget()  # another process may have written it since
+        log.info("projections: following the %s view", runner.name)
+        return True
 
     def positions(self) -> dict[str, int]:
         return {r.name: r.view.position() for r in self.runners}
@@ -151,13 +267,14 @@ class ProjectionWorker:
         self._woken.set()
         if self._thread.is_alive():
             self._thread.join(10)
+        if self.locks is not None:
+            self.locks.release()
 
 
 def start_in_process(app: Referee) -> ProjectionWorker | None:
-    """Start the views inside ``referee serve`` for the embedded default (SQLite), or when
-    ``REFEREE_PROJECTIONS=inprocess``; ``off`` or a separate worker disables it."""
-    mode = os.environ.get("REFEREE_PROJECTIONS", "")
-    if mode == "off" or (mode != "inprocess" and app.settings.backend != "sqlite"):
+    """Start the views inside ``referee serve`` (every store), unless
+    ``REFEREE_PROJECTIONS=separate`` (or ``off``) leaves them to ``referee projections``."""
+    if app.settings.projections == "separate":
         return None
     return ProjectionWorker(app).start()
 
@@ -166,24 +283,41 @@ def run_process(
     names: Sequence[str], *, rebuild: str | None = None, once: bool = False,
     batch_size: int = DEFAULT_BATCH, stop: threading.Event | None = None,
 ) -> int:
-    """``referee projections``: catch up (or rebuild one view), then follow the log."""
+    """``referee projections``: catch up (or rebuild one view), then follow the log. On
+    PostgreSQL a view another process writes (see :class:`ViewLocks`) is left to it: skipped
+    with ``--once``, refused for ``--rebuild``, taken over when that process stops."""
     settings = settings_from_env()
     app = Referee(settings)
     stop = stop or threading.Event()
+    locks = view_locks(app)
+    guard = None if locks is None else locks.check
+
+    def ours(name: str) -> bool:
+        return locks is None or locks.take(name)
+
     try:
         if rebuild:
             if rebuild not in PROJECTIONS:
                 raise SystemExit(f"unknown view {rebuild!r}: one of {', '.join(PROJECTIONS)}")
-            r = BatchRunner(app, PROJECTIONS[rebuild], open_view(rebuild, settings), batch_size)
+            if not ours(rebuild):
+                raise SystemExit(f"the {rebuild} view is being written by another process (a "
+                                 "`referee serve` without REFEREE_PROJECTIONS=separate, or "
+                                 "`referee projections`): stop it first")
+            r = BatchRunner(app, PROJECTIONS[rebuild], open_view(rebuild, settings), batch_size,
+                            guard)
             t0 = time.perf_counter()
             n = r.rebuild()
             dt = time.perf_counter() - t0
             print(f"rebuilt {rebuild}: {n} events in {dt:.2f}s "
                   f"({n / dt if dt else 0:.0f} events/s)", flush=True)
             return 0
-        runners = [BatchRunner(app, PROJECTIONS[n], open_view(n, settings), batch_size)
+        runners = [BatchRunner(app, PROJECTIONS[n], open_view(n, settings), batch_size, guard)
                    for n in names]
         for r in runners:
+            if not ours(r.name):
+                print(f"{r.name}: written by another process; "
+                      + ("skipped" if once else "standing by"), flush=True)
+                continue
             n = r.run_once()
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
@@ -191,9 +325,18 @@ def run_process(
         # Follow: page through what is new after each view's position, a transaction per
         # page (rows and position together), on every store; nap only when nothing was new.
         while not stop.is_set():
-            done = sum(r.run_once(stop.is_set, pages=1) for r in runners)  # a page each, in turn
+            done = 0
+            for r in runners:  # a page each, in turn
+                if locks is not None and not locks.holds(r.name):
+                    if not locks.take(r.name):
+                        continue
+                    r.view.forget()  # written by another process until now
+                    print(f"{r.name}: taking over", flush=True)
+                done += r.run_once(stop.is_set, pages=1)
             if not done:
                 stop.wait(FOLLOW_POLL)
         return 0
     finally:
+        if locks is not None:
+            locks.release()
         app.close()

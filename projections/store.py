@@ -114,6 +114,10 @@ class DocView(TrackingRecorder):
         self._pending.clear()
         self._cache.clear()  # documents may have been changed in place
 
+    def forget(self) -> None:
+        """Drop what this writer remembers of its rows (another process wrote them since)."""
+        self._discard()
+
     def _flush(self, tracking: Tracking) -> None:
         if self.before_flush is not None:
             self.before_flush()

@@ -452,7 +452,8 @@ def run(
     env = dict(os.environ, PERSISTENCE_MODULE="eventsourcing.postgres", POSTGRES_SCHEMA=schema,
                REFEREE_AUDITOR_TOKEN=AUDITOR, REFEREE_GRPC_WORKERS=str(n_workers),
                AGGREGATE_CACHE_MAXSIZE=str(max(20_000, 2 * n_tables)), PYTHONUNBUFFERED="1",
-               REFEREE_ANONYMOUS_RATE="0")  # the load generator creates tables at will
+               REFEREE_ANONYMOUS_RATE="0",  # the load generator creates tables at will
+               REFEREE_PROJECTIONS="separate")  # measured as before: the write side alone
     env.update(pg)
     report: dict[str, Any] = {
         "machine": {

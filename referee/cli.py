@@ -8,7 +8,50 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, NoReturn
+
+from referee import __version__
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose mistakes end in one line on stderr (and exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def address_arg(text: str) -> str:
+    """``--address``: ``HOST:PORT`` with a port from 0 to 65535 (``[v6]:PORT`` too)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535 or (
+            ":" in host and not (host.startswith("[") and host.endswith("]"))):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not HOST:PORT with a port from 0 to 65535 (e.g. 127.0.0.1:50051, "
+            "0.0.0.0:50051, [::]:50051)")
+    return text
+
+
+def workers_arg(text: str) -> str:
+    """``--workers``: a number from 1, or ``auto``."""
+    if text != "auto" and not (text.isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number >= 1 or 'auto'")
+    return text
+
+
+def _number_arg(kind: type[int] | type[float], minimum: float, maximum: float | None,
+                what: str) -> Any:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or value != value or value < minimum or (
+                maximum is not None and value > maximum):
+            bound = f"from {minimum:g} to {maximum:g}" if maximum is not None else \
+                f"of {minimum:g} or more"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} {bound}")
+        return value
+    return parse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,10 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="referee",
         description="Trick Referee: deals, checks and records trick-taking card games.",
     )
+    parser.add_argument("--version", action="version", version=f"referee {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
@@ -43,24 +87,37 @@ def _main(argv: Sequence[str] | None) -> int:
     p = sub.add_parser("games", help="list the games and their rule parameters")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    p = sub.add_parser("example", help="print the path of a bundled example record")
-    p.add_argument("game", nargs="?", default="euchre")
+    p = sub.add_parser("example", help="print the path of a bundled example hand record",
+                       description="Print the path of a bundled hand record of GAME, for "
+                       "`referee verify`; --list prints every game's.")
+    p.add_argument("game", nargs="?", default="euchre", help="a game name or alias (euchre)")
+    p.add_argument("--list", action="store_true", help="print every game and its example")
 
     p = sub.add_parser(
         "serve", help="run the gRPC referee service",
         description="Serve the referee over gRPC. Storage: SQLite in REFEREE_DATA_DIR (default "
-        "./data), or PostgreSQL with PERSISTENCE_MODULE=eventsourcing.postgres and POSTGRES_*.",
+        "the user's data directory, e.g. ~/.local/share/trick-referee), or PostgreSQL with "
+        "PERSISTENCE_MODULE=eventsourcing.postgres and POSTGRES_*. Settings: docs/operations.md.",
     )
-    p.add_argument("--address", default="127.0.0.1:50051", help="host:port to listen on")
+    p.add_argument("--address", default="127.0.0.1:50051", type=address_arg,
+                   help="host:port to listen on")
     p.add_argument("--data-dir", help="SQLite data directory (sets REFEREE_DATA_DIR)")
-    p.add_argument("--grace", type=float, default=5.0, help="seconds to finish calls on stop")
-    p.add_argument("--log-level", default="INFO", help="DEBUG logs one line per request")
+    p.add_argument("--grace", type=_number_arg(float, 0, None, "a number of seconds"),
+                   default=5.0, help="seconds to finish calls on stop")
+    p.add_argument("--log-level", default="INFO", type=str.upper,
+                   choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+                   help="DEBUG logs one line per request")
     p.add_argument(
-        "--metrics-port", type=int, default=None,
+        "--metrics-port", type=_number_arg(int, 0, 65535, "a port"), default=None,
         help="Prometheus /metrics port (default $REFEREE_METRICS_PORT or 9464; 0 disables)",
     )
     p.add_argument(
-        "--workers", default="1",
+        "--projections", choices=["inprocess", "separate"], default=None,
+        help="inprocess: this server keeps the read-side views up to date (default); "
+        "separate: `referee projections` processes do (sets REFEREE_PROJECTIONS)",
+    )
+    p.add_argument(
+        "--workers", default="1", type=workers_arg,
         help="server processes sharing the port (SO_REUSEPORT): a number or 'auto' (one per "
         "CPU); worker i serves metrics on --metrics-port + i",
     )
@@ -154,34 +211,9 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "games":
         return _games(args.json)
     if args.command == "example":
-        path = resources.files("referee") / "examples" / f"{args.game}-hand.json"
-        if not path.is_file():
-            print(f"no bundled example for {args.game!r}", file=sys.stderr)
-            return 2
-        print(path)
-        return 0
+        return _example(args.game, args.list)
     if args.command == "serve":
-        import logging
-        import os
-
-        from referee.service import serve
-
-        logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-        if args.data_dir:
-            os.environ["REFEREE_DATA_DIR"] = args.data_dir
-        port = args.metrics_port
-        if port is None:
-            port = int(os.environ.get("REFEREE_METRICS_PORT", "9464"))
-        from referee.service.workers import serve_workers, worker_count
-
-        try:
-            workers = worker_count(args.workers)
-        except ValueError:
-            parser.error(f"--workers: a number >= 1 or 'auto', not {args.workers!r}")
-        if workers > 1:
-            return serve_workers(args.address, workers, args.grace, port,
-                                 ["--log-level", args.log_level])
-        return serve(args.address, args.grace, port)
+        return _serve(args)
     if args.command == "health":
         from referee.service.healthcheck import check
 
@@ -204,6 +236,109 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _example(game: str, list_all: bool) -> int:
+    from referee.rules.registry import GAMES, find_game
+
+    def path_of(name: str) -> Any:
+        return resources.files("referee") / "examples" / f"{name}-hand.json"
+
+    if list_all:
+        for name in GAMES:
+            print(f"{name}\t{path_of(name)}")
+        return 0
+    try:
+        name = find_game(game).name
+    except Exception:
+        print(f"referee example: unknown game {game!r}: one of {', '.join(GAMES)}",
+              file=sys.stderr)
+        return 2
+    path = path_of(name)
+    if not path.is_file():
+        print(f"referee example: no bundled example for {name!r}", file=sys.stderr)
+        return 2
+    print(path)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``referee serve``: settings and address checked first; a start-up mistake ends in one
+    line on stderr (exit 2 for a bad setting, 1 when the server cannot start)."""
+    import logging
+
+    from referee.config import SettingsError, StartupError, settings_from_env
+    from referee.service.workers import REUSE_PORT_ENV, serve_workers, worker_count
+
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(message)s")
+    if args.data_dir:
+        os.environ["REFEREE_DATA_DIR"] = args.data_dir
+    if args.projections:
+        os.environ["REFEREE_PROJECTIONS"] = args.projections
+    workers = worker_count(args.workers)
+    try:
+        settings = settings_from_env()
+        port = settings.metrics_port if args.metrics_port is None else args.metrics_port
+        if os.environ.get(REUSE_PORT_ENV) != "1":  # a worker's siblings hold the port
+            _check_address(args.address)
+        _note_old_data_dir(settings)
+        if workers > 1:
+            try:
+                return serve_workers(args.address, workers, args.grace, port,
+                                     ["--log-level", args.log_level])
+            except RuntimeError as exc:  # a worker did not start (it said why on stderr)
+                raise StartupError(str(exc)) from exc
+        from referee.service import serve
+
+        return serve(args.address, args.grace, port)
+    except SettingsError as exc:
+        print(f"referee serve: {exc}", file=sys.stderr)
+        return 2
+    except (StartupError, OSError) as exc:
+        print(f"referee serve: {exc}", file=sys.stderr)
+        return 1
+
+
+def _check_address(address: str) -> None:
+    """Fail with one clear line, before anything starts, when ``address`` cannot be listened
+    on (grpc's own error says only "Failed to bind").
+
+    :raises OSError: the host does not resolve, is not local, or the port is taken.
+    """
+    import errno
+    import socket
+
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host or None, int(port), type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise OSError(f"--address {address}: cannot resolve {host!r} ({exc.strerror})") from None
+    family, kind, proto, _, sockaddr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC does
+        try:
+            sock.bind(sockaddr)
+        except OSError as exc:
+            why = ("the port is in use (another `referee serve`?)" if exc.errno == errno.EADDRINUSE
+                   else f"{exc.strerror}; is {host} an address of this machine?")
+            raise OSError(f"cannot listen on {address}: {why}") from None
+
+
+def _note_old_data_dir(settings: Any) -> None:
+    """Say so when ``./data`` holds a store of an older version, which used ``./data`` as the
+    default data directory: this one is elsewhere now."""
+    import logging
+    from pathlib import Path
+
+    old = Path("data", "referee.sqlite")
+    if os.environ.get("REFEREE_DATA_DIR") or settings.backend != "sqlite" or not old.is_file():
+        return
+    if old.resolve() != Path(settings.store_env["SQLITE_DBNAME"]).resolve():
+        logging.getLogger("referee").warning(
+            "note: %s is not used: the store is %s (set REFEREE_DATA_DIR=./data to use that one)",
+            old.resolve(), settings.store_location)
 
 
 def _games(as_json: bool) -> int:

@@ -181,3 +181,17 @@ def datastore_of(recorder: Any) -> es_postgres.PostgresDatastore | None:
     """The PostgreSQL datastore behind ``recorder`` (None for another store)."""
     datastore = getattr(recorder, "datastore", None)
     return datastore if isinstance(datastore, es_postgres.PostgresDatastore) else None
+
+
+def dedicated_connection(datastore: es_postgres.PostgresDatastore,
+                         connect_timeout: int | None = None) -> psycopg.Connection[Any]:
+    """A new autocommit connection with the settings of ``datastore``'s pool, not one of the
+    pool's (for the store monitor's pings and the views' advisory locks)."""
+    pool = datastore.pool
+    kwargs = dict(pool.kwargs) if isinstance(pool.kwargs, dict) else {}
+    get_password = getattr(pool, "get_password_func", None)
+    if get_password is not None:
+        kwargs["password"] = get_password()
+    if connect_timeout is not None:
+        kwargs["connect_timeout"] = connect_timeout
+    return psycopg.connect(str(pool.conninfo or ""), autocommit=True, **kwargs)

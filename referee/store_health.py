@@ -22,7 +22,7 @@ from typing import Any
 
 import psycopg
 
-from referee.persistence import datastore_of, recover_pools
+from referee.persistence import datastore_of, dedicated_connection, recover_pools
 
 log = logging.getLogger("referee.store")
 Listener = Callable[[bool], None]
@@ -56,15 +56,9 @@ class StoreMonitor:
         datastore = datastore_of(getattr(app, "recorder", None))
         if datastore is None or interval <= 0:
             return None
-        pool = datastore.pool
-        get_password = getattr(pool, "get_password_func", None)
 
         def connect() -> psycopg.Connection[Any]:
-            kwargs = dict(pool.kwargs) if isinstance(pool.kwargs, dict) else {}
-            if get_password is not None:
-                kwargs["password"] = get_password()
-            kwargs["connect_timeout"] = 2  # libpq's least
-            return psycopg.connect(str(pool.conninfo or ""), autocommit=True, **kwargs)
+            return dedicated_connection(datastore, connect_timeout=2)  # libpq's least
 
         return cls(connect, interval=interval, timeout=min(interval, 1.0))
 

@@ -98,7 +98,11 @@ class RefereeServer:
         reflection.enable_server_reflection(
             (SERVICE_NAME, *read_side, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
-        port: int = server.add_insecure_port(address)
+        try:
+            port: int = server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpc's says only "Failed to bind"
+            raise OSError(f"cannot listen on {address}: the port is in use, or the host is "
+                          "not an address of this machine") from exc
         if port == 0:
             raise OSError(f"cannot bind {address}")
         self._server = server
@@ -160,12 +164,17 @@ def tune_gc() -> None:
 def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     """Run until SIGTERM or SIGINT; acknowledged actions are already committed, and calls
     in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off)."""
+    from projections.runner import start_in_process  # the views, unless run separately
+    from referee.config import StartupError, one_line, settings_from_env
     from referee.service import metrics
 
-    app = Referee()
-    from projections.runner import start_in_process  # the views, for the embedded default
-
-    views = start_in_process(app)
+    settings = settings_from_env()
+    try:
+        app = Referee(settings)
+        views = start_in_process(app)
+    except Exception as exc:  # the store cannot be opened: one line for the operator
+        raise StartupError(f"cannot open the event store ({settings.store_location}): "
+                           f"{one_line(exc)}") from exc
     hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
     if hooks:
         app.on_commit_batch(metrics.COMMIT_BATCH.observe)
@@ -179,8 +188,8 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     tune_gc()
     server.start()
     host = address.rsplit(":", 1)[0]
-    log.warning("referee serving on %s:%d (store: %s)", host, port, app.settings.backend)
-    print(f"listening on {host}:{port}", flush=True)
+    log.warning("referee serving on %s:%d (store: %s)", host, port, settings.store_location)
+    print(f"listening on {host}:{port} ({settings.store_location})", flush=True)
     stop_event().wait()
     log.warning("stopping (grace %.1fs)", grace)
     server.stop(grace)
