@@ -268,6 +268,7 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from referee.config import SettingsError, StartupError, settings_from_env
+    from referee.service.credentials import check_credentials
     from referee.service.workers import REUSE_PORT_ENV, serve_workers, worker_count
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(message)s")
@@ -278,6 +279,7 @@ def _serve(args: argparse.Namespace) -> int:
     workers = worker_count(args.workers)
     try:
         settings = settings_from_env()
+        check_credentials()  # no placeholder or short REFEREE_*_TOKEN
         port = settings.metrics_port if args.metrics_port is None else args.metrics_port
         if os.environ.get(REUSE_PORT_ENV) != "1":  # a worker's siblings hold the port
             _check_address(args.address)

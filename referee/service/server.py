@@ -26,6 +26,8 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.limits import MAX_REQUEST_BYTES
 from referee.service.decoding import DecodeErrorInterceptor
+from referee.service.health_service import HealthServicer
+from referee.service.keepalive import keepalive_options
 from referee.service.peers import PeerLimits
 from referee.service.servicer import RefereeServicer
 from referee.service.signals import stop_event
@@ -77,6 +79,8 @@ class RefereeServer:
                 # Bounded requests (referee.limits); answers may be larger (match records).
                 ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
                 ("grpc.max_send_message_length", 64 << 20),
+                # Keepalive and connection age (REFEREE_KEEPALIVE_*, REFEREE_MAX_CONNECTION_*).
+                *keepalive_options(),
             ],
         )
         stopping = self._stopping.is_set
@@ -88,7 +92,7 @@ class RefereeServer:
         from projections.service import add_to_server  # the read side, on the same port
 
         read_side = add_to_server(server, app, stopping, peers)
-        self._health = health.aio.HealthServicer()
+        self._health = HealthServicer()  # grpcio's, with List
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         for name in ("", SERVICE_NAME, *read_side, LIVENESS_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -163,10 +167,15 @@ def tune_gc() -> None:
 
 def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     """Run until SIGTERM or SIGINT; acknowledged actions are already committed, and calls
-    in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off)."""
+    in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off).
+
+    :raises referee.config.SettingsError: for a placeholder or short credential."""
     from projections.runner import start_in_process  # the views, unless run separately
     from referee.config import StartupError, one_line, settings_from_env
     from referee.service import metrics
+    from referee.service.credentials import check_credentials
+
+    check_credentials()  # before anything starts: no server with a template's secret
 
     settings = settings_from_env()
     try:

@@ -257,7 +257,7 @@ def test_database_services_and_network_policy() -> None:
     env = {v["name"]: v.get("value") for v in exports["env"]}
     assert env["POSTGRES_HOST"] == f"{cluster}-ro", "exports read from replicas"
     assert env["CREATE_TABLE"] == "n", "a hot standby refuses DDL"
-    (policy,) = by_kind(docs, "NetworkPolicy").values()
+    policy = by_kind(docs, "NetworkPolicy")["referee-db-access"]
     assert policy["spec"]["podSelector"]["matchLabels"] == {"cnpg.io/cluster": cluster}
     allowed = [peer["podSelector"]["matchLabels"]
                for rule in policy["spec"]["ingress"] for peer in rule["from"]
@@ -268,6 +268,54 @@ def test_database_services_and_network_policy() -> None:
                          for c in pod_spec(d)["containers"] for s in c.get("envFrom", []))
         admitted = any(sel.items() <= labels.items() for sel in allowed)
         assert reaches_db == admitted, d["metadata"]["name"]
+
+
+def selects(selector: Doc, labels: dict[str, str]) -> bool:
+    """Whether a label selector (matchLabels and matchExpressions) selects ``labels``."""
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for e in selector.get("matchExpressions", []):
+        present, value = e["key"] in labels, labels.get(e["key"])
+        ok = {"In": present and value in e.get("values", []),
+              "NotIn": not present or value not in e.get("values", []),
+              "Exists": present, "DoesNotExist": not present}[e["operator"]]
+        if not ok:
+            return False
+    return True
+
+
+def test_referee_pods_network_policy_lets_in_grpc_and_metrics_and_out_only_dns_and_db() -> None:
+    docs = overlay_docs()
+    policy = by_kind(docs, "NetworkPolicy")["referee-pods"]["spec"]
+    assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
+    deployments = by_kind(docs, "Deployment")
+    grpc_port = port_of(serve_args(pod_spec(deployments["referee"])["containers"][0][
+        "args"]).address)
+    config = by_kind(docs, "ConfigMap")["referee-config"]["data"]
+    metrics_port = int(config[metrics.PORT_ENV])
+    for d in deployments.values():  # every pod of ours is covered, no other pod is
+        labels = d["spec"]["template"]["metadata"]["labels"]
+        assert selects(policy["podSelector"], labels), d["metadata"]["name"]
+        for c in pod_spec(d)["containers"]:  # each port a container listens on is let in
+            for port in c["ports"]:
+                assert any(port["containerPort"] in {p["port"] for p in rule["ports"]}
+                           for rule in policy["ingress"]), (d["metadata"]["name"], port)
+    assert not selects(policy["podSelector"], {"cnpg.io/cluster": "referee-db"})
+    ingress = {p["port"]: rule.get("from") for rule in policy["ingress"] for p in rule["ports"]}
+    assert ingress == {grpc_port: None, metrics_port: [{"namespaceSelector": {}}]}, ingress
+    cluster = by_kind(docs, "Cluster")["referee-db"]["metadata"]["name"]
+    egress = {(p["protocol"], p["port"]): rule["to"] for rule in policy["egress"]
+              for p in rule["ports"]}
+    assert set(egress) == {("UDP", 53), ("TCP", 53), ("TCP", 5432)}
+    assert egress[("TCP", 5432)] == [{"podSelector": {"matchLabels": {
+        "cnpg.io/cluster": cluster}}}]
+    assert egress[("UDP", 53)][0]["podSelector"]["matchLabels"] == {"k8s-app": "kube-dns"}
+    db = by_kind(docs, "NetworkPolicy")["referee-db-access"]["spec"]  # and the db lets us in
+    admitted = [peer["podSelector"] for rule in db["ingress"] for peer in rule["from"]
+                if "podSelector" in peer and 5432 in {p["port"] for p in rule.get("ports", [])}]
+    for d in deployments.values():
+        labels = d["spec"]["template"]["metadata"]["labels"]
+        assert any(selects(sel, labels) for sel in admitted), d["metadata"]["name"]
 
 
 def test_projection_workers_one_replica_per_view() -> None:

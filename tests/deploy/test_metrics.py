@@ -30,7 +30,7 @@ def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 def test_grpc_calls_show_up_in_the_metrics(tmp_path: Path) -> None:
     metrics_port = free_port()
     proc, address = start_server(
-        {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": "aud"},
+        {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": "metrics-auditor-token"},
         "--metrics-port", str(metrics_port),
     )
     try:
@@ -112,7 +112,7 @@ def test_a_broken_chain_shows_up_in_the_metrics(tmp_path: Path) -> None:
     from referee.application import Referee
     from referee.config import settings_from_env
 
-    env = {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": "aud"}
+    env = {"REFEREE_DATA_DIR": str(tmp_path), "REFEREE_AUDITOR_TOKEN": "metrics-auditor-token"}
     earlier = Referee(settings_from_env(env))  # an earlier process wrote the match
     created = earlier.create_match("euchre")
     table = earlier.recorder.events_table_name  # type: ignore[attr-defined]
