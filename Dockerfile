@@ -2,16 +2,17 @@
 # Build: docker build -t trick-referee .   Run: docker run -p 50051:50051 -p 9464:9464 trick-referee
 # The wheel is built in a stage of its own, with the rules core compiled by mypyc
 # (REFEREE_COMPILE=1, docs/operations.md "Compiled rules"); the image gets the wheel, not the
-# compiler.
+# compiler. Every package either stage installs is pinned by constraints.txt.
 FROM python:3.12-slim AS build
 RUN apt-get update -q && apt-get install -y -q --no-install-recommends gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml setup.py README.md MANIFEST.in constraints.txt ./
 COPY referee ./referee
 COPY projections ./projections
 COPY clients ./clients
-RUN REFEREE_COMPILE=1 pip wheel --no-deps --wheel-dir /wheels .
+RUN REFEREE_COMPILE=1 PIP_CONSTRAINT=/src/constraints.txt \
+    pip wheel --no-deps --wheel-dir /wheels .
 
 FROM python:3.12-slim
 
@@ -23,7 +24,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     REFEREE_METRICS_PORT=9464
 
 COPY --from=build /wheels /wheels
-RUN pip install /wheels/*.whl \
+COPY --from=build /src/constraints.txt /wheels/constraints.txt
+RUN pip install --constraint /wheels/constraints.txt \
+        "trick-referee[postgres] @ file://$(echo /wheels/trick_referee-*.whl)" \
     && rm -rf /wheels \
     && useradd --system --uid 10001 --no-create-home --home-dir /nonexistent referee \
     && mkdir -p /var/lib/referee \

@@ -260,7 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strategy", action="append", choices=sorted(STRATEGIES),
                    help="bot strategy per seat, cycled (default greedy)")
     p.add_argument("--seed", type=int, help="random seed of the bots")
-    p.add_argument("--out", type=Path, help="directory for the match record (default: a temp dir)")
+    p.add_argument("--out", type=Path, help="directory for the match record (default: "
+                                            "~/.cache/trick-referee/demo or the platform's)")
     p.add_argument("--connect", action="store_true",
                    help="use the referee at --address instead of starting one")
     return parser
@@ -324,7 +325,7 @@ def _load_deals(path: Path) -> list[list[str]]:
     if not packs or not all(isinstance(p, list) and all(isinstance(c, str) for c in p)
                             for p in packs):
         raise UsageProblem(f"--deals {path}: want a JSON list of packs (lists of card names)")
-    return packs
+    return [list(p) for p in packs if isinstance(p, list)]  # each checked above
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -967,8 +968,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         with _client(args) as client:
             return go(client)
     if not args.json:
-        _print(f"starting a referee (data in {out})", flush=True)
-    with local_referee(out) as address, RefereeClient(address, timeout=args.timeout) as client:
+        _print(f"starting a referee (a throw-away store; the match record goes to {out})",
+               flush=True)
+    with local_referee() as address, RefereeClient(address, timeout=args.timeout) as client:
         return go(client)
 
 

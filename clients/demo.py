@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.bots import STRATEGIES, Seat, play_all
-from clients.errors import RefereeError, ViewNotReady
+from clients.errors import RefereeError, Unavailable, ViewNotReady
 from clients.records import verify_file
 from clients.sdk import RefereeClient, Scoreboard, View
 
@@ -32,27 +32,38 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def local_referee(data_dir: Path, *, timeout: float = 30.0) -> Iterator[str]:
-    """Start ``referee serve`` in a child process on a free port; yield its address."""
+def local_referee(*, timeout: float = 30.0) -> Iterator[str]:
+    """Start ``referee serve`` in a child process on a free port, with a throw-away store
+    (removed when it stops); yield its address. If it does not start, the error ends with the
+    end of its log."""
     address = f"127.0.0.1:{free_port()}"
-    log = (data_dir / "referee.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee", "serve", "--address", address,
-         "--data-dir", str(data_dir / "data"), "--grace", "1"],
-        stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ),
-    )
-    try:
-        with RefereeClient(address) as probe:
-            probe.wait_ready(timeout)
-        yield address
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with tempfile.TemporaryDirectory(prefix="referee-demo-") as tmp:
+        log_path = Path(tmp) / "referee.log"
+        with log_path.open("w") as log:
+            env = {k: v for k, v in os.environ.items()  # a default server, store of its own
+                   if not k.startswith(("POSTGRES_", "PERSISTENCE_MODULE", "SQLITE_",
+                                        "REFEREE_"))}
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "referee", "serve", "--address", address,
+                 "--data-dir", str(Path(tmp) / "data"), "--grace", "1", "--metrics-port", "0"],
+                stdout=log, stderr=subprocess.STDOUT, env=env,
+            )
+            try:
+                with RefereeClient(address) as probe:
+                    try:
+                        probe.wait_ready(timeout)
+                    except Unavailable as exc:
+                        tail = log_path.read_text(errors="replace").strip().splitlines()[-5:]
+                        raise Unavailable(f"{exc.message}; its log ends: {' | '.join(tail)}",
+                                          code="UNAVAILABLE") from None
+                yield address
+            finally:
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
 
 
 def target_rules(client: RefereeClient, game: str, target: int | None) -> dict[str, Any]:
@@ -132,4 +143,8 @@ def run_demo(
 
 
 def default_out_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="referee-demo-"))
+    """Where the demo writes match records without ``--out``: one folder in the user's cache
+    directory (e.g. ``~/.cache/trick-referee/demo``), the same for every run."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("trick-referee", appauthor=False)) / "demo"

@@ -237,13 +237,23 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     return None
 
 
-def from_rpc_error(err: grpc.RpcError) -> RefereeError:
-    """The :class:`RefereeError` subclass for a failed call."""
+#: Words of gRPC's own UNAVAILABLE details when no connection could be made.
+_NOT_CONNECTED = ("failed to connect", "connection refused", "dns resolution failed",
+                  "name resolution", "errors resolving", "no route to host", "connect failed")
+
+
+def from_rpc_error(err: grpc.RpcError, address: str | None = None) -> RefereeError:
+    """The :class:`RefereeError` subclass for a failed call; with the ``address`` dialled, a
+    connection that could not be made says to check that ``referee serve`` runs there."""
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
     message = (err.details() if hasattr(err, "details") else None) or str(code)
     info = error_info(err)
     if info is not None and info.reason:
         cls = BY_REASON.get(info.reason, RefereeError)
         return cls(message, code=code.name, reason=info.reason, metadata=dict(info.metadata))
+    if (address and code == grpc.StatusCode.UNAVAILABLE
+            and any(w in message.lower() for w in _NOT_CONNECTED)):
+        message = f"cannot connect to {address}: is `referee serve` running at {address}? " \
+                  f"({message})"
     cls = BY_CODE.get(code, RefereeError)
     return cls(message, code=code.name)

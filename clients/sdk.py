@@ -436,7 +436,7 @@ class RefereeClient:
                     time.sleep(delay)
                     delay *= 2
                     continue
-                raise from_rpc_error(err) from None
+                raise from_rpc_error(err, self.address) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     # -- the RPCs -------------------------------------------------------------------------
@@ -507,7 +507,7 @@ class RefereeClient:
                     return
                 failures += 1
                 if not (resume and code in RETRYABLE and failures <= self.retries):
-                    raise from_rpc_error(err) from None
+                    raise from_rpc_error(err, self.address) from None
                 time.sleep(self.backoff * 2 ** (failures - 1))
 
     def get_hand_record(self, match_id: str, hand: int, token: str = "") -> Record:
@@ -579,7 +579,7 @@ class RefereeClient:
                     return
                 failures += 1
                 if not (resume and code in RETRYABLE and failures <= self.retries):
-                    raise from_rpc_error(err) from None
+                    raise from_rpc_error(err, self.address) from None
                 time.sleep(self.backoff * 2 ** (failures - 1))
             finally:
                 stream.cancel()
@@ -685,7 +685,7 @@ class RefereeClient:
             except grpc.RpcError as err:
                 code = err.code() if hasattr(err, "code") else None
                 if sent or code not in RETRYABLE or attempt == self.retries:
-                    raise from_rpc_error(err) from None
+                    raise from_rpc_error(err, self.address) from None
                 time.sleep(delay)
                 delay *= 2
 

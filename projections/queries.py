@@ -153,7 +153,8 @@ class Queries:
         h = self._hand(match_id, hand, int(m["hands"]))
         if not h["finished"] and who.role is not Role.AUDITOR:
             raise ReplayNotAllowedError(
-                f"hand {hand} is still being played: only the auditor may replay it now",
+                f"hand {hand} is still being played: only the auditor may replay it now"
+                f"{self.app.auditor_hint}",
                 hand=hand)
         actions = h["actions"]
         if not 0 <= index <= len(actions):
@@ -206,7 +207,8 @@ class Queries:
         h = self._hand(match_id, hand, int(m["hands"]))
         if not h["finished"] and who.role is not Role.AUDITOR:
             raise ReplayNotAllowedError(
-                f"hand {hand} is still being played: only the auditor may view it now",
+                f"hand {hand} is still being played: only the auditor may view it now"
+                f"{self.app.auditor_hint}",
                 hand=hand)
         title = f"{m['game'].capitalize()} — hand {hand} of match {match_id}"
         page = render_hand(replay_for_view(self._record(m, h).to_json()),
@@ -330,9 +332,11 @@ class Queries:
             if self.app._is_auditor(token):
                 return Principal(Role.AUDITOR)
             if not token:
-                raise UnauthenticatedError("the auditor token is required")
+                raise UnauthenticatedError(f"the auditor token is required"
+                                           f"{self.app.auditor_hint}")
             raise PermissionDeniedError("the match's creation event is not in its stored log: "
-                                        "only the auditor may check its chain")
+                                        f"only the auditor may check its chain"
+                                        f"{self.app.auditor_hint}")
         hashes = getattr(created, "seat_token_hashes", None)
         auth = SimpleNamespace(  # as stored, whatever was stored: never an error
             seat_token_hashes=[_ascii(h) for h in hashes] if isinstance(hashes, list) else [],
@@ -343,7 +347,7 @@ class Queries:
 
     def _require_auditor(self, token: str) -> None:
         if not (token and self.app._is_auditor(token)):
-            raise PermissionDeniedError("only the auditor may do this")
+            raise PermissionDeniedError(f"only the auditor may do this{self.app.auditor_hint}")
 
 
 def event_log(app: Referee, match_id: UUID) -> list[Doc]:

@@ -27,7 +27,6 @@ from eventsourcing.sqlite import SQLiteTrackingRecorder
 from eventsourcing.utils import Environment
 
 from referee.config import Settings
-from referee.persistence import TrackingRecorder as PostgresTrackingRecorder
 
 Doc = dict[str, Any]
 _MISSING = object()
@@ -218,36 +217,6 @@ class SQLiteDocView(SQLiteTrackingRecorder, DocView):
         return "tracking"
 
 
-class PostgresDocView(PostgresTrackingRecorder, DocView):
-    """A view as tables ``<view>_docs`` and ``<view>_tracking`` in PostgreSQL."""
-
-    def __init__(self, datastore: Any, **kwargs: Any) -> None:
-        super().__init__(datastore, **kwargs)
-        self.docs_table = f"{self.view_name}_docs"
-        t = self._qualified()
-        from psycopg.sql import SQL, Composed
-
-        # The recorder's statements are typed ``list[Composed]``: a one-part Composed renders
-        # exactly as its SQL.
-        self.sql_create_statements.extend([
-            Composed([SQL(f"CREATE TABLE IF NOT EXISTS {t} (kind text NOT NULL, "
-                          "key text NOT NULL, parent text NOT NULL, data text NOT NULL, "
-                          "PRIMARY KEY (kind, key))")]),
-            Composed([SQL(f'CREATE INDEX IF NOT EXISTS "{self.docs_table}_parent" ON {t} '
-                          "(kind, parent, key)")]),
-        ])
-        self._init_docs()
-
-    def _sql(self, text: str) -> str:
-        return text.replace("?", "%s")
-
-    def _qualified(self) -> str:
-        return f'"{self.datastore.schema}"."{self.docs_table}"'
-
-    def _tracking_table(self) -> str:
-        return f'"{self.datastore.schema}"."{self.tracking_table_name}"'
-
-
 _CLASSES: dict[tuple[str, str], type[DocView]] = {}
 
 
@@ -255,7 +224,11 @@ def view_class(name: str, backend: str) -> type[DocView]:
     """The recorder class of view ``name`` on ``backend`` (``sqlite`` or ``postgres``)."""
     key = (name, backend)
     if key not in _CLASSES:
-        base: type[DocView] = SQLiteDocView if backend == "sqlite" else PostgresDocView
+        base: type[DocView] = SQLiteDocView
+        if backend != "sqlite":  # psycopg is imported only here: it is optional
+            from projections.store_postgres import PostgresDocView
+
+            base = PostgresDocView
         cls_name = f"{name.title()}{base.__name__}"
         # three-argument type() is typed as returning a plain ``type``
         _CLASSES[key] = cast(

@@ -321,12 +321,11 @@ def _binary_insert_events(recorder: Any) -> None:
     binary (``%b``) rather than text (``%s``). Same function, same rows; psycopg dumps an
     array of the stored-event composite in C instead of escaping its text form in Python
     (~27 -> ~9 us of CPU per event in a batch of 200)."""
-    from psycopg.sql import SQL, Identifier
-
     name = getattr(recorder, "pg_function_name_insert_events", None)
     datastore: Any = getattr(recorder, "datastore", None)
     if name is None or not getattr(datastore, "enable_db_functions", False):
         return
+    from psycopg.sql import SQL, Identifier  # PostgreSQL only: psycopg is optional
     recorder.sql_invoke_pg_function_insert_events = SQL(
         "SELECT * FROM {schema}.{insert_events}((%b))"
     ).format(schema=Identifier(datastore.schema), insert_events=Identifier(name))
@@ -827,8 +826,8 @@ class Referee(Application[UUID]):
         default, :data:`referee.limits.MAX_LIST_LIMIT`), oldest first."""
         if not self._is_auditor(token):
             if not token:
-                raise UnauthenticatedError("the auditor token is required")
-            raise PermissionDeniedError("only the auditor may list rejections")
+                raise UnauthenticatedError(f"the auditor token is required{self.auditor_hint}")
+            raise PermissionDeniedError(f"only the auditor may list rejections{self.auditor_hint}")
         cap = limits.MAX_LIST_LIMIT
         return self.rejections.list(match_id, min(limit, cap) if limit > 0 else cap)
 
@@ -869,6 +868,14 @@ class Referee(Application[UUID]):
         if expected and token and hmac.compare_digest(token.encode(), expected.encode()):
             return True
         return self._is_auditor(token)
+
+    @property
+    def auditor_hint(self) -> str:
+        """Added to the refusals of auditor-only requests: on a server with no auditor, says
+        so and how to give it one (empty when it has one)."""
+        if self.settings.auditor_token:
+            return ""
+        return " (this server has no auditor: start it with REFEREE_AUDITOR_TOKEN set)"
 
     def _is_auditor(self, token: str) -> bool:
         """Compared as UTF-8 bytes: ``compare_digest`` refuses a str that is not ASCII."""

@@ -49,7 +49,6 @@ the variable and what it may be (``referee serve`` prints it and exits 2).
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -219,10 +218,12 @@ def _store_env(env: Mapping[str, str]) -> dict[str, str]:
         store["SQLITE_DBNAME"] = env.get("SQLITE_DBNAME") or str(data_dir / "referee.sqlite")
         store["SQLITE_LOCK_TIMEOUT"] = str(read_int(env, "SQLITE_LOCK_TIMEOUT", 10))
     elif module == "eventsourcing.postgres":
-        missing = [m for m in ("psycopg", "psycopg_pool") if importlib.util.find_spec(m) is None]
-        if missing:
+        try:
+            import psycopg  # noqa: F401  (optional: the [postgres] extra)
+            import psycopg_pool  # noqa: F401
+        except ImportError:
             raise SettingsError("PERSISTENCE_MODULE=eventsourcing.postgres needs psycopg: "
-                                "pip install 'trick-referee[postgres]'")
+                                "pip install 'trick-referee[postgres]'") from None
         store["PERSISTENCE_MODULE"] = POSTGRES_FACTORY
         store["POSTGRES_ENABLE_DB_FUNCTIONS"] = env.get("POSTGRES_ENABLE_DB_FUNCTIONS", "y")
         for key, value in env.items():

@@ -18,11 +18,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
-
-from referee.persistence import datastore_of, dedicated_connection, recover_pools
+if TYPE_CHECKING:  # psycopg is optional: imported only when the store is PostgreSQL
+    import psycopg
 
 log = logging.getLogger("referee.store")
 Listener = Callable[[bool], None]
@@ -33,10 +32,14 @@ class StoreMonitor:
     went (see the module docstring)."""
 
     def __init__(self, connect: Callable[[], psycopg.Connection[Any]], *, interval: float = 1.0,
-                 timeout: float = 1.0, on_recover: Callable[[], None] = recover_pools) -> None:
+                 timeout: float = 1.0, on_recover: Callable[[], None] | None = None) -> None:
         if interval <= 0 or timeout <= 0:
             raise ValueError("the ping interval and timeout must be positive")
         self._connect, self.interval, self.timeout = connect, interval, timeout
+        if on_recover is None:
+            from referee.persistence import recover_pools
+
+            on_recover = recover_pools
         self._on_recover = on_recover
         #: False from the first failed ping until one succeeds again.
         self.available = True
@@ -53,8 +56,12 @@ class StoreMonitor:
     @classmethod
     def for_app(cls, app: Any, interval: float) -> StoreMonitor | None:
         """A monitor of ``app``'s PostgreSQL store (None for another store, or interval 0)."""
+        if interval <= 0 or getattr(getattr(app, "settings", None), "backend", "") != "postgres":
+            return None
+        from referee.persistence import datastore_of, dedicated_connection
+
         datastore = datastore_of(getattr(app, "recorder", None))
-        if datastore is None or interval <= 0:
+        if datastore is None:
             return None
 
         def connect() -> psycopg.Connection[Any]:
@@ -108,6 +115,8 @@ class StoreMonitor:
         return True
 
     def _ping_once(self) -> None:
+        import psycopg
+
         if self._conn is not None:
             try:
                 self._conn.execute("SELECT 1")

@@ -41,9 +41,9 @@ _CREATED_TOPIC = get_topic(Tournament.Created)
 def require_auditor(app: Referee, token: str) -> None:
     """:raises UnauthenticatedError, PermissionDeniedError: unless ``token`` is the auditor's."""
     if not token:
-        raise UnauthenticatedError("the auditor token is required")
+        raise UnauthenticatedError(f"the auditor token is required{app.auditor_hint}")
     if not app._is_auditor(token):
-        raise PermissionDeniedError("only the auditor may do this")
+        raise PermissionDeniedError(f"only the auditor may do this{app.auditor_hint}")
 
 
 def record_ruling(
