@@ -1,4 +1,4 @@
-"""Cards, packs and card sets, in the record notation of ``spec/hand-record.md``.
+"""Cards, packs and card sets, in the record notation of ``docs/hand-record.md``.
 
 A card is an ``int``: ``suit * 13 + rank``, with suits ``C D H S`` = 0..3 and ranks
 ``2 .. A`` = 0..12. A set of cards is an ``int`` bitmask (bit ``card`` set), as python-chess
@@ -51,7 +51,7 @@ RANK_NAMES: Final = (
     "ace",
 )
 
-# Hungarian display names (Ulti). Records use the letters above (spec/hand-record.md).
+# Hungarian display names (Ulti). Records use the letters above (docs/hand-record.md).
 HUNGARIAN_SUIT_NAMES: Final = {HEARTS: "piros", DIAMONDS: "tök", SPADES: "zöld", CLUBS: "makk"}
 HUNGARIAN_RANK_NAMES: Final = {
     SEVEN: "7",

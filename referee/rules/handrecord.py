@@ -1,4 +1,4 @@
-"""Hand and match records (``spec/hand-record.md``, format v1): reading, writing, replaying.
+"""Hand and match records (``docs/hand-record.md``, format v1): reading, writing, replaying.
 
 Like ``chess.pgn``, this sits beside the rules and uses them; it does no I/O itself (callers
 pass parsed JSON and get JSON-ready dicts back).

@@ -1,7 +1,7 @@
 """Seats and partnerships.
 
 Seats are ``int`` ``0..n-1`` in turn order: the seat after ``s`` is ``(s + 1) % n``
-(``spec/hand-record.md``). In four-seat partnership games the team of ``s`` is ``s % 2``.
+(``docs/hand-record.md``). In four-seat partnership games the team of ``s`` is ``s % 2``.
 """
 
 from __future__ import annotations

@@ -618,7 +618,7 @@ def test_rule_parameters_are_validated() -> None:
 
 
 def test_record_parameter_names_and_defaults_match_the_spec() -> None:
-    """spec/hand-record.md names three Euchre parameters and their defaults."""
+    """docs/hand-record.md names three Euchre parameters and their defaults."""
     specs = {s.name: s.default for s in EuchreRules.param_specs()}
     assert specs["stick_the_dealer"] is True
     assert specs["lone_defender"] is True

@@ -780,7 +780,7 @@ def test_p_t16_points_left_in_widow_cannot_be_won() -> None:
     ],
 )
 def test_malformed_actions_are_invalid(text: str) -> None:
-    """Syntax errors raise InvalidActionError quoting the text (spec/hand-record.md)."""
+    """Syntax errors raise InvalidActionError quoting the text (docs/hand-record.md)."""
     with pytest.raises(InvalidActionError):
         GAME.parse_action(text)
 

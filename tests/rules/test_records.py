@@ -1,4 +1,4 @@
-"""Hand and match records and `referee verify` (spec/hand-record.md)."""
+"""Hand and match records and `referee verify` (docs/hand-record.md)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ Sources, as the reference names them (§2, §4.2): the seed; WP-CINCH (Wikipedia
 after Foster's Complete Hoyle, 1897); KATZ and DENEXA (modern Cinch/Pedro rules); PIDRO;
 POKERWINER; JC-CINCH. Every point where they differ is a parameter of :class:`PedroRules`.
 
-A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``spec/hand-record.md``).
+A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``docs/hand-record.md``).
 Its code is :data:`DISCARD_BASE` plus the card mask, so it round-trips without the state; the
 legal set at a discard is every allowed subset (at most 466), given lazily as
 :class:`DiscardSets` (length, indexing and membership computed, not listed).
