@@ -946,8 +946,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         else:  # the read side did not catch up in time: computed from the record
             rows = scoreboard(json.loads(result.record_path.read_text("utf-8")), v.scores,
                               v.game)
-            table = scoreboard_text(rows, v.scores, v.game) + "\n(scoreboard computed from " \
-                                                              "the record)"
+            table = scoreboard_text(rows, v.scores, v.game) + (
+                "\n(scoreboard computed from the record: the referee's read side did not answer "
+                "in time; a server started with REFEREE_PROJECTIONS=separate needs "
+                "`referee projections` running)")
         ok = bool(result.verified and result.verified.get("ok"))
         data = {"match_id": result.match_id, "game": v.game, "players": v.players,
                 "scores": v.scores, "winner": v.winner, "hands": result.hands,
