@@ -56,8 +56,13 @@ def _number_arg(kind: type[int] | type[float], minimum: float, maximum: float | 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
+    from referee.config import SettingsError
+
     try:
         return _main(argv)
+    except SettingsError as exc:  # any command that reads the settings (verify --chain, ...)
+        print(f"referee: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # The reader went away (``referee games | head``): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -116,3 +116,13 @@ def test_version(command: str) -> None:
     assert done.returncode == 0
     name = "referee" if command == "referee" else "referee-client"
     assert done.stdout == f"{name} {referee.__version__}\n"
+
+
+def test_other_commands_reading_the_settings_say_the_same_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "verify", "--chain",
+         "00000000-0000-0000-0000-000000000000"],
+        cwd=tmp_path, env=clean_env(tmp_path, REFEREE_FOLLOW_MS="soon"), capture_output=True,
+        text=True, timeout=TIMEOUT, check=False)
+    assert done.returncode == 2
+    assert one_line(done).startswith("referee: REFEREE_FOLLOW_MS=soon: must be a number")
