@@ -126,3 +126,17 @@ def test_other_commands_reading_the_settings_say_the_same_in_one_line(tmp_path: 
         text=True, timeout=TIMEOUT, check=False)
     assert done.returncode == 2
     assert one_line(done).startswith("referee: REFEREE_FOLLOW_MS=soon: must be a number")
+
+
+def test_a_store_left_in_dot_data_by_an_older_version_is_pointed_at(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from referee.cli import _note_old_data_dir
+    from referee.config import settings_from_env
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REFEREE_DATA_DIR", raising=False)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "referee.sqlite").write_bytes(b"")
+    settings = settings_from_env({"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    _note_old_data_dir(settings)
+    assert "set REFEREE_DATA_DIR=./data to use that one" in caplog.text
