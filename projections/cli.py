@@ -28,6 +28,13 @@ def add_parsers(sub: Any, bench: Any) -> None:
     p.add_argument("--rebuild", metavar="VIEW", help="drop VIEW, rebuild it from the log, exit")
     p.add_argument("--once", action="store_true", help="catch up and exit")
     p.add_argument("--batch", type=int, default=1000, help="events per transaction")
+    p.add_argument("--metrics-port", type=int, default=None,
+                   help="Prometheus /metrics port while following (default "
+                   "$REFEREE_METRICS_PORT or 9464; 0 disables): lag and events per view")
+    p.add_argument("--log-level", default="INFO", type=str.upper,
+                   choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])
+    p.add_argument("--log-format", choices=["text", "json"], default=None,
+                   help="text (default) or json, one object per line ($REFEREE_LOG_FORMAT)")
     p.add_argument("--export-events", metavar="MATCH_ID",
                    help="print the match's stored events (NDJSON, for verify --chain) and exit")
     b = bench.add_parser("projections", help="rebuild every view from a large log; replay time")
@@ -70,6 +77,18 @@ def run(args: argparse.Namespace) -> int:
 
     if args.export_events:
         return _export_events(args.export_events)
+    from referee.config import SettingsError, settings_from_env
+    from referee.service import logs, metrics
+
+    try:
+        logs.configure(args.log_level, args.log_format)
+        port = args.metrics_port
+        if port is None:  # only a process that keeps following serves metrics by default
+            port = 0 if args.once or args.rebuild else settings_from_env().metrics_port
+    except SettingsError as exc:
+        print(f"referee projections: {exc}", file=sys.stderr)
+        return 2
+    metrics.serve_http("0.0.0.0", port)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

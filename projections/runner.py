@@ -37,11 +37,12 @@ from projections.store import APP_NAME, DocView, open_view
 from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.service.metrics import PROJECTION_LAG
+from referee.service.metrics import PROJECTION_EVENTS, PROJECTION_LAG
 
 log = logging.getLogger("referee.projections")
 DEFAULT_BATCH = 1000
 FOLLOW_POLL = 0.05  # seconds `referee projections` waits when no view had anything new
+LAG_EVERY = 1.0  # seconds between two `referee_projection_lag_events` updates while following
 
 
 class RefereeLog(Referee):
@@ -319,9 +320,11 @@ def run_process(
                       + ("skipped" if once else "standing by"), flush=True)
                 continue
             n = r.run_once()
+            PROJECTION_EVENTS.labels(r.name).inc(n)
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
             return 0
+        lag_at = report_lag(app, runners)
         # Follow: page through what is new after each view's position, a transaction per
         # page (rows and position together), on every store; nap only when nothing was new.
         while not stop.is_set():
@@ -332,7 +335,12 @@ def run_process(
                         continue
                     r.view.forget()  # written by another process until now
                     print(f"{r.name}: taking over", flush=True)
-                done += r.run_once(stop.is_set, pages=1)
+                n = r.run_once(stop.is_set, pages=1)
+                if n:
+                    PROJECTION_EVENTS.labels(r.name).inc(n)
+                done += n
+            if time.monotonic() - lag_at >= LAG_EVERY:
+                lag_at = report_lag(app, runners)
             if not done:
                 stop.wait(FOLLOW_POLL)
         return 0
@@ -340,3 +348,12 @@ def run_process(
         if locks is not None:
             locks.release()
         app.close()
+
+
+def report_lag(app: Referee, runners: Sequence[BatchRunner]) -> float:
+    """Set ``referee_projection_lag_events`` of each view (the log's head minus its position);
+    returns when (``time.monotonic()``)."""
+    head = app.recorder.max_notification_id() or 0
+    for r in runners:
+        PROJECTION_LAG.labels(r.name).set(max(0, head - r.view.position()))
+    return time.monotonic()

@@ -111,7 +111,8 @@ def _main(argv: Sequence[str] | None) -> int:
                    default=5.0, help="seconds to finish calls on stop")
     p.add_argument("--log-level", default="INFO", type=str.upper,
                    choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
-                   help="DEBUG logs one line per request")
+                   help="DEBUG also logs one line per call (the access log)")
+    _log_arguments(p)
     p.add_argument(
         "--metrics-port", type=_number_arg(int, 0, 65535, "a port"), default=None,
         help="Prometheus /metrics port (default $REFEREE_METRICS_PORT or 9464; 0 disables)",
@@ -270,19 +271,19 @@ def _example(game: str, list_all: bool) -> int:
 def _serve(args: argparse.Namespace) -> int:
     """``referee serve``: settings and address checked first; a start-up mistake ends in one
     line on stderr (exit 2 for a bad setting, 1 when the server cannot start)."""
-    import logging
-
     from referee.config import SettingsError, StartupError, settings_from_env
+    from referee.service import logs
     from referee.service.credentials import check_credentials
     from referee.service.workers import REUSE_PORT_ENV, serve_workers, worker_count
 
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(message)s")
     if args.data_dir:
         os.environ["REFEREE_DATA_DIR"] = args.data_dir
     if args.projections:
         os.environ["REFEREE_PROJECTIONS"] = args.projections
     workers = worker_count(args.workers)
     try:
+        logs.configure(args.log_level, args.log_format, grpc_logs=args.log_grpc or None,
+                       access=args.access_log or None)
         settings = settings_from_env()
         check_credentials()  # no placeholder or short REFEREE_*_TOKEN
         port = settings.metrics_port if args.metrics_port is None else args.metrics_port
@@ -292,7 +293,7 @@ def _serve(args: argparse.Namespace) -> int:
         if workers > 1:
             try:
                 return serve_workers(args.address, workers, args.grace, port,
-                                     ["--log-level", args.log_level])
+                                     ["--log-level", args.log_level, *_log_argv(args)])
             except RuntimeError as exc:  # a worker did not start (it said why on stderr)
                 raise StartupError(str(exc)) from exc
         from referee.service import serve
@@ -304,6 +305,25 @@ def _serve(args: argparse.Namespace) -> int:
     except (StartupError, OSError) as exc:
         print(f"referee serve: {exc}", file=sys.stderr)
         return 1
+
+
+def _log_arguments(p: argparse.ArgumentParser) -> None:
+    """The logging flags of ``serve`` (referee.service.logs)."""
+    p.add_argument("--log-format", choices=["text", "json"], default=None,
+                   help="text (default) or json: one JSON object per line "
+                   "(default $REFEREE_LOG_FORMAT)")
+    p.add_argument("--log-grpc", action="store_true",
+                   help="let grpc's own loggers through at --log-level (default: warnings "
+                   "only; $REFEREE_LOG_GRPC=y)")
+    p.add_argument("--access-log", action="store_true",
+                   help="log one line per call (method, code, match id, peer, duration) at "
+                   "INFO ($REFEREE_ACCESS_LOG=y; always on at DEBUG)")
+
+
+def _log_argv(args: argparse.Namespace) -> list[str]:
+    """The logging flags given, for the worker processes."""
+    return ([f"--log-format={args.log_format}"] if args.log_format else []) + (
+        ["--log-grpc"] if args.log_grpc else []) + (["--access-log"] if args.access_log else [])
 
 
 def _check_address(address: str) -> None:

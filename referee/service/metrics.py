@@ -1,24 +1,40 @@
 """Prometheus metrics for the gRPC server: one interceptor, one HTTP endpoint.
 
-- ``referee_grpc_requests_total{method, code}``: finished calls by method and status code;
-- ``referee_grpc_rejections_total{method, code, reason}``: refused calls by the
-  ``google.rpc.ErrorInfo`` reason of the error table (``NOT_YOUR_TURN``, ``ILLEGAL_ACTION``, ...);
-- ``referee_grpc_request_seconds{method}``: latency of unary calls (streams are counted, not timed);
-- ``referee_grpc_in_flight{method}``: calls running now (drain watch);
+The call metrics have the names and labels of go-grpc-prometheus / py-grpc-prometheus (labels
+``grpc_type`` ``unary``/``server_stream``, ``grpc_service`` ``referee.api.v1.RefereeService``,
+``grpc_method`` ``SubmitAction``, ``grpc_code`` ``OK``), so their dashboards and alerts work:
+
+- ``grpc_server_started_total{grpc_type, grpc_service, grpc_method}``: calls started; minus
+  the handled ones, the calls running now (a stream: open streams);
+- ``grpc_server_handled_total{grpc_type, grpc_service, grpc_method, grpc_code}``: calls
+  finished, by status code;
+- ``grpc_server_handling_seconds{grpc_type, grpc_service, grpc_method}``: how long calls took,
+  a stream from its start to its end (select ``grpc_type="unary"`` for latency);
+- ``grpc_server_msg_received_total`` / ``grpc_server_msg_sent_total`` (same labels as started):
+  request messages received, response messages sent (a stream's updates one by one).
+
+And the referee's own:
+
+- ``referee_grpc_rejections_total{grpc_service, grpc_method, grpc_code, reason}``: refused
+  calls by the ``google.rpc.ErrorInfo`` reason of the error table (``NOT_YOUR_TURN``,
+  ``ILLEGAL_ACTION``, ...);
 - ``referee_projection_lag_events{view}``: notification-log positions a view is behind the
-  head, set by the in-process projection worker (``projections.runner.ProjectionWorker``);
+  head, set by whatever follows the views (the in-process worker of ``referee serve``,
+  ``projections.runner.ProjectionWorker``, or a ``referee projections`` process);
+- ``referee_projection_events_total{view}``: events a ``referee projections`` process applied;
 - ``referee_commit_batch_size``: aggregates written per group-commit transaction
   (``REFEREE_COMMIT_BATCH`` caps it), observed through ``Referee.on_commit_batch``;
 - ``referee_chain_breaks_total``: matches refused because their stored hash chain does not
   verify, each match and position once per process (``Referee.on_chain_broken``; every
   refused call is also in the rejections, reason ``CHAIN_BROKEN``).
 
-Metrics go to ``prometheus_client``'s default registry, served by :func:`start` on
-``--metrics-port`` (0 disables).
+Health checking and reflection are not counted. Metrics go to ``prometheus_client``'s default
+registry, served by :func:`start` on ``--metrics-port`` (0 disables).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -34,25 +50,38 @@ log = logging.getLogger("referee.service")
 DEFAULT_PORT = 9464
 PORT_ENV = "REFEREE_METRICS_PORT"
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
+_CALL = ["grpc_type", "grpc_service", "grpc_method"]
 
-REQUESTS = Counter(
-    "referee_grpc_requests", "Finished gRPC calls by method and status code", ["method", "code"]
+STARTED = Counter("grpc_server_started", "Total number of RPCs started on the server.", _CALL)
+HANDLED = Counter(
+    "grpc_server_handled",
+    "Total number of RPCs completed on the server, regardless of success or failure.",
+    [*_CALL, "grpc_code"],
 )
+HANDLING = Histogram(
+    "grpc_server_handling_seconds",
+    "Histogram of response latency (seconds) of gRPC that had been application-level "
+    "handled by the server.",
+    _CALL,
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+RECEIVED = Counter("grpc_server_msg_received",
+                   "Total number of RPC stream messages received on the server.", _CALL)
+SENT = Counter("grpc_server_msg_sent",
+               "Total number of gRPC stream messages sent by the server.", _CALL)
 REJECTIONS = Counter(
     "referee_grpc_rejections",
     "Refused gRPC calls by ErrorInfo reason (the error table)",
-    ["method", "code", "reason"],
+    ["grpc_service", "grpc_method", "grpc_code", "reason"],
 )
-LATENCY = Histogram(
-    "referee_grpc_request_seconds",
-    "Latency of unary gRPC calls",
-    ["method"],
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
-)
-IN_FLIGHT = Gauge("referee_grpc_in_flight", "gRPC calls running now", ["method"])
 PROJECTION_LAG = Gauge(
     "referee_projection_lag_events",
     "Notification-log positions a projection view is behind the head",
+    ["view"],
+)
+PROJECTION_EVENTS = Counter(
+    "referee_projection_events",
+    "Events a projection view applied (referee projections)",
     ["view"],
 )
 COMMIT_BATCH = Histogram(
@@ -87,38 +116,49 @@ def error_reason(context: grpc.aio.ServicerContext) -> str:
 class _Series:
     """One method's labelled series, looked up once: ``Metric.labels()`` builds a key and
     takes the metric's lock on every call, which under load (hundreds of server threads)
-    was the interceptor's main cost. The in-flight gauge exists from the first call (as
-    before); the OK counter and the latency histogram from their first observation."""
+    was the interceptor's main cost. The OK counter and the histogram exist from their first
+    observation, the other codes' counters are looked up when they happen."""
 
-    __slots__ = ("in_flight", "latency", "method", "ok")
+    __slots__ = ("labels", "latency", "ok", "received", "sent", "started")
 
-    def __init__(self, method: str) -> None:
-        self.method = method
-        self.in_flight = IN_FLIGHT.labels(method)
+    def __init__(self, kind: str, method: str) -> None:
+        service, _, name = method.lstrip("/").rpartition("/")
+        self.labels = (kind, service, name)
+        self.started = STARTED.labels(*self.labels)
+        self.received = RECEIVED.labels(*self.labels)
+        self.sent = SENT.labels(*self.labels)
         self.ok: Any = None
         self.latency: Any = None
 
 
-def _record(series: _Series, context: grpc.aio.ServicerContext, failed: bool,
-            started: float | None) -> None:
+def call_code(context: grpc.aio.ServicerContext, error: BaseException | None
+              ) -> grpc.StatusCode:
+    """The status a finished call ended with (``error``: what its handler raised, if it did;
+    a stream whose client went away is closed or cancelled: CANCELLED)."""
     code = context.code()
-    if code is None:
-        if not failed:
-            code = grpc.StatusCode.OK
-        else:
-            code = grpc.StatusCode.CANCELLED if context.cancelled() else grpc.StatusCode.UNKNOWN
+    if isinstance(code, grpc.StatusCode):
+        return code
+    if error is None:
+        return grpc.StatusCode.OK
+    if isinstance(error, asyncio.CancelledError | GeneratorExit) or context.cancelled():
+        return grpc.StatusCode.CANCELLED
+    return grpc.StatusCode.UNKNOWN
+
+
+def _record(series: _Series, context: grpc.aio.ServicerContext, error: BaseException | None,
+            started: float) -> None:
+    code = call_code(context, error)
     if code is grpc.StatusCode.OK:
         if series.ok is None:
-            series.ok = REQUESTS.labels(series.method, code.name)
+            series.ok = HANDLED.labels(*series.labels, code.name)
         series.ok.inc()
     else:
         name = code.name
-        REQUESTS.labels(series.method, name).inc()
-        REJECTIONS.labels(series.method, name, error_reason(context) or name).inc()
-    if started is not None:
-        if series.latency is None:
-            series.latency = LATENCY.labels(series.method)
-        series.latency.observe(time.perf_counter() - started)
+        HANDLED.labels(*series.labels, name).inc()
+        REJECTIONS.labels(*series.labels[1:], name, error_reason(context) or name).inc()
+    if series.latency is None:
+        series.latency = HANDLING.labels(*series.labels)
+    series.latency.observe(time.perf_counter() - started)
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
@@ -146,16 +186,15 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _wrap(method: str, handler: Any) -> Any:
         if handler is None or method.startswith(("/grpc.health.", "/grpc.reflection.")):
             return handler
-        short = method.rsplit("/", 1)[-1]
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(_Series(short), handler.unary_unary),
+                _unary(_Series("unary", method), handler.unary_unary),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                _stream(_Series(short), handler.unary_stream),
+                _stream(_Series("server_stream", method), handler.unary_stream),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -166,16 +205,18 @@ def _unary(series: _Series, behavior: Callable[[Any, Any], Awaitable[Any]]
            ) -> Callable[[Any, Any], Awaitable[Any]]:
     async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
         started = time.perf_counter()
-        failed = True
-        gauge = series.in_flight
-        gauge.inc()
+        error: BaseException | None = None
+        series.started.inc()
+        series.received.inc()
         try:
             response = await behavior(request, context)
-            failed = False
+            series.sent.inc()
             return response
+        except BaseException as exc:
+            error = exc
+            raise
         finally:
-            gauge.dec()
-            _record(series, context, failed, started)
+            _record(series, context, error, started)
 
     return wrapper
 
@@ -183,30 +224,40 @@ def _unary(series: _Series, behavior: Callable[[Any, Any], Awaitable[Any]]
 def _stream(series: _Series, behavior: Callable[[Any, Any], AsyncIterator[Any]]
             ) -> Callable[[Any, Any], AsyncIterator[Any]]:
     async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        failed = True
-        gauge = series.in_flight
-        gauge.inc()
+        started = time.perf_counter()
+        error: BaseException | None = None
+        series.started.inc()
+        series.received.inc()
+        sent = series.sent
         try:
             async for item in behavior(request, context):
+                sent.inc()
                 yield item
-            failed = False
+        except BaseException as exc:
+            error = exc
+            raise
         finally:
-            gauge.dec()
-            _record(series, context, failed, None)
+            _record(series, context, error, started)
 
     return wrapper
 
 
-def start(host: str, port: int) -> list[grpc.aio.ServerInterceptor]:
-    """Serve ``/metrics`` on ``host:port`` and return the interceptors to install; ``port``
-    0 disables metrics (no interceptor). A port already taken is logged, not fatal."""
+def serve_http(host: str, port: int) -> bool:
+    """Serve ``/metrics`` on ``host:port`` (a thread); ``port`` 0 disables it. A port already
+    taken is logged, not fatal. Whether it serves."""
     if port <= 0:
-        return []
+        return False
     bind = host.strip("[]") or "0.0.0.0"
     try:
         start_http_server(port, addr=bind)
     except OSError as exc:
         log.warning("metrics disabled: cannot listen on %s:%d (%s)", bind, port, exc)
-        return []
+        return False
     log.warning("metrics on http://%s:%d/metrics", bind, port)
-    return [MetricsInterceptor()]
+    return True
+
+
+def start(host: str, port: int) -> list[grpc.aio.ServerInterceptor]:
+    """Serve ``/metrics`` on ``host:port`` and return the interceptors to install; ``port``
+    0 disables metrics (no interceptor)."""
+    return [MetricsInterceptor()] if serve_http(host, port) else []

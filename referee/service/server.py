@@ -188,7 +188,11 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     if hooks:
         app.on_commit_batch(metrics.COMMIT_BATCH.observe)
         app.on_chain_broken(metrics.chain_broken)
+    from referee.service.logs import AccessLogInterceptor, access_log_on
     from referee.service.workers import REUSE_PORT_ENV
+
+    if access_log_on():  # --access-log, or --log-level DEBUG
+        hooks = (*hooks, AccessLogInterceptor())
 
     server, port = build_server(
         app, address, interceptors=hooks, max_workers=app.settings.grpc_workers,

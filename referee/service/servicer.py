@@ -14,7 +14,6 @@ import inspect
 import json
 import logging
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 from uuid import UUID
@@ -72,8 +71,8 @@ def _stream_place(servicer: Any, context: grpc.aio.ServicerContext) -> Iterator[
 
 def _errors_mapped(method: F) -> F:
     """A unary handler for the ``grpc.aio`` server: a coroutine runs on the event loop, a
-    plain (blocking) function on the loop's executor; exceptions go through the error table;
-    one debug line per request."""
+    plain (blocking) function on the loop's executor; exceptions go through the error table
+    (the access log, ``referee.service.logs``, has one line per call)."""
     from referee.service.errors import abort
 
     async def blocking(self: Any, request: Any, context: Any) -> Any:
@@ -85,16 +84,11 @@ def _errors_mapped(method: F) -> F:
 
     @functools.wraps(method)
     async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        start = time.perf_counter()
-        code = "OK"
         try:
             _admit(self, request, context)
             return await call(self, request, context)
         except Exception as exc:
-            code = type(exc).__name__
             await abort(context, exc)
-        finally:
-            log.debug("%s %s %.1fms", method.__name__, code, (time.perf_counter() - start) * 1e3)
 
     return unary  # type: ignore[return-value]
 
@@ -122,7 +116,6 @@ def _stream_errors_mapped(method: F) -> F:
     @functools.wraps(method)
     async def native(self: Any, request: Any, context: grpc.aio.ServicerContext
                      ) -> AsyncIterator[Any]:
-        log.debug("%s started", method.__name__)
         try:
             _admit(self, request, context)
             with _stream_place(self, context):
@@ -130,13 +123,10 @@ def _stream_errors_mapped(method: F) -> F:
                     yield item
         except Exception as exc:
             await abort(context, exc)
-        finally:
-            log.debug("%s ended", method.__name__)
 
     @functools.wraps(method)
     async def blocking(self: Any, request: Any, context: grpc.aio.ServicerContext
                        ) -> AsyncIterator[Any]:
-        log.debug("%s started", method.__name__)
         loop = asyncio.get_running_loop()
         ended = threading.Event()
         context.add_done_callback(lambda _: ended.set())
@@ -158,7 +148,6 @@ def _stream_errors_mapped(method: F) -> F:
             place.close()
             ended.set()
             _close_after(pending, items, loop)
-            log.debug("%s ended", method.__name__)
 
     return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
 

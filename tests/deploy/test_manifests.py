@@ -29,7 +29,7 @@ import yaml
 import referee.cli
 import referee.config
 from projections.views import PROJECTIONS
-from referee.service import metrics
+from referee.service import keepalive, logs, metrics
 from referee.service.server import LIVENESS_NAME, SERVICE_NAME
 from tests.deploy.kustomize import build, load_docs
 
@@ -76,7 +76,7 @@ def known_env_names() -> set[str]:
     """Every variable the server reads: referee's own (config and CLI), eventsourcing's
     application and PostgreSQL settings (POSTGRES_* pass through referee.config)."""
     names = set()
-    for module in (referee.config, referee.cli):
+    for module in (referee.config, referee.cli, keepalive, logs):
         source = Path(module.__file__ or "").read_text()
         names |= set(re.findall(r'"((?:REFEREE|POSTGRES|PERSISTENCE|AGGREGATE|SQLITE)_[A-Z_]+)"',
                                 source))

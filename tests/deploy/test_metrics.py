@@ -27,6 +27,17 @@ def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
+def scrape_when(port: int, name: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """A scrape that has ``name``: the client may see a refusal a moment before the server
+    has counted it."""
+    for _ in range(100):
+        samples = scrape(port)
+        if any(sample == name for sample, _ in samples):
+            break
+        time.sleep(0.05)
+    return samples
+
+
 def test_grpc_calls_show_up_in_the_metrics(tmp_path: Path) -> None:
     metrics_port = free_port()
     proc, address = start_server(
@@ -46,22 +57,31 @@ def test_grpc_calls_show_up_in_the_metrics(tmp_path: Path) -> None:
                 assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT
             else:
                 raise AssertionError("a malformed action is refused")
-        samples = scrape(metrics_port)
+        samples = scrape_when(metrics_port, "referee_grpc_rejections_total")
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(15) == 0
-    ok = ("referee_grpc_requests_total", (("code", "OK"), ("method", "CreateMatch")))
-    assert samples[ok] == 1.0
-    bad = ("referee_grpc_requests_total",
-           (("code", "INVALID_ARGUMENT"), ("method", "SubmitAction")))
-    assert samples[bad] == 1.0
+    create = (("grpc_method", "CreateMatch"), ("grpc_service", SERVICE_NAME),
+              ("grpc_type", "unary"))
+    submit = (("grpc_method", "SubmitAction"), ("grpc_service", SERVICE_NAME),
+              ("grpc_type", "unary"))
+    assert samples[("grpc_server_started_total", create)] == 1.0
+    assert samples[("grpc_server_handled_total", (("grpc_code", "OK"), *create))] == 1.0
+    assert samples[("grpc_server_handled_total",
+                    (("grpc_code", "INVALID_ARGUMENT"), *submit))] == 1.0
+    assert samples[("grpc_server_msg_received_total", create)] == 1.0
+    assert samples[("grpc_server_msg_sent_total", create)] == 1.0
+    assert samples[("grpc_server_msg_sent_total", submit)] == 0.0  # refused: no answer
+    assert samples[("grpc_server_handling_seconds_count", create)] == 1.0
     rejected = ("referee_grpc_rejections_total", (
-        ("code", "INVALID_ARGUMENT"), ("method", "SubmitAction"), ("reason", "INVALID_ACTION")))
+        ("grpc_code", "INVALID_ARGUMENT"), ("grpc_method", "SubmitAction"),
+        ("grpc_service", SERVICE_NAME), ("reason", "INVALID_ACTION")))
     assert samples[rejected] == 1.0
-    count = ("referee_grpc_request_seconds_count", (("method", "CreateMatch"),))
-    assert samples[count] == 1.0
-    assert not any(name == "referee_grpc_requests_total" and dict(labels)["method"] == "Check"
+    assert not any(name.startswith("grpc_server_") and dict(labels)["grpc_method"] == "Check"
                    for name, labels in samples), "health checks are not counted"
+    assert not any(name.startswith("referee_grpc_")
+                   and not name.startswith("referee_grpc_rejections_")
+                   for name, _ in samples), "no custom names for what gRPC names already"
 
 
 def test_metrics_port_zero_disables_the_endpoint(tmp_path: Path) -> None:
@@ -144,5 +164,47 @@ def test_a_broken_chain_shows_up_in_the_metrics(tmp_path: Path) -> None:
         assert proc.wait(15) == 0
     assert samples[("referee_chain_breaks_total", ())] == 1.0
     refused = ("referee_grpc_rejections_total", (
-        ("code", "DATA_LOSS"), ("method", "GetView"), ("reason", "CHAIN_BROKEN")))
+        ("grpc_code", "DATA_LOSS"), ("grpc_method", "GetView"), ("grpc_service", SERVICE_NAME),
+        ("reason", "CHAIN_BROKEN")))
     assert samples[refused] == 2.0
+
+
+def test_referee_projections_serves_lag_and_events_per_view(tmp_path: Path) -> None:
+    """A separate ``referee projections`` process has metrics of its own: each view's lag
+    behind the log and the events it applied."""
+    import os
+    import subprocess
+    import sys
+
+    from referee.application import Referee
+    from referee.config import settings_from_env
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("POSTGRES_", "REFEREE_", "PERSISTENCE_MODULE"))}
+    env.update(REFEREE_DATA_DIR=str(tmp_path), PYTHONUNBUFFERED="1")
+    app = Referee(settings_from_env(env))
+    app.create_match("euchre")
+    app.create_match("belot")
+    app.close()
+    metrics_port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "projections", "--metrics-port", str(metrics_port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                samples = scrape(metrics_port)
+            except OSError:  # not listening yet
+                samples = {}
+            lags = {dict(labels)["view"]: value for (name, labels), value in samples.items()
+                    if name == "referee_projection_lag_events"}
+            if len(lags) == 3 and not any(lags.values()):
+                break
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    assert lags == {"scoreboard": 0.0, "hands": 0.0, "standings": 0.0}, lags
+    applied = {dict(labels)["view"]: value for (name, labels), value in samples.items()
+               if name == "referee_projection_events_total"}
+    assert set(applied) == set(lags) and all(n >= 2 for n in applied.values()), applied
