@@ -539,6 +539,12 @@ class Referee(Application[UUID]):
             return done
         if match is None:
             return await loop.run_in_executor(None, blocking)
+        # The answer is taken now, while the lock is held: once the commit is settled the
+        # lock is free, and another caller may apply its own action to this same live match
+        # before this coroutine resumes (reading ``match.last_outcome`` then acknowledged the
+        # other caller's action, at its version, as this one's).
+        assert match.last_outcome is not None
+        answer = self._answer(match, match.last_outcome)
         # The lock stays held until the commit is settled (``_committed`` releases it, on
         # the loop, also when this caller has gone meanwhile).
         settled = functools.partial(self._committed, match, lock)
@@ -555,8 +561,7 @@ class Referee(Application[UUID]):
             ))
         if error is not None:
             raise error
-        assert match.last_outcome is not None
-        return self._answer(match, match.last_outcome)
+        return answer
 
     def _committed(self, match: Match, lock: threading.Lock, error: BaseException | None
                    ) -> None:

@@ -185,3 +185,43 @@ def test_a_commit_that_lost_to_another_process_is_decided_again(
     assert [r.reason for r in app.list_rejections(AUDITOR, str(mid))] == ["VERSION_CONFLICT"]
     # Retrying the other process's command here is answered from the record.
     assert asyncio.run(app.submit_action_async(mid, tokens[seat], legal[0], "other")).replayed
+
+
+def test_each_caller_is_answered_with_its_own_action_when_the_next_one_slips_in(
+    env: dict[str, str]
+) -> None:
+    """The commit's settle call frees the match before the awaiting coroutine resumes, so the
+    next action on the same live match can be applied in between. Each caller must still be
+    acknowledged with its own action and version (it was answered with the newcomer's, so two
+    callers were acknowledged at one version: a fork in the eyes of the clients)."""
+    pending: list[Any] = []
+
+    class NextSlipsIn(Referee):
+        def _committed(self, match: Any, lock: Any, error: BaseException | None) -> None:
+            super()._committed(match, lock, error)
+            if pending:  # on the loop, before the settled caller resumes
+                asyncio.get_running_loop().create_task(pending.pop()())
+
+    app = NextSlipsIn(settings_from_env(env))
+    try:
+        created = app.create_match("euchre", seed_entropy=b"slip")
+        tokens = created.seat_tokens
+        answers: list[Answer] = []
+
+        async def second() -> None:
+            answers.append(await app.submit_action_async(created.match_id, tokens[2], "pass"))
+
+        async def play() -> None:
+            app.get_view(created.match_id, tokens[1])  # the match is live in the cache
+            pending.append(second)
+            answers.append(await app.submit_action_async(created.match_id, tokens[1], "pass"))
+            while len(answers) < 2:
+                await asyncio.sleep(0.01)
+
+        asyncio.run(asyncio.wait_for(play(), 10))
+        by_seat = {a.outcome.seat: a.outcome.version for a in answers}
+        assert by_seat == {1: created.version + 1, 2: created.version + 2}
+        assert [a.outcome.action for a in sorted(answers, key=lambda a: a.outcome.version)] == [
+            "pass", "pass"]
+    finally:
+        app.close()
