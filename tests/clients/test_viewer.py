@@ -1,4 +1,9 @@
-"""The hand viewer: a self-contained page per hand, checked in a real headless Chromium."""
+"""The hand viewer: a self-contained page per hand, readable (every bid, announcement and
+score in words, the hands as played, the upcard labelled, one card notation), checked in a
+real headless Chromium for every game.
+
+``REFEREE_VIEWER_SHOTS=DIR`` keeps the browser's screenshots there, to look at.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +14,74 @@ import struct
 import subprocess
 import zlib
 from collections import Counter
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from clients.records import hand_of, load_file, replay
 from referee.rules.render import FACE, FELT, RED, card_svg, render_hand
+from referee.rules.words import card
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RECORDS = sorted(GOLDEN.glob("*/*.json"))
+PLAYERS = ["Anna", "Béla", "Cili", "Dani"]
+ONE_HAND_PER_GAME = {  # the browser's pages: each game with its auction, announcements, score
+    "belot": ("belot/valat_spades.json", 1), "coinche": ("coinche/hand_announce_belote_"
+                                                         "coinche.json", 1),
+    "euchre": ("euchre/e-t12.json", 1), "pedro": ("pedro/hand_001.json", 1),
+    "ulti": ("ulti/teritett_betli_kontra.json", 1),
+}
+
+
+class Sections(HTMLParser):
+    """The text of a page by the ``id`` of the element it is in (``auction``, ``score``, ...),
+    and the ``data-card`` of each card picture by that element too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: dict[str, str] = {}
+        self.cards: dict[str, list[str]] = {}
+        self.groups: dict[str, list[str]] = {}
+        self._stack: list[tuple[str, str | None, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        where = a.get("id") or (self._stack[-1][1] if self._stack else None)
+        group = a.get("data-group") or (self._stack[-1][2] if self._stack else None)
+        if tag == "svg" and a.get("data-card"):
+            self.cards.setdefault(where or "", []).append(a["data-card"] or "")
+            if group:
+                self.groups.setdefault(group, []).append(a["data-card"] or "")
+        if tag not in ("br", "meta"):  # void elements: no end tag
+            self._stack.append((tag, where, group))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        pass  # <rect .../>: nothing to read
+
+    def handle_endtag(self, tag: str) -> None:
+        while self._stack:
+            if self._stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._stack and self._stack[-1][0] not in ("style", "title", "text"):
+            where = self._stack[-1][1] or ""
+            self.text[where] = self.text.get(where, "") + data
+
+
+def sections(page: str) -> Sections:
+    parsed = Sections()
+    parsed.feed(page)
+    return parsed
+
+
+def every_hand() -> list[tuple[Path, int]]:
+    out = []
+    for path in RECORDS:
+        data = load_file(path)
+        out += [(path, h) for h in range(1, len(data.get("hands") or [None]) + 1)]
+    return out
 
 
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -28,8 +92,69 @@ def test_every_golden_hand_renders_self_contained(path: Path) -> None:
     dealt = Counter(c for h in rep.hands for c in h) + Counter(rep.stock)
     assert Counter(cards) >= dealt  # every dealt card drawn (tricks draw them again)
     assert len(re.findall(r'data-trick="', page)) == len(rep.tricks)
-    assert rep.result is None or ('id="score"' in page and "points" in page)
+    assert rep.result is None or ('id="score"' in page and "Points this hand" in page)
     assert not re.search(r'(src|href)=|url\(|@import|<script|<link', page)
+
+
+@pytest.mark.parametrize(("path", "hand"), every_hand(),
+                         ids=lambda x: f"{x.parent.name}/{x.name}" if isinstance(x, Path) else
+                         str(x))
+def test_every_bid_announcement_and_score_is_in_words(path: Path, hand: int) -> None:
+    rep = replay(hand_of(load_file(path), hand))
+    page = sections(render_hand(rep, players=PLAYERS[: len(rep.hands)]))
+    for where in ("auction", "score"):
+        text = page.text.get(where, "")
+        assert not re.search(r'[{}\[\]"]', text), (where, text)  # no JSON
+    shown = " ".join(page.text.values())
+    assert not re.search(r"\b[2-9TJQKA][CDHS]\b", shown), "cards in text are 10♦, not TD"
+    assert "T♦" not in shown and "T♠" not in shown
+    if rep.result is not None and not rep.result.get("void"):
+        assert "Points this hand" in page.text["score"]
+        for n in rep.result["points"]:
+            assert str(n) in page.text["score"]
+    for step in rep.auction:  # each decision is a row, in words
+        assert f"{step.index + 1}" in page.text["auction"]
+
+
+@pytest.mark.parametrize(("path", "hand"), every_hand(),
+                         ids=lambda x: f"{x.parent.name}/{x.name}" if isinstance(x, Path) else
+                         str(x))
+def test_the_hands_in_play_are_shown_for_every_game(path: Path, hand: int) -> None:
+    """Each seat's cards at the first lead: every card it played is among them (Belot's
+    8-card hands, the Euchre dealer's hand after the pick-up, Pedro's after the refill)."""
+    rep = replay(hand_of(load_file(path), hand))
+    html = render_hand(rep, players=PLAYERS[: len(rep.hands)])
+    if not rep.tricks:
+        assert "No card was played" in html
+        return
+    in_play = html[html.index('id="in-play"'):html.index('id="tricks"')]
+    seats = re.split(r'data-seat="(\d)"', in_play)[1:]
+    held = {int(seats[i]): re.findall(r'data-card="(\w\w)"', seats[i + 1].split(
+        'class="centre"')[0]) for i in range(0, len(seats), 2)}
+    played: dict[int, list[str]] = {}
+    for t in rep.tricks:
+        for p in t["plays"]:
+            played.setdefault(p["seat"], []).append(p["card"])
+    for seat, cards in played.items():
+        assert set(cards) <= set(held[seat]), (seat, cards, held[seat])
+    if rep.game == "belot" and len(rep.tricks) == 8:
+        assert all(len(h) == 8 for h in held.values()), held
+
+
+def test_the_euchre_upcard_and_kitty_are_labelled() -> None:
+    rep = replay(load_file(GOLDEN / "euchre" / "e-t12.json"))
+    page = sections(render_hand(rep))
+    assert page.groups["Upcard (face up)"] == rep.stock[:1]
+    assert page.groups["Kitty (face down)"] == rep.stock[1:]
+    assert page.groups["Discarded by the dealer"] == ["AD"]  # the dealer picked up 10♣
+    assert "orders up the upcard" in page.text["auction"]
+    assert f"{card(rep.stock[0])} is" not in page.text["auction"]  # a picture, not text
+
+
+def test_names_are_escaped_in_the_page() -> None:
+    rep = replay(load_file(GOLDEN / "euchre" / "e-t12.json"))
+    page = render_hand(rep, players=["<script>x</script>", "A & B", "C", "D"], title="<b>")
+    assert "<script>x" not in page and "&lt;script&gt;x" in page and "A &amp; B" in page
 
 
 def test_a_card_is_a_picture_not_a_glyph() -> None:
@@ -46,10 +171,10 @@ def _chromium() -> str:
     pytest.skip("chromium is not installed")
 
 
-def _browser(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _browser(tmp: Path, *args: str, size: str = "1200,900") -> subprocess.CompletedProcess[str]:
     cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", f"--user-data-dir={tmp / 'profile'}", "--window-size=1200,900",
+           "--disable-sync", f"--user-data-dir={tmp / 'profile'}", f"--window-size={size}",
            *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
 
@@ -103,22 +228,33 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
     return value >> 16, (value >> 8) & 255, value & 255
 
 
-def test_the_viewer_in_a_headless_browser(tmp_path: Path) -> None:
-    rep = replay(load_file(GOLDEN / "euchre" / "e-t12.json"))
-    page = tmp_path / "hand.html"
-    page.write_text(render_hand(rep, title="Euchre e-t12"), encoding="utf-8")
+@pytest.mark.parametrize("game", sorted(ONE_HAND_PER_GAME))
+def test_the_viewer_in_a_headless_browser(game: str, tmp_path: Path) -> None:
+    name, hand = ONE_HAND_PER_GAME[game]
+    rep = replay(hand_of(load_file(GOLDEN / name), hand))
+    page = tmp_path / f"{game}.html"
+    page.write_text(render_hand(rep, players=PLAYERS[: len(rep.hands)], title=f"{game} hand"),
+                    encoding="utf-8")
 
     dom = _browser(tmp_path, "--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
-    drawn = set(re.findall(r'<svg class="card" data-card="(\w\w)"', dom.stdout))
-    assert drawn >= {c for h in rep.hands for c in h}
-    assert "Trick 1" in dom.stdout and "The auction" in dom.stdout
+    drawn = sections(dom.stdout)
+    assert set(drawn.cards["deal"]) >= {c for h in rep.hands for c in h} | set(rep.stock)
+    for heading in ("The deal", "The auction", "The hands in play", "The tricks", "The score"):
+        assert heading in dom.stdout
+    assert "Trick 1:" in drawn.text["tricks"] and "Points this hand" in drawn.text["score"]
+    assert drawn.cards["in-play"], "the hands as played are drawn"
 
-    shot = tmp_path / "hand.png"
-    run = _browser(tmp_path, f"--screenshot={shot}", page.as_uri())
+    shot = tmp_path / f"{game}.png"
+    run = _browser(tmp_path, f"--screenshot={shot}", page.as_uri(), size="1200,3400")
     assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
+    keep = os.environ.get("REFEREE_VIEWER_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / shot.name)
     counts = _pixels(shot.read_bytes())
     face, red, felt = counts[_rgb(FACE)], counts[_rgb(RED)], counts[_rgb(FELT)]
-    assert felt > 100_000, "the page background is drawn"
-    assert face > 20 * 2000, "twenty card faces are drawn in the deal"
-    assert red > 20 * 100, "red pips are drawn"
+    dealt = [c for h in rep.hands for c in h] + list(rep.stock)
+    assert felt > 500_000, "the page background is drawn"
+    assert face > 1000 * len(dealt), "every card face of the deal (and more) is drawn"
+    assert red > 100 * sum(c[1] in "DH" for c in dealt), "red pips are drawn"
