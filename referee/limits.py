@@ -26,6 +26,8 @@ MAX_ITEMS = 64
 MAX_BYTES = 1024
 
 MAX_PLAYER_NAME = 64
+MAX_TITLE = 128
+"""Tournament and entrant names."""
 MAX_TOKEN = 256
 MAX_ACTION = 64
 MAX_COMMAND_ID = 128

@@ -105,6 +105,7 @@ def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
     require_auditor(app, token)
     if not name.strip():
         raise MalformedRequestError("a tournament needs a name")
+    limits.check_name("name", name, limits.MAX_TITLE)
     try:
         g = find_game(game)
     except ValueError as exc:
@@ -139,6 +140,9 @@ def register_entrant(
         t = get_tournament(app, tournament_id)
         if not entrant.strip():
             raise MalformedRequestError("an entrant needs a name")
+        limits.check_name("entrant", entrant, limits.MAX_TITLE)
+        for i, member in enumerate(members):
+            limits.check_name(f"members[{i}]", member, limits.MAX_PLAYER_NAME)
         if entrant in t.entrants:
             raise MalformedRequestError(f"entrant {entrant!r} is already registered",
                                         entrant=entrant)

@@ -26,7 +26,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.domain.errors import UnauthenticatedError
+from referee.domain.errors import LimitExceededError, MalformedRequestError, UnauthenticatedError
 from referee.rules.errors import NotYourTurnError
 from tests.service.conftest import AUDITOR, store_env
 from tests.service.helpers import create, expect_error, serving
@@ -320,3 +320,23 @@ class _Sqlite:
 
 def _sqlite() -> Any:
     return _Sqlite()
+
+
+def test_tournament_and_entrant_names_are_printable_and_bounded(tmp_path: Path) -> None:
+    from referee import tournaments as tour
+
+    app = Referee(settings_from_env({"REFEREE_DATA_DIR": str(tmp_path),
+                                     "REFEREE_AUDITOR_TOKEN": AUDITOR}))
+    try:
+        with pytest.raises(LimitExceededError):
+            tour.create_tournament(app, AUDITOR, "t" * (limits.MAX_TITLE + 1), "euchre")
+        with pytest.raises(MalformedRequestError, match="control character"):
+            tour.create_tournament(app, AUDITOR, "cup\x1b[2J", "euchre")
+        tid = tour.create_tournament(app, AUDITOR, "Winter cup", "euchre")
+        with pytest.raises(MalformedRequestError, match="control character"):
+            tour.register_entrant(app, AUDITOR, tid, "team\nfake line", [])
+        with pytest.raises(MalformedRequestError, match="members"):
+            tour.register_entrant(app, AUDITOR, tid, "Aces", ["ann", "\u202ebob"])
+        assert tour.register_entrant(app, AUDITOR, tid, "Aces", ["ann", "bob"]) > 0
+    finally:
+        app.close()
