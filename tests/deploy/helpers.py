@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import procs
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -24,7 +26,7 @@ def start_server(env: dict[str, str], *args: str) -> tuple[subprocess.Popen[str]
     full = {k: v for k, v in os.environ.items()
             if not k.startswith(("POSTGRES_", "REFEREE_", "PERSISTENCE_MODULE"))}
     full.update(env, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
+    proc = procs.popen(
         [sys.executable, "-m", "referee", "serve", "--address", "127.0.0.1:0", "--grace", "2",
          *args],
         cwd=ROOT, env=full, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,

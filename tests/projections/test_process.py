@@ -22,6 +22,7 @@ from projections.runner import BatchRunner
 from projections.store import open_view
 from projections.views import PROJECTIONS
 from referee.application import Referee
+from tests import procs
 from tests.projections.conftest import play
 
 EUCHRE_SHORT = {"target_score": 5}
@@ -30,7 +31,7 @@ TIMEOUT = 90.0
 
 def start(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     out = log.open("ab")
-    return subprocess.Popen(
+    return procs.popen(
         [sys.executable, "-m", "referee", "projections", "--batch", "20"],
         env={**os.environ, **env, "PYTHONUNBUFFERED": "1"}, stdout=out, stderr=subprocess.STDOUT,
     )

@@ -9,12 +9,14 @@ tables of the Belote family), the
 conformance suite for every game (the shared card tables are compiled too: random play keeps
 every invariant; states and facts deep-copy and pickle) and Pedro's pinned fingerprint.
 Compiling needs a C compiler and the Python headers: without them this module is skipped on a
-developer's machine and fails in CI.
+developer's machine and fails in CI. Compiling and the runs on compiled code are ``slow``; the
+runs are split in cases (a test file, or a game's conformance) so that progress shows.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import shutil
@@ -26,7 +28,9 @@ from pathlib import Path
 import pytest
 
 from referee.rules.compiled import MODULES, is_compiled
+from referee.rules.registry import GAMES
 from tests.conftest import IN_CI
+from tests.rules import test_conformance as conformance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,8 +45,19 @@ def _toolchain_missing() -> str | None:
     return None
 
 
+def _say(request: pytest.FixtureRequest, line: str) -> None:
+    """``line`` on the terminal now, past pytest's capture: a long step is not a silent one."""
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(line)
+            reporter.write_fspath_result(request.node.nodeid, "")  # the dots go on after it
+
+
 @pytest.fixture(scope="module")
-def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def compiled_tree(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+                  ) -> Path:
     """A copy of ``referee/`` and ``tests/`` with :data:`MODULES` compiled in place."""
     missing = _toolchain_missing()
     if missing:
@@ -55,6 +70,7 @@ def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "tests", tree / "tests", ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     sources = [m.replace(".", "/") + ".py" for m in MODULES]
+    _say(request, f"compiling {len(MODULES)} rules modules with mypyc (about 30 s) ...")
     build = subprocess.run(
         [sys.executable, "-m", "mypyc", *sources],
         cwd=tree,
@@ -73,6 +89,7 @@ def _run(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_copy_runs_compiled(compiled_tree: Path) -> None:
     out = _run(
         compiled_tree,
@@ -83,22 +100,37 @@ def test_the_copy_runs_compiled(compiled_tree: Path) -> None:
     assert out.stdout.split() == [",".join(MODULES)]
 
 
-def test_compiled_rules_pass_the_pinning_tests(compiled_tree: Path) -> None:
-    """UL-1 .. UL-36, Coinche's rule ids and worked examples, and the fingerprints, on
-    compiled code."""
-    out = _run(
-        compiled_tree,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "tests/rules/test_ulti.py",
-        "tests/rules/test_coinche.py",
-        "tests/rules/test_belot.py",
-        "tests/rules/test_conformance.py",
-        "tests/rules/test_pedro.py::test_random_hands_fingerprint_unchanged",
-    )
+def _conformance(game: str) -> dict[str, list[str]]:
+    """Every conformance case of ``game`` (the slow ones too), in three runs: the thorough
+    deals and the copy checks, then each half of the rest."""
+    path = "tests/rules/test_conformance.py"
+    play = f"{path}::test_random_playouts_keep_the_invariants"
+    deals, chunk = conformance.DEALS, conformance.CHUNK
+    cuts = sorted({0, -(-conformance.THOROUGH // chunk) * chunk, deals // 2 // chunk * chunk})
+    cuts = [c for c in cuts if c < deals] + [deals]
+    runs = {f"conformance-{game}-{a}": [f"{play}[{game}-{first}]" for first in range(a, b, chunk)]
+            for a, b in itertools.pairwise(cuts)}
+    runs[f"conformance-{game}-0"] += [f"{path}::test_states_and_facts_copy_and_pickle[{game}-{c}]"
+                                      for c in conformance.COPIES]
+    return runs
+
+
+PINNING = {
+    "ulti": ["tests/rules/test_ulti.py"],
+    "coinche": ["tests/rules/test_coinche.py"],
+    "belot": ["tests/rules/test_belot.py"],
+    **{case: ids for game in GAMES for case, ids in _conformance(game).items()},
+    "pedro-fingerprint": ["tests/rules/test_pedro.py::test_random_hands_fingerprint_unchanged"],
+}
+"""The runs on compiled code, one a test case (each about 20 s at most on 2 cores)."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(PINNING))
+def test_compiled_rules_pass_the_pinning_tests(compiled_tree: Path, case: str) -> None:
+    """UL-1 .. UL-36, Coinche's rule ids and worked examples, the conformance suite and the
+    fingerprints, on compiled code."""
+    out = _run(compiled_tree, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PINNING[case])
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "skipped" not in out.stdout
 
@@ -128,6 +160,7 @@ print(json.dumps({n: playout_digest(find_game(n), [find_game(n).rules_class()], 
 """
 
 
+@pytest.mark.slow
 def test_compiled_play_matches_the_source_for_every_game(compiled_tree: Path) -> None:
     """Differential: 60 seeded random deals of every game (every legal set, action, fact and
     result) give the same digest compiled and from source."""

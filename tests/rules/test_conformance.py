@@ -24,6 +24,11 @@ from referee.rules.registry import GAMES
 DEALS = int(os.environ.get("REFEREE_CONFORMANCE_DEALS", "2000"))
 THOROUGH = 200
 """Deals on which every legal and every illegal action is tried at every decision."""
+CHUNK = 50
+"""Deals per test case, so that progress shows. A game's first case (thorough deals) is in the
+quick path; the others are marked ``slow``."""
+COPIES = range(0, 40, 10)
+"""The first deal of each case of :func:`test_states_and_facts_copy_and_pickle`."""
 
 
 def _euchre_points(result: HandResult, rules: RuleSet) -> None:
@@ -152,13 +157,16 @@ def test_every_game_has_a_result_check() -> None:
     assert set(RESULT_CHECKS) == set(GAMES)
 
 
-@pytest.mark.parametrize("name", list(GAMES))
-def test_random_playouts_keep_the_invariants(name: str) -> None:
+@pytest.mark.parametrize(("name", "first"), [
+    pytest.param(name, first, id=f"{name}-{first}", marks=[pytest.mark.slow] if first else [])
+    for name in GAMES for first in range(0, DEALS, CHUNK)
+])
+def test_random_playouts_keep_the_invariants(name: str, first: int) -> None:
     game = GAMES[name]
-    rng = random.Random(f"conformance-{name}")
-    pack = list(game.pack)
     specs = game.rules_class.param_specs()
-    for i in range(DEALS):
+    for i in range(first, min(first + CHUNK, DEALS)):
+        rng = random.Random(f"conformance-{name}-{i}")  # each deal seeded: cases split freely
+        pack = list(game.pack)
         rng.shuffle(pack)
         # Every fourth deal runs with one rule parameter flipped to a non-default value.
         rules = game.rules_class()
@@ -181,18 +189,22 @@ def _variant(spec, rng: random.Random) -> dict[str, object]:  # type: ignore[no-
     return {spec.name: rng.randint(low, high)}
 
 
-@pytest.mark.parametrize("name", list(GAMES))
-def test_states_and_facts_copy_and_pickle(name: str) -> None:
+@pytest.mark.parametrize(("name", "first"), [
+    pytest.param(name, first, id=f"{name}-{first}", marks=[pytest.mark.slow] if first else [])
+    for name in GAMES for first in COPIES
+])
+def test_states_and_facts_copy_and_pickle(name: str, first: int) -> None:
     """The service deep-copies matches (``Referee.get_match``) and may pickle them: every
-    state and fact of random deals survives both, and the copy plays on identically."""
+    state and fact of random deals (40 a game, 10 a case) survives both, and the copy plays on
+    identically."""
     import copy
     import pickle
 
     game = GAMES[name]
     rules = game.rules_class()
-    rng = random.Random(77)
-    pack = list(game.pack)
-    for k in range(40):
+    for k in range(first, first + COPIES.step):
+        rng = random.Random(f"copy-{name}-{k}")
+        pack = list(game.pack)
         rng.shuffle(pack)
         state = game.new_hand(game.deal(pack, k % game.num_seats), k % game.num_seats, rules)
         while not game.is_terminal(state):

@@ -7,7 +7,7 @@ import pytest
 
 from referee import bench_service
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]  # a benchmark run, if a short one
 
 
 def test_a_short_run_reports_throughput_latency_cpu_and_the_ratio(

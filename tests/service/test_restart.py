@@ -19,6 +19,7 @@ import pytest
 
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
+from tests import procs
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create
 
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def start(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ, REFEREE_AUDITOR_TOKEN=AUDITOR, PYTHONUNBUFFERED="1")
     env.pop("PERSISTENCE_MODULE", None)
-    proc = subprocess.Popen(
+    proc = procs.popen(
         [sys.executable, "-m", "referee", "serve", "--address", "127.0.0.1:0",
          "--data-dir", str(data_dir), "--grace", "2"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
