@@ -60,6 +60,7 @@ def test_no_postgresql_fails_every_postgres_test_and_says_what_was_tried() -> No
         assert said in out, out
 
 
+@pytest.mark.postgres
 def test_every_installed_postgresql_starts() -> None:
     """The system's binaries and the wheel's, each where installed (CI has both)."""
     found = [b for b in (pg_cluster.find_bindir(), pg_cluster.wheel_bindir()) if b]
