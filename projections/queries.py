@@ -128,6 +128,7 @@ class Queries:
         """Start the one follower of the scoreboard view's position (on first watch)."""
         with self._follower_guard:
             if self._follower is None:
+                self.app.on_close(self.close)
                 self._follower = LogFollower(
                     self.app.changes, self._scoreboard_position, self._scoreboards_between,
                     self.app.settings.follow_interval / 2, "referee-follow-views",

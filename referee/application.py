@@ -365,6 +365,7 @@ class Referee(Application[UUID]):
         #: :attr:`follower` for other processes' writes).
         self.changes = ChangeWaiters()
         self._committed_hooks: list[Callable[[], None]] = []
+        self._close_hooks: list[Callable[[], None]] = []
         self.follower: LogFollower | None = None
         if self.settings.fresh_reads:
             self.follower = LogFollower(
@@ -1059,7 +1060,16 @@ class Referee(Application[UUID]):
     def _log_head(self) -> int:
         return int(self.recorder.max_notification_id() or 0)
 
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` first thing in :meth:`close` (e.g. to stop a reader's thread)."""
+        self._close_hooks.append(hook)
+
     def close(self) -> None:
+        for hook in getattr(self, "_close_hooks", ()):
+            try:
+                hook()
+            except Exception:
+                _log.exception("a close hook failed")
         follower = getattr(self, "follower", None)
         if follower is not None:
             follower.stop()

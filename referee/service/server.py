@@ -199,11 +199,12 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
         reuse_port=os.environ.get(REUSE_PORT_ENV) == "1",
     )
     tune_gc()
+    stopping = stop_event()  # before "listening on": a SIGTERM right after it stops gracefully
     server.start()
     host = address.rsplit(":", 1)[0]
     log.warning("referee serving on %s:%d (store: %s)", host, port, settings.store_location)
     print(f"listening on {host}:{port} ({settings.store_location})", flush=True)
-    stop_event().wait()
+    stopping.wait()
     log.warning("stopping (grace %.1fs)", grace)
     server.stop(grace)
     if views is not None:

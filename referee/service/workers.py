@@ -106,10 +106,10 @@ def serve_workers(
     finally:
         if reservation is not None:
             reservation.close()
+    stopping = stop_event()  # before "listening on", as in a single server
     log.warning("referee: %d workers on %s:%d", workers, shown, port)
     print(f"listening on {shown}:{port} ({workers} workers)", flush=True)
 
-    stopping = stop_event()
     failed = None
     while not stopping.wait(0.2):
         failed = next((c for c in children if c.poll() is not None), None)
