@@ -84,7 +84,7 @@ def _fill_fast(app: Referee, game: str, events: int, rng: random.Random,
                 if match.needs_deal or match.over:
                     finished.append((match.id, match.hand.number))
                     if match.needs_deal:
-                        app._deal(match)
+                        app.deal_next(match)
             matches.append(match)
         app.save(*matches)
     return finished

@@ -330,7 +330,7 @@ class Queries:
         """``token``'s principal by the first creation event in the stored log."""
         created = next((e.event for e in entries if isinstance(e.event, Match.Created)), None)
         if created is None:
-            if self.app._is_auditor(token):
+            if self.app.is_auditor(token):
                 return Principal(Role.AUDITOR)
             if not token:
                 raise UnauthenticatedError(f"the auditor token is required"
@@ -347,7 +347,7 @@ class Queries:
         return self.app.authorize(auth, token)  # type: ignore[arg-type]
 
     def _require_auditor(self, token: str) -> None:
-        if not (token and self.app._is_auditor(token)):
+        if not (token and self.app.is_auditor(token)):
             raise PermissionDeniedError(f"only the auditor may do this{self.app.auditor_hint}")
 
 

@@ -33,11 +33,11 @@ from typing import Any
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
+from projections.metrics import PROJECTION_EVENTS, PROJECTION_LAG
 from projections.store import APP_NAME, DocView, open_view
 from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.config import settings_from_env
-from referee.service.metrics import PROJECTION_EVENTS, PROJECTION_LAG
 
 log = logging.getLogger("referee.projections")
 DEFAULT_BATCH = 1000

@@ -446,11 +446,13 @@ class Referee(Application[UUID]):
             fixed_deals=packs,
             rules_version=referee.RULES_VERSION,
         )
-        self._deal(match, seed_entropy)
+        self.deal_next(match, seed_entropy)
         self._commit(match)
         return Created(match.id, names, tokens, spectator, match.version, match.hand.commitment)
 
-    def _deal(self, match: Match, entropy: bytes = b"") -> None:
+    def deal_next(self, match: Match, entropy: bytes = b"") -> None:
+        """Deal the match's next hand: its fixed deal, else a pack shuffled with a key from
+        ``secrets`` mixed with ``entropy`` (not committed: the caller commits it)."""
         n = len(match.hands)
         if n < len(match.fixed_deals):
             cards = match.fixed_deals[n]
@@ -611,7 +613,7 @@ class Referee(Application[UUID]):
         try:
             match.take_action(principal.seat, text, command_id)
             if match.needs_deal:
-                self._deal(match)
+                self.deal_next(match)
         except BaseException:
             if match.version != before:  # mutated but refused: drop it
                 self._evict(match.id)
@@ -830,7 +832,7 @@ class Referee(Application[UUID]):
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
         """Rejected attempts, for the auditor only: the newest ``limit`` (at most, and by
         default, :data:`referee.limits.MAX_LIST_LIMIT`), oldest first."""
-        if not self._is_auditor(token):
+        if not self.is_auditor(token):
             if not token:
                 raise UnauthenticatedError(f"the auditor token is required{self.auditor_hint}")
             raise PermissionDeniedError(f"only the auditor may list rejections{self.auditor_hint}")
@@ -845,7 +847,7 @@ class Referee(Application[UUID]):
             token that belongs to nobody in this match.
         """
         if token:
-            if self._is_auditor(token):
+            if self.is_auditor(token):
                 return Principal(Role.AUDITOR)
             digest = hash_token(token)
             for seat, h in enumerate(match.seat_token_hashes):
@@ -873,7 +875,7 @@ class Referee(Application[UUID]):
         expected = self.settings.organiser_token
         if expected and token and hmac.compare_digest(token.encode(), expected.encode()):
             return True
-        return self._is_auditor(token)
+        return self.is_auditor(token)
 
     @property
     def auditor_hint(self) -> str:
@@ -883,7 +885,7 @@ class Referee(Application[UUID]):
             return ""
         return " (this server has no auditor: start it with REFEREE_AUDITOR_TOKEN set)"
 
-    def _is_auditor(self, token: str) -> bool:
+    def is_auditor(self, token: str) -> bool:
         """Compared as UTF-8 bytes: ``compare_digest`` refuses a str that is not ASCII."""
         expected = self.settings.auditor_token
         return bool(expected and token and hmac.compare_digest(token.encode(), expected.encode()))

@@ -296,7 +296,7 @@ def _serve(args: argparse.Namespace) -> int:
                                      ["--log-level", args.log_level, *_log_argv(args)])
             except RuntimeError as exc:  # a worker did not start (it said why on stderr)
                 raise StartupError(str(exc)) from exc
-        from referee.service import serve
+        from referee.composition import serve
 
         return serve(args.address, args.grace, port)
     except SettingsError as exc:

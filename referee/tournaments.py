@@ -42,7 +42,7 @@ def require_auditor(app: Referee, token: str) -> None:
     """:raises UnauthenticatedError, PermissionDeniedError: unless ``token`` is the auditor's."""
     if not token:
         raise UnauthenticatedError(f"the auditor token is required{app.auditor_hint}")
-    if not app._is_auditor(token):
+    if not app.is_auditor(token):
         raise PermissionDeniedError(f"only the auditor may do this{app.auditor_hint}")
 
 

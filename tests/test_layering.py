@@ -74,3 +74,82 @@ def test_clients_use_only_the_stubs_and_the_record_format(path: Path) -> None:
                 ("referee.api", "referee.rules.handrecord", "referee.rules.cards",
                  "referee.rules.render")
             ), name
+
+
+# -- the whole tree: rules <- domain <- application <- service / projections <- composition ---
+
+#: module prefix -> layer (the longest prefix wins). Service and projections share a layer:
+#: the read-side servicers (``referee.service.read_side``) query the views, but the views
+#: never reach into the service.
+LAYERS: dict[str, int] = {
+    "referee.rules": 0,
+    "referee.domain": 1,
+    "referee": 2,  # the application and its adapters (store, limits, rejection trail, ...)
+    "referee.api": 3,  # the generated public API
+    "referee.service": 3,
+    "projections": 3,
+    "referee.cli": 4,
+    "referee.__main__": 4,
+    "referee.composition": 4,
+    "referee.verify": 4,
+    "referee.bench": 4,
+    "referee.bench_service": 4,
+    "projections.cli": 4,
+    "projections.bench": 4,
+}
+LAYER_NAMES = ("rules", "domain", "application", "service/projections", "composition")
+OURS = ("referee", "projections", "clients")
+PRODUCT_FILES = sorted(p for top in ("referee", "projections")
+                       for p in (ROOT / top).rglob("*.py")
+                       if "api" not in p.relative_to(ROOT).parts[1:2])
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer(module: str) -> int:
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return LAYERS[best]
+
+
+def _import_froms(path: Path) -> list[tuple[str, list[str]]]:
+    """``(module, names)`` of every ``from module import names`` in ``path``, run-time or not."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(node.module, [a.name for a in node.names]) for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module]
+
+
+@pytest.mark.parametrize("path", PRODUCT_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_import_points_up_a_layer(path: Path) -> None:
+    """Issue 17: the layers of DESIGN.md hold over the whole tree (the server does not reach
+    into the projections' internals, the projections not into the service)."""
+    here = _module(path)
+    mine = layer(here)
+    for name in _imports(path):
+        if name.split(".")[0] not in OURS[:2]:
+            continue
+        theirs = layer(name)
+        assert theirs <= mine, (
+            f"{here} ({LAYER_NAMES[mine]}) imports {name} ({LAYER_NAMES[theirs]})")
+        if here.startswith("projections") and mine < 4:
+            assert not name.startswith("referee.service"), f"{here} imports {name}"
+        if here.startswith("referee.service") and here != "referee.service.read_side":
+            assert not name.startswith("projections"), (
+                f"{here} imports {name}: only the read side queries the views")
+
+
+@pytest.mark.parametrize("path", PRODUCT_FILES + CLIENT_FILES,
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_private_name_is_imported_from_another_package(path: Path) -> None:
+    here = _module(path).rsplit(".", 1)[0] if path.name != "__init__.py" else _module(path)
+    for module, names in _import_froms(path):
+        if module.split(".")[0] not in OURS:
+            continue
+        package = module if (ROOT / module.replace(".", "/")).is_dir() else (
+            module.rsplit(".", 1)[0])
+        private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+        assert not private or package == here, f"{_module(path)} imports {private} from {module}"

@@ -43,7 +43,7 @@ from uuid import UUID
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import Counter, Histogram, start_http_server
 
 log = logging.getLogger("referee.service")
 
@@ -73,16 +73,6 @@ REJECTIONS = Counter(
     "referee_grpc_rejections",
     "Refused gRPC calls by ErrorInfo reason (the error table)",
     ["grpc_service", "grpc_method", "grpc_code", "reason"],
-)
-PROJECTION_LAG = Gauge(
-    "referee_projection_lag_events",
-    "Notification-log positions a projection view is behind the head",
-    ["view"],
-)
-PROJECTION_EVENTS = Counter(
-    "referee_projection_events",
-    "Events a projection view applied (referee projections)",
-    ["view"],
 )
 COMMIT_BATCH = Histogram(
     "referee_commit_batch_size",

@@ -9,9 +9,7 @@ on the loop's executor, a thread pool of ``REFEREE_GRPC_WORKERS`` threads.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
-import os
 import threading
 from collections.abc import Coroutine, Sequence
 from concurrent import futures
@@ -30,7 +28,6 @@ from referee.service.health_service import HealthServicer
 from referee.service.keepalive import keepalive_options
 from referee.service.peers import PeerLimits
 from referee.service.servicer import RefereeServicer
-from referee.service.signals import stop_event
 from referee.service.store_gate import StoreGate, follow_store
 from referee.store_health import StoreMonitor
 
@@ -89,7 +86,7 @@ class RefereeServer:
         pbg.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
             RefereeServicer(app, stopping=stopping, peers=peers), server
         )
-        from projections.service import add_to_server  # the read side, on the same port
+        from referee.service.read_side import add_to_server  # the read side, same port
 
         read_side = add_to_server(server, app, stopping, peers)
         self._health = HealthServicer()  # grpcio's, with List
@@ -152,62 +149,3 @@ def build_server(
     server = RefereeServer(app, address, max_workers=max_workers,
                            interceptors=interceptors, reuse_port=reuse_port)
     return server, server.port
-
-
-def tune_gc() -> None:
-    """Fewer, cheaper garbage collections for a long-running server: what start-up created
-    (modules, the application, the server) is frozen out of every collection, and the
-    youngest generation is collected every 20,000 container allocations instead of 700, so
-    short-lived request objects die before a collection promotes them. With the default
-    thresholds ~38 us of CPU per action went to collections under the service benchmark
-    (9 full collections of ~60 ms each in 25 s, holding the GIL), ~4 us with these."""
-    gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
-
-
-def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
-    """Run until SIGTERM or SIGINT; acknowledged actions are already committed, and calls
-    in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off).
-
-    :raises referee.config.SettingsError: for a placeholder or short credential."""
-    from projections.runner import start_in_process  # the views, unless run separately
-    from referee.config import StartupError, one_line, settings_from_env
-    from referee.service import metrics
-    from referee.service.credentials import check_credentials
-
-    check_credentials()  # before anything starts: no server with a template's secret
-
-    settings = settings_from_env()
-    try:
-        app = Referee(settings)
-        views = start_in_process(app)
-    except Exception as exc:  # the store cannot be opened: one line for the operator
-        raise StartupError(f"cannot open the event store ({settings.store_location}): "
-                           f"{one_line(exc)}") from exc
-    hooks = tuple(metrics.start(address.rsplit(":", 1)[0], metrics_port))
-    if hooks:
-        app.on_commit_batch(metrics.COMMIT_BATCH.observe)
-        app.on_chain_broken(metrics.chain_broken)
-    from referee.service.logs import AccessLogInterceptor, access_log_on
-    from referee.service.workers import REUSE_PORT_ENV
-
-    if access_log_on():  # --access-log, or --log-level DEBUG
-        hooks = (*hooks, AccessLogInterceptor())
-
-    server, port = build_server(
-        app, address, interceptors=hooks, max_workers=app.settings.grpc_workers,
-        reuse_port=os.environ.get(REUSE_PORT_ENV) == "1",
-    )
-    tune_gc()
-    stopping = stop_event()  # before "listening on": a SIGTERM right after it stops gracefully
-    server.start()
-    host = address.rsplit(":", 1)[0]
-    log.warning("referee serving on %s:%d (store: %s)", host, port, settings.store_location)
-    print(f"listening on {host}:{port} ({settings.store_location})", flush=True)
-    stopping.wait()
-    log.warning("stopping (grace %.1fs)", grace)
-    server.stop(grace)
-    if views is not None:
-        views.stop()
-    app.close()
-    return 0

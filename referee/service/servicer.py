@@ -2,19 +2,14 @@
 
 The server is ``grpc.aio``: ``SubmitAction`` is a coroutine (checks and rules on the event
 loop, the group commit awaited) and ``WatchMatch`` an async generator (its waits hold no
-thread); the other methods are blocking functions, which the decorators below run on the
-loop's executor."""
+thread); the other methods are blocking functions, which the decorators of
+``referee.service.handlers`` run on the loop's executor."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import functools
-import inspect
 import json
 import logging
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -27,8 +22,8 @@ from referee.application import Answer, PublicEvent, Referee, Role, View, rules_
 from referee.domain.errors import MalformedRequestError
 from referee.domain.facts import ANNOUNCED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, TRICK_TAKEN
 from referee.rules.registry import GAMES
+from referee.service.handlers import call_ended, stream_handler, unary_handler
 from referee.service.peers import PeerLimits
-from referee.service.request_limits import check_request
 
 log = logging.getLogger("referee.service")
 
@@ -42,140 +37,6 @@ _FACT_KINDS = {
     HAND_DEALT: pb.FACT_KIND_HAND_DEALT,
 }
 _ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDITOR: pb.ROLE_AUDITOR}
-
-
-def _admit(servicer: Any, request: Any, context: grpc.aio.ServicerContext) -> None:
-    """Before any handler: every field within its size limit, and a call without a token
-    drawn from its peer's anonymous budget (``servicer.peers``, when it has one).
-
-    :raises LimitExceededError, RateLimitedError:"""
-    check_request(request)
-    peers: PeerLimits | None = getattr(servicer, "peers", None)
-    if peers is None or "token" not in request.DESCRIPTOR.fields_by_name:
-        return
-    if isinstance(request, pb.CreateMatchRequest):  # any token but a credential is none
-        anonymous = not servicer.app.is_organiser(request.token)
-    else:
-        anonymous = not request.token
-    if anonymous:
-        peers.anonymous_call(context.peer())
-
-
-@contextlib.contextmanager
-def _stream_place(servicer: Any, context: grpc.aio.ServicerContext) -> Iterator[None]:
-    """One of the peer's stream places, held while the stream is open."""
-    peers: PeerLimits | None = getattr(servicer, "peers", None)
-    with peers.stream(context.peer()) if peers is not None else contextlib.nullcontext():
-        yield
-
-
-def _errors_mapped(method: F) -> F:
-    """A unary handler for the ``grpc.aio`` server: a coroutine runs on the event loop, a
-    plain (blocking) function on the loop's executor; exceptions go through the error table
-    (the access log, ``referee.service.logs``, has one line per call)."""
-    from referee.service.errors import abort
-
-    async def blocking(self: Any, request: Any, context: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(
-            None, method, self, request, context
-        )
-
-    call = method if inspect.iscoroutinefunction(method) else blocking
-
-    @functools.wraps(method)
-    async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        try:
-            _admit(self, request, context)
-            return await call(self, request, context)
-        except Exception as exc:
-            await abort(context, exc)
-
-    return unary  # type: ignore[return-value]
-
-
-class StreamContext:
-    """What a blocking stream body may ask of its call from a worker thread: whether the
-    call is still on (the client has not gone, the server is not stopping)."""
-
-    def __init__(self, ended: threading.Event) -> None:
-        self._ended = ended
-
-    def is_active(self) -> bool:
-        return not self._ended.is_set()
-
-
-_END = object()
-
-
-def _stream_errors_mapped(method: F) -> F:
-    """A server-streaming handler for the ``grpc.aio`` server, exceptions going through the
-    error table. An async generator runs on the loop. A blocking generator gets each item
-    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`."""
-    from referee.service.errors import abort
-
-    @functools.wraps(method)
-    async def native(self: Any, request: Any, context: grpc.aio.ServicerContext
-                     ) -> AsyncIterator[Any]:
-        try:
-            _admit(self, request, context)
-            with _stream_place(self, context):
-                async for item in method(self, request, context):
-                    yield item
-        except Exception as exc:
-            await abort(context, exc)
-
-    @functools.wraps(method)
-    async def blocking(self: Any, request: Any, context: grpc.aio.ServicerContext
-                       ) -> AsyncIterator[Any]:
-        loop = asyncio.get_running_loop()
-        ended = threading.Event()
-        context.add_done_callback(lambda _: ended.set())
-        items = method(self, request, StreamContext(ended))
-        pending: asyncio.Future[Any] | None = None
-        place = contextlib.ExitStack()
-        try:
-            _admit(self, request, context)
-            place.enter_context(_stream_place(self, context))
-            while True:
-                pending = loop.run_in_executor(None, next, items, _END)
-                item = await pending
-                if item is _END:
-                    return
-                yield item
-        except Exception as exc:
-            await abort(context, exc)
-        finally:
-            place.close()
-            ended.set()
-            _close_after(pending, items, loop)
-
-    return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
-
-
-def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],
-                 loop: asyncio.AbstractEventLoop) -> None:
-    """Close a blocking generator on the executor once its running step (if any) is over
-    (a generator cannot be closed while another thread runs it)."""
-    close = getattr(items, "close", None)
-    if close is None:
-        return
-    if pending is None or pending.done():
-        loop.run_in_executor(None, close)
-    else:
-        pending.add_done_callback(lambda _: loop.run_in_executor(None, close))
-
-
-def call_ended(context: grpc.aio.ServicerContext) -> asyncio.Future[None]:
-    """A future of the running loop, done when the call ends (the client went away)."""
-    loop = asyncio.get_running_loop()
-    ended: asyncio.Future[None] = loop.create_future()
-
-    def done() -> None:
-        if not ended.done():
-            ended.set_result(None)
-
-    context.add_done_callback(lambda _: loop.call_soon_threadsafe(done))
-    return ended
 
 
 def _match_id(text: str) -> UUID:
@@ -234,7 +95,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         self.stopping = stopping
         self.peers = peers
 
-    @_errors_mapped
+    @unary_handler
     def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext
                   ) -> pb.ListGamesResponse:
         games = []
@@ -254,7 +115,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                                      seats=g.num_seats, parameters=params))
         return pb.ListGamesResponse(games=games)
 
-    @_errors_mapped
+    @unary_handler
     def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.ServicerContext
                     ) -> pb.CreateMatchResponse:
         if not request.game:
@@ -280,7 +141,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             deal_commitment=created.commitment,
         )
 
-    @_errors_mapped
+    @unary_handler
     async def SubmitAction(self, request: pb.SubmitActionRequest,
                            context: grpc.aio.ServicerContext) -> pb.SubmitActionResponse:
         match_id = _match_id(request.match_id)
@@ -295,12 +156,12 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         )
         return answer_pb(answer)
 
-    @_errors_mapped
+    @unary_handler
     def GetView(self, request: pb.GetViewRequest, context: grpc.ServicerContext
                 ) -> pb.GetViewResponse:
         return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
 
-    @_stream_errors_mapped
+    @stream_handler
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[pb.WatchMatchResponse]:
@@ -325,7 +186,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                     events=[_event_pb(e) for e in events], view=view_pb(view), version=version
                 )
 
-    @_errors_mapped
+    @unary_handler
     def GetHandRecord(self, request: pb.GetHandRecordRequest, context: grpc.ServicerContext
                       ) -> pb.GetHandRecordResponse:
         record, finished = self.app.hand_record(
@@ -333,13 +194,13 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         )
         return pb.GetHandRecordResponse(record_json=json.dumps(record), finished=finished)
 
-    @_errors_mapped
+    @unary_handler
     def GetMatchRecord(self, request: pb.GetMatchRecordRequest, context: grpc.ServicerContext
                        ) -> pb.GetMatchRecordResponse:
         record, finished = self.app.match_record(_match_id(request.match_id), request.token)
         return pb.GetMatchRecordResponse(record_json=json.dumps(record), finished=finished)
 
-    @_errors_mapped
+    @unary_handler
     def VerifyDeal(self, request: pb.VerifyDealRequest, context: grpc.ServicerContext
                    ) -> pb.VerifyDealResponse:
         check = self.app.verify_deal(_match_id(request.match_id), request.hand, request.token)
@@ -347,7 +208,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             commitment=check.commitment, nonce=check.nonce, cards=check.cards, valid=check.valid
         )
 
-    @_errors_mapped
+    @unary_handler
     def ListRejections(self, request: pb.ListRejectionsRequest, context: grpc.ServicerContext
                        ) -> pb.ListRejectionsResponse:
         if request.match_id:

@@ -14,11 +14,11 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from projections.service import SERVICE_NAMES as READ_SIDE
 from referee.application import Referee
 from referee.config import SettingsError, settings_from_env
 from referee.service.credentials import MIN_LENGTH, check_credentials
 from referee.service.keepalive import keepalive_options
+from referee.service.read_side import SERVICE_NAMES as READ_SIDE
 from referee.service.server import LIVENESS_NAME, SERVICE_NAME
 from tests.service.helpers import serving
 

@@ -1,7 +1,7 @@
 """``ProjectionsService`` and ``TournamentService``: decode, query the views (or record a
 ruling / tournament change), encode. Errors go through the service's one error table.
 ``WatchScoreboard`` is an async generator (it waits without a thread); the other methods are
-blocking and run on the server's executor (``referee.service.servicer``)."""
+blocking and run on the server's executor (``referee.service.handlers``)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
 from referee.application import Referee
 from referee.domain.errors import MalformedRequestError
-from referee.service.peers import PeerLimits
-from referee.service.servicer import (
+from referee.service.handlers import (
     StreamContext,
-    _errors_mapped,
-    _stream_errors_mapped,
     call_ended,
+    stream_handler,
+    unary_handler,
 )
+from referee.service.peers import PeerLimits
 
 SERVICE_NAMES = tuple(s.full_name for s in pb.DESCRIPTOR.services_by_name.values())
 
@@ -66,13 +66,13 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         self.app, self.q, self.stopping = app, queries, stopping
         self.peers: PeerLimits | None = None
 
-    @_errors_mapped
+    @unary_handler
     def GetScoreboard(self, request: pb.GetScoreboardRequest, context: grpc.ServicerContext
                       ) -> pb.Scoreboard:
         return scoreboard_pb(self.q.scoreboard(_uuid(request.match_id, "match_id"),
                                                request.token))
 
-    @_stream_errors_mapped
+    @stream_handler
     async def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
                               context: grpc.aio.ServicerContext
                               ) -> AsyncIterator[pb.Scoreboard]:
@@ -84,7 +84,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         async for doc in boards:
             yield scoreboard_pb(doc)
 
-    @_errors_mapped
+    @unary_handler
     def GetReplay(self, request: pb.GetReplayRequest, context: grpc.ServicerContext
                   ) -> pb.GetReplayResponse:
         r = self.q.replay(_uuid(request.match_id, "match_id"), request.hand,
@@ -104,20 +104,20 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
             out.to_act = r["to_act"]
         return out
 
-    @_errors_mapped
+    @unary_handler
     def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
                    ) -> pb.ExportResponse:
         record = self.q.hand_record(_uuid(request.match_id, "match_id"), request.hand,
                                     request.token)
         return pb.ExportResponse(record_json=json.dumps(record))
 
-    @_errors_mapped
+    @unary_handler
     def ExportMatch(self, request: pb.ExportMatchRequest, context: grpc.ServicerContext
                     ) -> pb.ExportResponse:
         record = self.q.match_record(_uuid(request.match_id, "match_id"), request.token)
         return pb.ExportResponse(record_json=json.dumps(record))
 
-    @_errors_mapped
+    @unary_handler
     def RecordRuling(self, request: pb.RecordRulingRequest, context: grpc.ServicerContext
                      ) -> pb.RecordRulingResponse:
         version, adjust = tour.record_ruling(
@@ -125,7 +125,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
             request.kind, list(request.points), request.reason)
         return pb.RecordRulingResponse(version=version, adjust=adjust)
 
-    @_errors_mapped
+    @unary_handler
     def CheckChain(self, request: pb.CheckChainRequest, context: grpc.ServicerContext
                    ) -> pb.CheckChainResponse:
         report, anchor = self.q.check_chain(_uuid(request.match_id, "match_id"),
@@ -143,7 +143,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         return out
 
 
-    @_errors_mapped
+    @unary_handler
     def GetHandView(self, request: pb.GetHandViewRequest, context: grpc.ServicerContext
                     ) -> pb.GetHandViewResponse:
         page, finished = self.q.hand_view(_uuid(request.match_id, "match_id"), request.hand,
@@ -156,13 +156,13 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         self.app, self.q = app, queries
         self.peers: PeerLimits | None = None
 
-    @_errors_mapped
+    @unary_handler
     def CreateTournament(self, request: pb.CreateTournamentRequest,
                          context: grpc.ServicerContext) -> pb.CreateTournamentResponse:
         tid = tour.create_tournament(self.app, request.token, request.name, request.game)
         return pb.CreateTournamentResponse(tournament_id=str(tid))
 
-    @_errors_mapped
+    @unary_handler
     def RegisterEntrant(self, request: pb.RegisterEntrantRequest,
                         context: grpc.ServicerContext) -> pb.TournamentChangeResponse:
         v = tour.register_entrant(self.app, request.token,
@@ -170,7 +170,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
                                   request.entrant, list(request.members))
         return pb.TournamentChangeResponse(version=v)
 
-    @_errors_mapped
+    @unary_handler
     def AttachMatch(self, request: pb.AttachMatchRequest, context: grpc.ServicerContext
                     ) -> pb.TournamentChangeResponse:
         v = tour.attach_match(self.app, request.token,
@@ -179,7 +179,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
                               request.board)
         return pb.TournamentChangeResponse(version=v)
 
-    @_errors_mapped
+    @unary_handler
     def GetStandings(self, request: pb.GetStandingsRequest, context: grpc.ServicerContext
                      ) -> pb.GetStandingsResponse:
         s = self.q.standings(_uuid(request.tournament_id, "tournament_id"))
@@ -189,7 +189,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
             boards_json=json.dumps(s["boards"], sort_keys=True),
         )
 
-    @_stream_errors_mapped
+    @stream_handler
     def ExportTournament(self, request: pb.ExportTournamentRequest,
                          context: StreamContext) -> Iterator[pb.ExportResponse]:
         for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),

@@ -1,0 +1,159 @@
+"""How every servicer method of the port is run: the decorators that admit a request (field
+limits, the peer's anonymous budget), run it on the event loop or the executor, and end the
+call through the one error table.
+
+``grpc.aio`` is the server: a coroutine or async generator runs on the event loop; a plain
+(blocking) function or generator on the loop's executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import inspect
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
+
+import grpc
+
+from referee.api.v1 import referee_pb2 as pb
+from referee.service.peers import PeerLimits
+from referee.service.request_limits import check_request
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def admit(servicer: Any, request: Any, context: grpc.aio.ServicerContext) -> None:
+    """Before any handler: every field within its size limit, and a call without a token
+    drawn from its peer's anonymous budget (``servicer.peers``, when it has one).
+
+    :raises LimitExceededError, RateLimitedError:"""
+    check_request(request)
+    peers: PeerLimits | None = getattr(servicer, "peers", None)
+    if peers is None or "token" not in request.DESCRIPTOR.fields_by_name:
+        return
+    if isinstance(request, pb.CreateMatchRequest):  # any token but a credential is none
+        anonymous = not servicer.app.is_organiser(request.token)
+    else:
+        anonymous = not request.token
+    if anonymous:
+        peers.anonymous_call(context.peer())
+
+
+@contextlib.contextmanager
+def stream_place(servicer: Any, context: grpc.aio.ServicerContext) -> Iterator[None]:
+    """One of the peer's stream places, held while the stream is open."""
+    peers: PeerLimits | None = getattr(servicer, "peers", None)
+    with peers.stream(context.peer()) if peers is not None else contextlib.nullcontext():
+        yield
+
+
+def unary_handler(method: F) -> F:
+    """A unary handler for the ``grpc.aio`` server: a coroutine runs on the event loop, a
+    plain (blocking) function on the loop's executor; exceptions go through the error table
+    (the access log, ``referee.service.logs``, has one line per call)."""
+    from referee.service.errors import abort
+
+    async def blocking(self: Any, request: Any, context: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(
+            None, method, self, request, context
+        )
+
+    call = method if inspect.iscoroutinefunction(method) else blocking
+
+    @functools.wraps(method)
+    async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            admit(self, request, context)
+            return await call(self, request, context)
+        except Exception as exc:
+            await abort(context, exc)
+
+    return unary  # type: ignore[return-value]
+
+
+class StreamContext:
+    """What a blocking stream body may ask of its call from a worker thread: whether the
+    call is still on (the client has not gone, the server is not stopping)."""
+
+    def __init__(self, ended: threading.Event) -> None:
+        self._ended = ended
+
+    def is_active(self) -> bool:
+        return not self._ended.is_set()
+
+
+_END = object()
+
+
+def stream_handler(method: F) -> F:
+    """A server-streaming handler for the ``grpc.aio`` server, exceptions going through the
+    error table. An async generator runs on the loop. A blocking generator gets each item
+    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`."""
+    from referee.service.errors import abort
+
+    @functools.wraps(method)
+    async def native(self: Any, request: Any, context: grpc.aio.ServicerContext
+                     ) -> AsyncIterator[Any]:
+        try:
+            admit(self, request, context)
+            with stream_place(self, context):
+                async for item in method(self, request, context):
+                    yield item
+        except Exception as exc:
+            await abort(context, exc)
+
+    @functools.wraps(method)
+    async def blocking(self: Any, request: Any, context: grpc.aio.ServicerContext
+                       ) -> AsyncIterator[Any]:
+        loop = asyncio.get_running_loop()
+        ended = threading.Event()
+        context.add_done_callback(lambda _: ended.set())
+        items = method(self, request, StreamContext(ended))
+        pending: asyncio.Future[Any] | None = None
+        place = contextlib.ExitStack()
+        try:
+            admit(self, request, context)
+            place.enter_context(stream_place(self, context))
+            while True:
+                pending = loop.run_in_executor(None, next, items, _END)
+                item = await pending
+                if item is _END:
+                    return
+                yield item
+        except Exception as exc:
+            await abort(context, exc)
+        finally:
+            place.close()
+            ended.set()
+            _close_after(pending, items, loop)
+
+    return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
+
+
+def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],
+                 loop: asyncio.AbstractEventLoop) -> None:
+    """Close a blocking generator on the executor once its running step (if any) is over
+    (a generator cannot be closed while another thread runs it)."""
+    close = getattr(items, "close", None)
+    if close is None:
+        return
+    if pending is None or pending.done():
+        loop.run_in_executor(None, close)
+    else:
+        pending.add_done_callback(lambda _: loop.run_in_executor(None, close))
+
+
+def call_ended(context: grpc.aio.ServicerContext) -> asyncio.Future[None]:
+    """A future of the running loop, done when the call ends (the client went away)."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def done() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    context.add_done_callback(lambda _: loop.call_soon_threadsafe(done))
+    return ended
