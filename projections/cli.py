@@ -168,7 +168,7 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from projections.bench import run_bench, run_lag
+    from referee.benchmarks.projections import run_bench, run_lag
 
     if args.lag:
         game = args.game if args.game != "belot" else "euchre"  # the service bench's game

@@ -187,8 +187,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return (projections_cli.run(args) if args.command == "projections"
                 else projections_cli.bench(args))
     if args.command == "bench" and args.bench == "service":
-        from referee.bench_service import BenchError
-        from referee.bench_service import run as run_service
+        from referee.benchmarks.service import BenchError
+        from referee.benchmarks.service import run as run_service
 
         try:
             result = run_service(
@@ -225,7 +225,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
         return check(args.address, args.service)
     if args.command == "bench":
-        from referee.bench import play_hands, run
+        from referee.benchmarks.rules import play_hands, run
 
         try:
             if args.hands is not None:

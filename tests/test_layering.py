@@ -92,10 +92,8 @@ LAYERS: dict[str, int] = {
     "referee.__main__": 4,
     "referee.composition": 4,
     "referee.verify": 4,
-    "referee.bench": 4,
-    "referee.bench_service": 4,
+    "referee.benchmarks": 4,
     "projections.cli": 4,
-    "projections.bench": 4,
 }
 LAYER_NAMES = ("rules", "domain", "application", "service/projections", "composition")
 OURS = ("referee", "projections", "clients")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee import bench_service
+from referee.benchmarks import service as bench_service
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]  # a benchmark run, if a short one
 

@@ -172,7 +172,7 @@ def run_lag(tables: int | None = None, seconds: float = 20.0, warmup: float = 5.
     import sys
     import threading
 
-    from referee import bench_service as bs
+    from referee.benchmarks import service as bs
 
     pg = bs._pg_env()
     schema = f"bench_{uuid.uuid4().hex[:8]}"

@@ -347,7 +347,7 @@ def _card(name: str) -> int:
 
 
 def client_process(cfg_json: str) -> None:
-    """Entry point of one client process (``python -m referee.bench_service CFG``)."""
+    """Entry point of one client process (``python -m referee.benchmarks.service CFG``)."""
     cfg = json.loads(cfg_json)
     out = asyncio.run(_client_main(cfg))
     sys.stdout.write(json.dumps(out))
@@ -356,7 +356,7 @@ def client_process(cfg_json: str) -> None:
 def _drive(cfg: dict[str, Any], clients: int, server_pids: int | list[int]) -> dict[str, Any]:
     """Run ``clients`` client processes sharing ``cfg['tables']``; merge their reports.
     ``server_pids``: the server process(es) whose CPU (with their children's) is measured."""
-    if isinstance(server_pids, int):  # projections/bench.py passes one pid
+    if isinstance(server_pids, int):  # the projections benchmark passes one pid
         server_pids = [server_pids]
     per = [cfg["tables"] // clients + (1 if i < cfg["tables"] % clients else 0)
            for i in range(clients)]
@@ -364,7 +364,7 @@ def _drive(cfg: dict[str, Any], clients: int, server_pids: int | list[int]) -> d
     for i, n in enumerate(per):
         c = dict(cfg, tables=n, seed=cfg["seed"] * 1000 + i)
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "referee.bench_service", json.dumps(c)],
+            [sys.executable, "-m", "referee.benchmarks.service", json.dumps(c)],
             stdout=subprocess.PIPE, text=True))
     wait = cfg["start_at"] - time.time()
     if wait > 0:
@@ -532,7 +532,7 @@ def run(
 def _drive_memory(cfg: dict[str, Any], clients: int) -> None:
     per = [cfg["tables"] // clients + (1 if i < cfg["tables"] % clients else 0)
            for i in range(clients)]
-    procs = [subprocess.Popen([sys.executable, "-m", "referee.bench_service",
+    procs = [subprocess.Popen([sys.executable, "-m", "referee.benchmarks.service",
                                json.dumps(dict(cfg, tables=n, seed=i))],
                               stdout=subprocess.PIPE, text=True) for i, n in enumerate(per)]
     for p in procs:
