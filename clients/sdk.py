@@ -366,6 +366,30 @@ class Standings:
         return asdict(self)
 
 
+class _Outage:
+    """How long a stream may stay down before a watch gives up: waits with doubling backoff
+    (capped at 2 s) while under ``budget`` seconds since the last update."""
+
+    def __init__(self, backoff: float, budget: float) -> None:
+        self.backoff, self.budget = backoff, budget
+        self.since: float | None = None
+        self.delay = backoff
+
+    def clear(self) -> None:
+        self.since, self.delay = None, self.backoff
+
+    def wait(self) -> bool:
+        """Sleep before the next attempt; False when the budget is spent."""
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        if now - self.since >= self.budget:
+            return False
+        time.sleep(min(self.delay, self.budget - (now - self.since)))
+        self.delay = min(self.delay * 2, 2.0)
+        return True
+
+
 class RefereeClient:
     """A connection to one referee.
 
@@ -486,29 +510,32 @@ class RefereeClient:
 
     def watch(
         self, match_id: str, token: str = "", *, after_version: int = 0,
-        heartbeat_seconds: int = 0, resume: bool = True,
+        heartbeat_seconds: int = 0, resume: bool = True, resume_for: float = 60.0,
     ) -> Iterator[Update]:
-        """Stream updates (no overall deadline). With ``resume``, a dropped stream is reopened
-        from the last version seen, up to ``retries`` times in a row."""
-        failures = 0
+        """Stream updates (no overall deadline). With ``resume``, a stream that ends before
+        the match is over (a server's graceful restart ends it normally; a lost connection
+        ends it UNAVAILABLE) is reopened from the last version seen, with backoff, for as
+        long as ``resume_for`` seconds pass without an update."""
+        outage = _Outage(self.backoff, resume_for)
         while True:
             req = pb.WatchMatchRequest(match_id=match_id, token=token, after_version=after_version,
                                        heartbeat_seconds=heartbeat_seconds)
+            over = False
             try:
                 for message in self.stub.WatchMatch(req):
-                    failures = 0
+                    outage.clear()
                     update = Update.from_pb(message)
                     after_version = max(after_version, update.version)
+                    over = over or (update.view is not None and update.view.match_over)
                     yield update
-                return
+                if over or not resume or not outage.wait():
+                    return
             except grpc.RpcError as err:
                 code = err.code() if hasattr(err, "code") else None
                 if code == grpc.StatusCode.CANCELLED:
                     return
-                failures += 1
-                if not (resume and code in RETRYABLE and failures <= self.retries):
+                if not (resume and code in RETRYABLE and outage.wait()):
                     raise from_rpc_error(err, self.address) from None
-                time.sleep(self.backoff * 2 ** (failures - 1))
 
     def get_hand_record(self, match_id: str, hand: int, token: str = "") -> Record:
         """One hand as a ``referee.hand/v1`` record."""
@@ -557,30 +584,31 @@ class RefereeClient:
             time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
 
     def watch_scoreboard(self, match_id: str, token: str = "", *, after_version: int = 0,
-                         resume: bool = True) -> Iterator[Scoreboard]:
-        """The scoreboard after every change (first: the current one), until the stream ends
-        or the caller stops iterating. A dropped stream is reopened after the last version
-        seen, up to ``retries`` times in a row."""
-        failures = 0
+                         resume: bool = True, resume_for: float = 60.0) -> Iterator[Scoreboard]:
+        """The scoreboard after every change (first: the current one), until the match is
+        over or the caller stops iterating. A stream that ends before (normally or
+        UNAVAILABLE) is reopened after the last version seen, as :meth:`watch` does."""
+        outage = _Outage(self.backoff, resume_for)
         while True:
             req = ppb.WatchScoreboardRequest(match_id=match_id, token=token,
                                              after_version=after_version)
             stream = self.projections.WatchScoreboard(req)
+            over = False
             try:
                 for message in stream:
-                    failures = 0
+                    outage.clear()
                     board = Scoreboard.from_pb(message)
                     after_version = max(after_version, board.version)
+                    over = board.state == "over"
                     yield board
-                return
+                if over or not resume or not outage.wait():
+                    return
             except grpc.RpcError as err:
                 code = err.code() if hasattr(err, "code") else None
                 if code == grpc.StatusCode.CANCELLED:
                     return
-                failures += 1
-                if not (resume and code in RETRYABLE and failures <= self.retries):
+                if not (resume and code in RETRYABLE and outage.wait()):
                     raise from_rpc_error(err, self.address) from None
-                time.sleep(self.backoff * 2 ** (failures - 1))
             finally:
                 stream.cancel()
 
