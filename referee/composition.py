@@ -29,13 +29,15 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     """Run until SIGTERM or SIGINT; acknowledged actions are already committed, and calls
     in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off).
 
-    :raises referee.config.SettingsError: for a placeholder or short credential."""
+    :raises referee.config.SettingsError: for a placeholder or short credential, or a bad
+        ``OTEL_*`` value (traces: :mod:`referee.service.tracing`)."""
     from projections.runner import start_in_process  # the views, unless run separately
     from referee.config import StartupError, one_line, settings_from_env
-    from referee.service import metrics
+    from referee.service import metrics, tracing
     from referee.service.credentials import check_credentials
 
     check_credentials()  # before anything starts: no server with a template's secret
+    tracers, stop_tracing = tracing.start(os.environ)  # OTEL_*: none unless asked for
 
     settings = settings_from_env()
     try:
@@ -53,6 +55,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
 
     if access_log_on():  # --access-log, or --log-level DEBUG
         hooks = (*hooks, AccessLogInterceptor())
+    hooks = (*tracers, *hooks)  # outermost: a span covers the other interceptors too
 
     server, port = build_server(
         app, address, interceptors=hooks, max_workers=app.settings.grpc_workers,
@@ -70,4 +73,5 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     if views is not None:
         views.stop()
     app.close()
+    stop_tracing()  # the last spans exported
     return 0

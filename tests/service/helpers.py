@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -79,9 +79,10 @@ def facts(resp: pb.SubmitActionResponse) -> list[dict[str, object]]:
 
 
 @contextmanager
-def serving(app: Referee) -> Iterator[grpc.Channel]:
-    """A real server for ``app`` on a free port, and a channel to it."""
-    server, port = build_server(app, "127.0.0.1:0")
+def serving(app: Referee, interceptors: Sequence[grpc.aio.ServerInterceptor] = ()
+            ) -> Iterator[grpc.Channel]:
+    """A real server for ``app`` on a free port (with ``interceptors``), and a channel to it."""
+    server, port = build_server(app, "127.0.0.1:0", interceptors=interceptors)
     server.start()
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
