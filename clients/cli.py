@@ -24,10 +24,12 @@ from clients.errors import RefereeError
 from clients.records import RecordProblem, hand_of, load_file, replay, verify_file
 from clients.render import (
     action_text,
+    announcement_text,
     cards_text,
     json_safe,
     json_text,
     render_view,
+    result_lines,
     safe,
     scoreboard,
     scoreboard_text,
@@ -35,6 +37,7 @@ from clients.render import (
     seat_name,
     side_name,
     terminal_text,
+    words_table,
 )
 from clients.sdk import (
     DEFAULT_ADDRESS,
@@ -45,6 +48,7 @@ from clients.sdk import (
     Update,
     View,
 )
+from referee.rules.words import Table
 
 
 class UsageProblem(Exception):
@@ -471,16 +475,21 @@ def cmd_act(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fact_text(kind: str, data: dict[str, Any]) -> str:
+def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> str:
+    """One fact of an event as a line; announcements and results in words (``table``: who
+    sits where; unknown: seats by number)."""
+    table = table or words_table("", [])
     if kind == "trick_taken":
         plays = " ".join(f"{p['seat']}:{cards_text([p['card']])}" for p in data.get("plays", []))
         return f"  trick {data.get('number')}: {plays} -> seat {data.get('winner')}"
     if kind == "hand_ended":
-        return f"  hand {data.get('hand')} over: {json.dumps(data.get('result'))}"
+        return f"  hand {data.get('hand')} over: " + "\n    ".join(
+            result_lines(table.game, data.get("result"), table))
     if kind == "match_ended":
         return f"  match over: scores {data.get('scores')}, winner {data.get('winner')}"
     if kind == "announced":
-        return f"  announced {data.get('what')}: {json.dumps(data.get('data'))}"
+        return "  " + announcement_text(table.game, str(data.get("what")),
+                                        data.get("data") or {}, table)
     if kind == "hand_dealt":
         return f"  hand {data.get('hand')} dealt by seat {data.get('dealer')}"
     return ""
@@ -489,20 +498,25 @@ def _fact_text(kind: str, data: dict[str, Any]) -> str:
 def cmd_watch(args: argparse.Namespace) -> int:
     token = _token(args)
     n = 0
+    table: Table | None = None
     with _client(args) as client:
         for update in client.watch(args.match, token, after_version=args.after_version,
                                    heartbeat_seconds=10):
             if update.heartbeat:
                 continue
             n += 1
-            _print_update(args, update)
+            if update.view:
+                v = update.view
+                table = words_table(v.game, v.players, dealer=v.dealer)
+            _print_update(args, update, table)
             if (update.view and update.view.match_over) or (
                     args.max_updates and n >= args.max_updates):
                 break
     return 0
 
 
-def _print_update(args: argparse.Namespace, update: Update) -> None:
+def _print_update(args: argparse.Namespace, update: Update, table: Table | None = None
+                  ) -> None:
     if args.json:
         _print_json({"version": update.version, "events": [
             {"version": e.version, "hand": e.hand, "seat": e.seat, "action": e.action,
@@ -514,7 +528,7 @@ def _print_update(args: argparse.Namespace, update: Update) -> None:
             _print(f"[{e.version}] hand {e.hand} seat {e.seat}: {action_text(e.action)}",
                    color=args.color)
         for f in e.facts:
-            text = _fact_text(f.kind, f.data)
+            text = _fact_text(f.kind, f.data, table)
             if text:
                 _print(text)
     if update.view:
@@ -709,7 +723,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _print("ok: every action is legal" + (", every pack matches its commitment"
                                              if deals else ""))
         if report.get("result"):
-            _print(f"result: {json.dumps(report['result'])}")
+            data = record.data if args.match else load_file(args.file)
+            table = words_table(str(data.get("game", "")), data.get("players") or [])
+            _print("result: " + "\n  ".join(result_lines(table.game, report["result"], table)))
     else:
         err = report.get("error") or {}
         where = "".join(f" {k} {err[k]}" for k in ("hand", "index", "seat") if k in err)
@@ -769,6 +785,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         _print(f"  {seat_name(seat, players)}: {cards_text(cards)}")
     if rep.stock:
         _print(f"  stock: {cards_text(rep.stock, sort=False)}")
+    seats = words_table(rep.game, players, len(rep.hands), rep.dealer)
     for s in rep.steps:
         if args.at is not None and s.index >= args.at:
             break
@@ -779,7 +796,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             _print(_fact_text("trick_taken", t) + (f" ({t['points']} points)" if t["points"]
                                                   else ""))
         for a in s.announced:
-            _print(_fact_text("announced", a))
+            _print(_fact_text("announced", a, seats))
         if s.error:
             _print(f"     ILLEGAL: {safe(s.error['message'])}")
         if args.step:
@@ -796,7 +813,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                                                 for p in trick))
         return 0
     if rep.result is not None:
-        _print(f"result: {json.dumps(rep.result)}")
+        _print("result: " + "\n  ".join(result_lines(rep.game, rep.result, seats)))
     return 1 if rep.error else 0
 
 
@@ -849,8 +866,10 @@ def _server_replay(args: argparse.Namespace) -> int:
             _print(f"ruling: {safe(str(item.get('kind')))} {item.get('adjust')}: "
                    f"{safe(str(item.get('reason')))}")
     if last.scoring:
-        _print(f"result: {json.dumps(last.scoring.get('result'))}; "
-               f"scores after: {last.scoring.get('scores_after')}")
+        table = words_table(board.game, board.players)
+        _print("result: " + "\n  ".join(
+            result_lines(board.game, last.scoring.get("result"), table)))
+        _print(f"scores after: {last.scoring.get('scores_after')}")
     return 0
 
 
@@ -892,7 +911,9 @@ def _state_text(step: ReplayStep, board: Scoreboard) -> str:
         lines.append(f"taken: {seat_name(step.action['seat'], board.players)} "
                      f"{action_text(step.action['action'])} at {step.action['time']}")
     if step.scoring:
-        lines.append(f"result: {json.dumps(step.scoring.get('result'))}")
+        table = words_table(board.game, board.players)
+        lines.append("result: " + "\n  ".join(
+            result_lines(board.game, step.scoring.get("result"), table)))
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import referee.rules.words as words
 from referee.rules.render import SYMBOLS, sort_cards
 
 RED = "\x1b[31m"
@@ -217,3 +218,29 @@ def scoreboard_text(rows: list[dict[str, Any]], scores: Sequence[int], game: str
         lines.append("  ".join(f"{c:>8}" for c in cells))
     lines.append("  ".join(f"{c:>8}" for c in ["match", ""] + [str(s) for s in scores]))
     return "\n".join(lines)
+
+
+def words_table(game: str, players: Sequence[str], seats: int = 0, dealer: int = -1
+                ) -> words.Table:
+    """Who sits where, for hands in words (``seats``: default one per player)."""
+    return words.Table(game, seats or len(players), list(players), dealer)
+
+
+def announcement_text(game: str, what: str, data: dict[str, Any], table: words.Table) -> str:
+    """An announcement (``Announced`` fact) as the viewer says it, never as JSON."""
+    return safe(words.announcement(game, str(what), data if isinstance(data, dict) else {},
+                                   table))
+
+
+def result_lines(game: str, result: Any, table: words.Table) -> list[str]:
+    """A hand's result in the viewer's words: the headline, then one ``label: words`` line per
+    item (per-side numbers as ``team 0 (...): 37 · team 1 (...): 0``)."""
+    if not isinstance(result, dict):
+        return [safe(words.value(result, table))]
+    lines = [words.headline(result, table)]
+    for label, text in words.result_rows(game, result, table):
+        if isinstance(text, list):
+            text = " · ".join(f"{side}: {x}" for side, x in zip(table.sides(), text,
+                                                                  strict=False))
+        lines.append(f"{label}: {text}")
+    return [safe(line) for line in lines if line]

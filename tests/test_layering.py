@@ -72,7 +72,7 @@ def test_clients_use_only_the_stubs_and_the_record_format(path: Path) -> None:
         if name.startswith("referee"):
             assert name.startswith(
                 ("referee.api", "referee.rules.handrecord", "referee.rules.cards",
-                 "referee.rules.render")
+                 "referee.rules.render", "referee.rules.words")
             ), name
 
 
