@@ -23,19 +23,19 @@ import logging
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import grpc
 
 from referee.config import read_bool, read_choice
+from referee.service.interception import CallInterceptor
 from referee.service.metrics import call_code, error_reason
 
 ACCESS = logging.getLogger("referee.access")
 FORMATS = ("text", "json")
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-_NOT_LOGGED = ("/grpc.health.", "/grpc.reflection.")
 _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
     "message", "asctime"}
 
@@ -129,71 +129,17 @@ def log_call(method: str, request: Any, context: grpc.aio.ServicerContext,
     ACCESS.info("%s %s %s", method, code.name, text, extra=fields)
 
 
-class AccessLogInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class AccessLogInterceptor(CallInterceptor):
     """One access-log line per call of the referee's services (see the module docstring)."""
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+    def prepare(self, method: str, kind: str) -> str:
+        return method.lstrip("/")
 
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
-    ) -> Any:
-        handler = await continuation(details)
-        method: str = details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(method, handler)
-        if handler is not None:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
+    def begin(self, prepared: str, request: Any, context: grpc.aio.ServicerContext
+              ) -> tuple[str, Any, float]:
+        return prepared, request, time.perf_counter()
 
-    @staticmethod
-    def _wrap(method: str, handler: Any) -> Any:
-        if handler is None or method.startswith(_NOT_LOGGED):
-            return handler
-        name = method.lstrip("/")
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                _unary(name, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _stream(name, handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        return handler  # the API has no client-streaming methods
-
-
-def _unary(method: str, behavior: Callable[[Any, Any], Awaitable[Any]]
-           ) -> Callable[[Any, Any], Awaitable[Any]]:
-    async def logged(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        started = time.perf_counter()
-        error: BaseException | None = None
-        try:
-            return await behavior(request, context)
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            log_call(method, request, context, error, started)
-
-    return logged
-
-
-def _stream(method: str, behavior: Callable[[Any, Any], AsyncIterator[Any]]
-            ) -> Callable[[Any, Any], AsyncIterator[Any]]:
-    async def logged(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        started = time.perf_counter()
-        error: BaseException | None = None
-        try:
-            async for item in behavior(request, context):
-                yield item
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            log_call(method, request, context, error, started)
-
-    return logged
+    def end(self, call: tuple[str, Any, float], context: grpc.aio.ServicerContext,
+            error: BaseException | None) -> None:
+        method, request, started = call
+        log_call(method, request, context, error, started)

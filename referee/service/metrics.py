@@ -37,13 +37,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from uuid import UUID
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 from prometheus_client import Counter, Histogram, start_http_server
+
+from referee.service.interception import CallInterceptor
 
 log = logging.getLogger("referee.service")
 
@@ -151,85 +152,25 @@ def _record(series: _Series, context: grpc.aio.ServicerContext, error: BaseExcep
     series.latency.observe(time.perf_counter() - started)
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class MetricsInterceptor(CallInterceptor):
     """Counts and times every call to the referee's own services (health and reflection
-    are not counted). The wrapped handler of each method is built once and reused while
-    the server hands out the same handler for it."""
+    are not counted)."""
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+    def prepare(self, method: str, kind: str) -> _Series:
+        return _Series(kind, method)
 
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
-    ) -> Any:
-        handler = await continuation(details)
-        method: str = details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(method, handler)
-        if handler is not None:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
+    def begin(self, prepared: _Series, request: Any, context: grpc.aio.ServicerContext
+              ) -> tuple[_Series, float]:
+        prepared.started.inc()
+        prepared.received.inc()
+        return prepared, time.perf_counter()
 
-    @staticmethod
-    def _wrap(method: str, handler: Any) -> Any:
-        if handler is None or method.startswith(("/grpc.health.", "/grpc.reflection.")):
-            return handler
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                _unary(_Series("unary", method), handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _stream(_Series("server_stream", method), handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler  # the API has no client-streaming methods
+    def message_sent(self, call: tuple[_Series, float]) -> None:
+        call[0].sent.inc()
 
-
-def _unary(series: _Series, behavior: Callable[[Any, Any], Awaitable[Any]]
-           ) -> Callable[[Any, Any], Awaitable[Any]]:
-    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        started = time.perf_counter()
-        error: BaseException | None = None
-        series.started.inc()
-        series.received.inc()
-        try:
-            response = await behavior(request, context)
-            series.sent.inc()
-            return response
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            _record(series, context, error, started)
-
-    return wrapper
-
-
-def _stream(series: _Series, behavior: Callable[[Any, Any], AsyncIterator[Any]]
-            ) -> Callable[[Any, Any], AsyncIterator[Any]]:
-    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        started = time.perf_counter()
-        error: BaseException | None = None
-        series.started.inc()
-        series.received.inc()
-        sent = series.sent
-        try:
-            async for item in behavior(request, context):
-                sent.inc()
-                yield item
-        except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            _record(series, context, error, started)
-
-    return wrapper
+    def end(self, call: tuple[_Series, float], context: grpc.aio.ServicerContext,
+            error: BaseException | None) -> None:
+        _record(call[0], context, error, call[1])
 
 
 def serve_http(host: str, port: int) -> bool:

@@ -18,8 +18,8 @@ and names spans with a leading ``/``.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -31,9 +31,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExport
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from referee import __version__
+from referee.service.interception import CallInterceptor
 from referee.service.metrics import call_code, error_reason
 
-_NOT_TRACED = ("/grpc.health.", "/grpc.reflection.")
 #: gRPC codes that are the server's failure (the span's status is ERROR), by the conventions.
 SERVER_ERRORS = frozenset({
     grpc.StatusCode.UNKNOWN, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNIMPLEMENTED,
@@ -60,41 +60,27 @@ def tracer_provider(exporter: str) -> TracerProvider:
     return provider
 
 
-class TracingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class TracingInterceptor(CallInterceptor):
     """A SERVER span per call of the referee's services (see the module docstring)."""
 
     def __init__(self, provider: trace.TracerProvider | None = None) -> None:
+        super().__init__()
         self._tracer = trace.get_tracer("referee.service", __version__, provider)
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
-    ) -> Any:
-        handler = await continuation(details)
-        method: str = details.method
-        cached = self._wrapped.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(method, handler)
-        if handler is not None:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
+    def prepare(self, method: str, kind: str) -> _Call:
+        return _Call(self._tracer, method)
 
-    def _wrap(self, method: str, handler: Any) -> Any:
-        if handler is None or method.startswith(_NOT_TRACED):
-            return handler
-        call = _Call(self._tracer, method)
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                call.unary(handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                call.stream(handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        return handler  # the API has no client-streaming methods
+    def begin(self, prepared: _Call, request: Any, context: grpc.aio.ServicerContext
+              ) -> tuple[_Call, trace.Span]:
+        return prepared, prepared.begin(request, context)
+
+    def active(self, call: tuple[_Call, trace.Span]) -> contextlib.AbstractContextManager[Any]:
+        return trace.use_span(call[1], end_on_exit=False, record_exception=False,
+                              set_status_on_exception=False)
+
+    def end(self, call: tuple[_Call, trace.Span], context: grpc.aio.ServicerContext,
+            error: BaseException | None) -> None:
+        call[0].end(call[1], context, error)
 
 
 class _Call:
@@ -134,37 +120,3 @@ class _Call:
                 span.record_exception(error)
             span.set_status(Status(StatusCode.ERROR, code.name))
         span.end()
-
-    def unary(self, behavior: Callable[[Any, Any], Awaitable[Any]]
-              ) -> Callable[[Any, Any], Awaitable[Any]]:
-        async def traced(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            span = self.begin(request, context)
-            error: BaseException | None = None
-            try:
-                with trace.use_span(span, end_on_exit=False, record_exception=False,
-                                    set_status_on_exception=False):
-                    return await behavior(request, context)
-            except BaseException as exc:
-                error = exc
-                raise
-            finally:
-                self.end(span, context, error)
-
-        return traced
-
-    def stream(self, behavior: Callable[[Any, Any], AsyncIterator[Any]]
-               ) -> Callable[[Any, Any], AsyncIterator[Any]]:
-        async def traced(request: Any, context: grpc.aio.ServicerContext
-                         ) -> AsyncIterator[Any]:
-            span = self.begin(request, context)
-            error: BaseException | None = None
-            try:
-                async for item in behavior(request, context):
-                    yield item
-            except BaseException as exc:
-                error = exc
-                raise
-            finally:
-                self.end(span, context, error)
-
-        return traced

@@ -22,7 +22,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.service.logs import AccessLogInterceptor, JsonFormatter, TextFormatter
-from referee.service.server import build_server
+from tests.service.helpers import serving
 
 REFEREE = "referee.api.v1.RefereeService"
 
@@ -30,13 +30,10 @@ REFEREE = "referee.api.v1.RefereeService"
 @pytest.fixture
 def channel(tmp_path: Path) -> Iterator[grpc.Channel]:
     app = Referee(settings_from_env({"PERSISTENCE_MODULE": "eventsourcing.popo"}))
-    server, port = build_server(app, "127.0.0.1:0", interceptors=[AccessLogInterceptor()])
-    server.start()
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+        with serving(app, [AccessLogInterceptor()]) as ch:
             yield ch
     finally:
-        server.stop(1.0)
         app.close()
 
 
