@@ -564,23 +564,24 @@ def _board_json(board: Scoreboard) -> dict[str, Any]:
 
 def board_text(board: Scoreboard) -> str:
     """A scoreboard as a table: each finished hand's points and the running score, rulings."""
-    game = board.game
-    head = f"{game} match {board.match_id}: {scores_text(board.scores, game)}"
+    game, seats = board.game, len(board.players)
+    head = f"{game} match {board.match_id}: {scores_text(board.scores, seats)}"
     if board.over:
-        head += "  (over: " + ("a tie" if board.winner is None
-                               else side_name(board.winner, game) + " wins") + ")"
+        won = ("a tie" if board.winner is None
+               else side_name(board.winner, seats, len(board.scores)) + " wins")
+        head += f"  (over: {won})"
     else:
         head += f"  (hand {board.hand}, dealer seat {board.dealer}"
         head += f", {seat_name(board.to_act, board.players)} to act)" if board.to_act is not None \
             else ")"
     rows = [{"hand": h.hand, "dealer": h.dealer, "points": h.points,
              "void": bool(h.detail.get("void")), "running": h.scores_after} for h in board.hands]
-    lines = [head, scoreboard_text(rows, board.scores, game)]
+    lines = [head, scoreboard_text(rows, board.scores, seats)]
     for r in board.rulings:
         lines.append(f"ruling on hand {r.hand} (version {r.version}): {safe(r.kind)} "
                      f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}")
     if board.rulings:
-        lines.append(f"with rulings: {scores_text(board.adjusted_scores, game)}")
+        lines.append(f"with rulings: {scores_text(board.adjusted_scores, seats)}")
     return "\n".join(lines)
 
 
@@ -941,8 +942,8 @@ def cmd_bot(args: argparse.Namespace) -> int:
                              on_action=None if args.quiet or args.json else _print_action)
     _emit(args, {"match_id": args.match, "scores": view.scores, "winner": view.winner,
                  "match_over": view.match_over},
-          f"match over: {scores_text(view.scores, view.game)}" if view.match_over
-          else f"stopped: {scores_text(view.scores, view.game)}")
+          f"match over: {scores_text(view.scores, len(view.players))}" if view.match_over
+          else f"stopped: {scores_text(view.scores, len(view.players))}")
     return 0
 
 
@@ -965,9 +966,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if board is not None:  # the referee's scoreboard (GetScoreboard)
             table = board_text(board).split("\n", 1)[1]
         else:  # the read side did not catch up in time: computed from the record
-            rows = scoreboard(json.loads(result.record_path.read_text("utf-8")), v.scores,
-                              v.game)
-            table = scoreboard_text(rows, v.scores, v.game) + (
+            rows = scoreboard(json.loads(result.record_path.read_text("utf-8")), v.scores)
+            table = scoreboard_text(rows, v.scores, len(v.players)) + (
                 "\n(scoreboard computed from the record: the referee's read side did not answer "
                 "in time; a server started with REFEREE_PROJECTIONS=separate needs "
                 "`referee projections` running)")
@@ -976,7 +976,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 "scores": v.scores, "winner": v.winner, "hands": result.hands,
                 "actions": result.actions, "record": str(result.record_path), "verified": ok,
                 "scoreboard": board.to_json() if board else None}
-        winner = "a tie" if v.winner is None else side_name(v.winner, v.game) + " wins"
+        winner = ("a tie" if v.winner is None
+                  else side_name(v.winner, len(v.players), len(v.scores)) + " wins")
         text = "\n".join([
             f"{v.game}: {result.hands} hands, {result.actions} actions through gRPC; {winner}",
             "players: " + ", ".join(f"{i}={safe(p)}" for i, p in enumerate(v.players)),

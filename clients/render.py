@@ -146,11 +146,12 @@ def render_view(view: Any) -> str:
     players = view.players
     lines = [
         f"{view.game} match {view.match_id}  hand {view.hand}  version {view.version}",
-        f"score: {scores_text(view.scores, view.game)}",
+        f"score: {scores_text(view.scores, len(view.players))}",
     ]
     if view.match_over:
-        lines.append("match over: " + ("a tie" if view.winner is None else
-                                        f"{side_name(view.winner, view.game)} wins"))
+        won = ("a tie" if view.winner is None
+               else f"{side_name(view.winner, len(view.players), len(view.scores))} wins")
+        lines.append(f"match over: {won}")
     lines.append(f"dealer: {seat_name(view.dealer, players)}   phase: {s.get('phase', '-')}")
     summary = contract_text(s)
     if summary:
@@ -182,16 +183,21 @@ def render_view(view: Any) -> str:
     return "\n".join(lines)
 
 
-def side_name(index: int, game: str) -> str:
-    """Scores are per team (seats i and i+2) except in Ulti (per seat)."""
-    return f"seat {index}" if game == "ulti" else f"team {index} (seats {index} & {index + 2})"
+def side_name(index: int, seats: int, sides: int) -> str:
+    """Who one score is for, from the shape of the table alone: with fewer sides than seats
+    the seats play in partnerships (seat ``s`` with ``s + sides``, as the Game contract
+    says), so a side is a team; otherwise a seat."""
+    if 0 < sides < seats:
+        return f"team {index} (seats {' & '.join(str(s) for s in range(index, seats, sides))})"
+    return f"seat {index}"
 
 
-def scores_text(scores: Sequence[int], game: str) -> str:
-    return ", ".join(f"{side_name(i, game)} {v}" for i, v in enumerate(scores)) or "-"
+def scores_text(scores: Sequence[int], seats: int) -> str:
+    return ", ".join(f"{side_name(i, seats, len(scores))} {v}"
+                     for i, v in enumerate(scores)) or "-"
 
 
-def scoreboard(record: dict[str, Any], scores: Sequence[int], game: str) -> list[dict[str, Any]]:
+def scoreboard(record: dict[str, Any], scores: Sequence[int]) -> list[dict[str, Any]]:
     """One row per finished hand of a match record: the hand's points and the running total."""
     rows = []
     total = [0] * len(scores)
@@ -205,11 +211,9 @@ def scoreboard(record: dict[str, Any], scores: Sequence[int], game: str) -> list
     return rows
 
 
-def scoreboard_text(rows: list[dict[str, Any]], scores: Sequence[int], game: str,
-                    players: Sequence[str] = ()) -> str:
+def scoreboard_text(rows: list[dict[str, Any]], scores: Sequence[int], seats: int) -> str:
     sides = len(scores)
-    head = ["hand", "dealer"] + [("seat " if game == "ulti" else "team ") + str(i)
-                                for i in range(sides)]
+    head = ["hand", "dealer"] + [side_name(i, seats, sides).split(" (")[0] for i in range(sides)]
     lines = ["  ".join(f"{h:>8}" for h in head)]
     for r in rows:
         pts = r["points"] + [0] * (sides - len(r["points"]))

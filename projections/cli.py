@@ -39,7 +39,8 @@ def add_parsers(sub: Any, bench: Any) -> None:
                    help="print the match's stored events (NDJSON, for verify --chain) and exit")
     b = bench.add_parser("projections", help="rebuild every view from a large log; replay time")
     b.add_argument("--hands", type=int, default=300, help="hands to play into the log")
-    b.add_argument("--game", default="belot")
+    b.add_argument("--game", default=None,
+                   help="the game played (default: belot; with --lag, the service bench's euchre)")
     b.add_argument("--batch", type=int, default=1000)
     b.add_argument("--events", type=int, default=0,
                    help="fill quickly up to about this many events (app.save batches of whole "
@@ -171,14 +172,14 @@ def bench(args: argparse.Namespace) -> int:
     from referee.benchmarks.projections import run_bench, run_lag
 
     if args.lag:
-        game = args.game if args.game != "belot" else "euchre"  # the service bench's game
+        game = args.game or "euchre"  # the service bench's game
         print(json.dumps(run_lag(args.tables, args.seconds, args.warmup, game,
                                  rate=args.rate), indent=2))
         return 0
     samples = None
     if args.samples_from:
         samples = json.loads(Path(args.samples_from).read_text())["samples"]
-    print(json.dumps(run_bench(args.hands, args.game, args.batch, events=args.events,
+    print(json.dumps(run_bench(args.hands, args.game or "belot", args.batch, events=args.events,
                                schema=args.schema, fill_only=args.fill_only,
                                samples=samples), indent=2))
     return 0

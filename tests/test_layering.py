@@ -151,3 +151,27 @@ def test_no_private_name_is_imported_from_another_package(path: Path) -> None:
             module.rsplit(".", 1)[0])
         private = [n for n in names if n.startswith("_") and not n.startswith("__")]
         assert not private or package == here, f"{_module(path)} imports {private} from {module}"
+
+
+def _game_names() -> frozenset[str]:
+    from referee.rules.registry import GAMES
+
+    return frozenset(n for g in GAMES.values() for n in (g.name, *g.aliases))
+
+
+@pytest.mark.parametrize("path", [p for p in PRODUCT_FILES + CLIENT_FILES
+                                  if "rules" not in p.relative_to(ROOT).parts],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_game_is_named_outside_the_rules(path: Path) -> None:
+    """Game knowledge lives behind the Game contract: nothing outside ``referee/rules``
+    compares anything with a game's name (``game == "ulti"``)."""
+    names = _game_names()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                literals = operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) \
+                    else [operand]
+                for lit in literals:
+                    assert not (isinstance(lit, ast.Constant) and lit.value in names), (
+                        f"{path.relative_to(ROOT)}:{node.lineno} compares with the game name "
+                        f"{lit.value!r}")
