@@ -77,11 +77,10 @@ from referee.integrity import check_links, decode_all, is_match_log
 from referee.rejections import Rejection, RejectionLog, StoredRejectionLog
 from referee.rules.cards import CARD_NAMES, parse_card
 from referee.rules.errors import InvalidActionError, RuleParameterError, RulesError
-from referee.rules.game import JSON, Game
+from referee.rules.game import JSON, Game, is_public
 from referee.rules.handrecord import HandRecord, MatchRecord, match_state_json
 from referee.rules.registry import find_game
 
-_CARD_TOKEN = frozenset(CARD_NAMES)
 T = TypeVar("T")
 _log = logging.getLogger("referee.application")
 
@@ -774,7 +773,7 @@ class Referee(Application[UUID]):
             elif kind == "ActionTaken":
                 seat: int = e.seat  # type: ignore[attr-defined]
                 text: str = e.action  # type: ignore[attr-defined]
-                if not _action_is_public(text) and who.role is not Role.AUDITOR and not (
+                if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
                     who.role is Role.SEAT and who.seat == seat
                 ):
                     text = "hidden"
@@ -1160,14 +1159,6 @@ class Referee(Application[UUID]):
             if version > sent or first:
                 return self.events_after(match, who, sent), self.view_of(match, who), version
             return [], None, version
-
-
-def _action_is_public(text: str) -> bool:
-    """Card plays are public; other actions are public unless they name a card (a discard)."""
-    if text.startswith("play:"):
-        return True
-    _, _, arg = text.partition(":")
-    return not any(part.strip().upper() in _CARD_TOKEN for part in arg.split(","))
 
 
 def _check_pack(game: Game[Any], cards: list[str], index: int) -> list[str]:

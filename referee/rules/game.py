@@ -195,6 +195,9 @@ class Game(Protocol[S]):
     num_seats: ClassVar[int]
     partnerships: ClassVar[bool]
     """True when seats ``s`` and ``s + 2`` are partners; ``points`` are then per team."""
+    hidden_verbs: ClassVar[frozenset[str]]
+    """Verbs whose action only the acting seat (and the auditor) may read while the hand
+    runs: they name cards the other seats have not seen (a discard). See :func:`is_public`."""
     pack: ClassVar[tuple[Card, ...]]
     rules_class: ClassVar[type[RuleSet]]
 
@@ -266,3 +269,9 @@ class Game(Protocol[S]):
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         """Scores, next dealer and match end after a deal with ``result``."""
         ...
+
+
+def is_public(game: Game[Any], text: str) -> bool:
+    """Whether every seat may read the action ``text`` (record notation) when it is taken:
+    card plays and bids are public, a verb of ``game.hidden_verbs`` is not."""
+    return text.partition(":")[0] not in game.hidden_verbs

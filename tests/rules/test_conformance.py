@@ -219,3 +219,25 @@ def test_states_and_facts_copy_and_pickle(name: str, first: int) -> None:
                 assert game.view(again.state, seat) == game.view(step.state, seat)
             assert pickle.loads(pickle.dumps(step.facts)) == step.facts
             state = step.state
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_action_that_names_unseen_cards_is_hidden(name: str) -> None:
+    """Hidden information: an action other than a card play that names cards (a discard, a
+    declaration's cards) is read only by its seat while the hand runs, so its verb must be
+    one of the game's ``hidden_verbs`` (the Game contract's ``is_public``)."""
+    from itertools import islice
+
+    from referee.rules.cards import CARD_NAMES
+    from referee.rules.game import is_public
+
+    game = GAMES[name]
+    cards = frozenset(CARD_NAMES)
+    for action in islice(game.all_actions(), 50_000):
+        text = game.format_action(action)
+        verb, _, arg = text.partition(":")
+        names_cards = any(part.strip().upper() in cards for part in arg.split(","))
+        if verb != "play" and names_cards:
+            assert not is_public(game, text), f"{name}: {text!r} would be shown to every seat"
+        if verb == "play":
+            assert is_public(game, text)

@@ -696,6 +696,8 @@ class Belot:
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
+    hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
     pack: ClassVar[tuple[Card, ...]] = PACK_32
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 

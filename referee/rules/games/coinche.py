@@ -713,6 +713,8 @@ class Coinche:
     title: ClassVar[str] = "Coinche (Belote contrée)"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
+    hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
     pack: ClassVar[tuple[Card, ...]] = PACK_32
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
 

@@ -266,6 +266,8 @@ class Euchre:
     title: ClassVar[str] = "Euchre"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    #: Seen only by the acting seat while the hand runs: the dealer's discard (EU-10).
+    hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
 

@@ -834,6 +834,8 @@ class Pedro:
     title: ClassVar[str] = "Pedro (Cinch)"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    #: Seen only by the acting seat while the hand runs: the cards kept and discarded.
+    hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard", "take"})
     pack: ClassVar[tuple[Card, ...]] = PACK_52
     rules_class: ClassVar[type[RuleSet]] = PedroRules
 
