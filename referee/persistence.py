@@ -31,6 +31,7 @@ import psycopg
 import psycopg_pool
 from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.utils import Environment, EnvType
+from psycopg.sql import SQL, Identifier
 
 from referee.domain.errors import StoreUnavailableError
 
@@ -111,7 +112,19 @@ class AggregateRecorder(es_postgres.PostgresAggregateRecorder):
 
 @failing_fast
 class ApplicationRecorder(es_postgres.PostgresApplicationRecorder):
-    """eventsourcing's, failing fast."""
+    """eventsourcing's, failing fast, and with DB functions on (``POSTGRES_ENABLE_DB_FUNCTIONS``)
+    passing the events to its insert function in binary (``%b``) rather than text (``%s``):
+    the same function and rows, but psycopg dumps the array of stored-event composites in C
+    instead of escaping their text form in Python (~27 -> ~9 us of CPU per event in a batch
+    of 200)."""
+
+    def __init__(self, datastore: es_postgres.PostgresDatastore, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        if datastore.enable_db_functions:
+            self.sql_invoke_pg_function_insert_events = SQL(
+                "SELECT * FROM {schema}.{insert_events}((%b))"
+            ).format(schema=Identifier(datastore.schema),
+                     insert_events=Identifier(self.pg_function_name_insert_events))
 
 
 @failing_fast
