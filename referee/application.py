@@ -747,27 +747,25 @@ class Referee(Application[UUID]):
                 hand = hand_log.number - 1
         stored = self.repository.event_store.get(match.id, gt=after, lte=match.version)
         for e in stored:
-            kind = type(e).__name__
             v = e.originator_version
-            if kind == "HandDealt":
-                hand = e.hand  # type: ignore[attr-defined]
-                fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,  # type: ignore[attr-defined]
-                        "commitment": e.commitment}  # type: ignore[attr-defined]
+            if isinstance(e, Match.HandDealt):
+                hand = e.hand
+                fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,
+                        "commitment": e.commitment}
                 out.append(PublicEvent(v, hand, None, "", [fact]))
-            elif kind == "ActionTaken":
-                seat: int = e.seat  # type: ignore[attr-defined]
-                text: str = e.action  # type: ignore[attr-defined]
+            elif isinstance(e, Match.ActionTaken):
+                text = e.action
                 if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
-                    who.role is Role.SEAT and who.seat == seat
+                    who.role is Role.SEAT and who.seat == e.seat
                 ):
                     text = "hidden"
-                out.append(PublicEvent(v, hand, seat, text, list(e.facts)))  # type: ignore[attr-defined]
-            elif kind == "HandScored":
-                fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,  # type: ignore[attr-defined]
-                        "scores": e.scores}  # type: ignore[attr-defined]
+                out.append(PublicEvent(v, hand, e.seat, text, list(e.facts)))
+            elif isinstance(e, Match.HandScored):
+                fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
+                        "scores": e.scores}
                 out.append(PublicEvent(v, hand, None, "", [fact]))
-            elif kind == "MatchEnded":
-                fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}  # type: ignore[attr-defined]
+            elif isinstance(e, Match.MatchEnded):
+                fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}
                 out.append(PublicEvent(v, hand, None, "", [fact]))
         return out
 

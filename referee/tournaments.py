@@ -92,9 +92,9 @@ def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
     """How much hand ``hand`` changed the match scores (from the HandScored events)."""
     before: list[int] = [0] * len(match.match_state.scores)
     for e in app.repository.event_store.get(match.id, lte=match.version):
-        if type(e).__name__ == "HandScored":
-            scores = list(e.scores)  # type: ignore[attr-defined]
-            if e.hand == hand:  # type: ignore[attr-defined]
+        if isinstance(e, Match.HandScored):
+            scores = list(e.scores)
+            if e.hand == hand:
                 return [a - b for a, b in zip(scores, before, strict=True)]
             before = scores
     raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)

@@ -65,6 +65,45 @@ class Match(Aggregate):
             agg._last_event = self  # hashed lazily, only when a new event is triggered
             return agg
 
+    # The events, declared so that readers dispatch on their types (same names, topics and
+    # attributes as when ``@event`` made them from the method signatures: stored logs and
+    # their hashes are unchanged).
+    class HandDealt(Event):
+        """A hand dealt: its pack (``cards``, revealed to seats when the hand is over), the
+        nonce and the published commitment."""
+
+        hand: int
+        dealer: int
+        cards: list[str]
+        nonce: str
+        commitment: str
+        to_act: int | None
+
+    class ActionTaken(Event):
+        """One accepted action (record notation) and what it caused."""
+
+        seat: int
+        action: str
+        command_id: str
+        facts: list[dict[str, Any]]
+        to_act: int | None
+
+    class HandScored(Event):
+        hand: int
+        result: dict[str, Any]
+        scores: list[int]
+
+    class MatchEnded(Event):
+        scores: list[int]
+        winner: int | None
+
+    class RulingRecorded(Event):
+        hand: int
+        kind: str
+        adjust: list[int]
+        reason: str
+        by: str
+
     @classmethod
     def _create(cls, event_class: Any, **kwargs: Any) -> Any:
         kwargs["prev_hash"] = GENESIS
@@ -146,7 +185,7 @@ class Match(Aggregate):
             self.rules,
         )
         self._trigger_computed(
-            self.HandDealt,  # type: ignore[attr-defined]  # made by @event("HandDealt")
+            self.HandDealt,
             ("deal", self.match_state.dealer, cards),
             state,
             hand=len(self.hands) + 1,
@@ -170,7 +209,7 @@ class Match(Aggregate):
         step = game.apply(self.hand_state, seat, action)
         text = game.format_action(action)
         self._trigger_computed(
-            self.ActionTaken,  # type: ignore[attr-defined]  # made by @event("ActionTaken")
+            self.ActionTaken,
             ("action", seat, text),
             step.state,
             seat=seat,
@@ -226,7 +265,7 @@ class Match(Aggregate):
             self.last_outcome.facts.append(fact)
             self.last_outcome.version = self.version + 1
 
-    @event("HandDealt")
+    @event(HandDealt)
     def _hand_dealt(
         self, hand: int, dealer: int, cards: list[str], nonce: str, commitment: str,
         to_act: int | None = None,
@@ -242,7 +281,7 @@ class Match(Aggregate):
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
         )
 
-    @event("ActionTaken")
+    @event(ActionTaken)
     def _action_taken(
         self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]],
         to_act: int | None = None,
@@ -258,7 +297,7 @@ class Match(Aggregate):
         if command_id:
             self.outcomes[self.command_key(seat, command_id)] = outcome
 
-    @event("HandScored")
+    @event(HandScored)
     def _hand_scored(self, hand: int, result: dict[str, Any], scores: list[int]) -> None:
         self.hand.result = result
         self.match_state = self.game.after_hand(
@@ -266,11 +305,11 @@ class Match(Aggregate):
         )
         self._caused({"kind": HAND_ENDED, "hand": hand, "result": result, "scores": scores})
 
-    @event("MatchEnded")
+    @event(MatchEnded)
     def _match_ended(self, scores: list[int], winner: int | None) -> None:
         self._caused({"kind": MATCH_ENDED, "scores": scores, "winner": winner})
 
-    @event("RulingRecorded")
+    @event(RulingRecorded)
     def _ruling_recorded(
         self, hand: int, kind: str, adjust: list[int], reason: str, by: str
     ) -> None:

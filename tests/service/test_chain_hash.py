@@ -53,15 +53,15 @@ def test_event_hash_digests_are_pinned() -> None:
     plays = [{"seat": s, "card": c} for s, c in enumerate(["JH", "AH", "9H", "TS"])]
     trick = {"kind": "trick_taken", "number": 3, "plays": plays, "winner": 0, "points": 0}
     events = [
-        Match.ActionTaken(  # type: ignore[attr-defined]
+        Match.ActionTaken(
             originator_id=match_id, originator_version=7, timestamp=at, prev_hash="ab" * 32,
             seat=3, action="play:TS", command_id="cmd-7", facts=[trick], to_act=0,
         ),
-        Match.ActionTaken(  # type: ignore[attr-defined]
+        Match.ActionTaken(
             originator_id=match_id, originator_version=8, timestamp=at, prev_hash="cd" * 32,
             seat=0, action="pass", command_id="ünïcødé ✓", facts=[], to_act=None,
         ),
-        Match.HandDealt(  # type: ignore[attr-defined]
+        Match.HandDealt(
             originator_id=match_id, originator_version=2, timestamp=at, prev_hash="",
             hand=1, dealer=0, cards=["JH", "AH"], nonce="00ff", commitment="ee" * 32, to_act=1,
         ),
