@@ -119,6 +119,7 @@ def run_demo(
     info = next((g for g in client.list_games() if game in (g.name, *g.aliases)), None)
     seats = info.seats if info else 4
     names = BOT_NAMES[:seats] if seats == 4 else ["Ann", "Bela", "Csilla"][:seats]
+    names += [f"Bot {s}" for s in range(len(names), seats)]  # any table size the referee lists
     strategies = strategies or ["greedy"]
     match = client.create_match(game, rules=rules, players=[
         f"{n} ({strategies[i % len(strategies)]})" for i, n in enumerate(names)])

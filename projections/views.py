@@ -22,6 +22,7 @@ from projections.store import Doc, DocView
 from referee.domain.chain import event_hash
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
+from referee.rules.game import sides_of
 from referee.rules.registry import find_game
 
 
@@ -119,8 +120,7 @@ def _ts(event: StoredEvent) -> str:
 
 
 def _sides(game: str) -> int:
-    g = find_game(game)  # static metadata (seats, partnerships), not the rules
-    return g.num_seats // 2 if g.partnerships else g.num_seats
+    return sides_of(find_game(game))  # the Game contract's static shape, not the rules
 
 
 def adjusted(scores: list[int], rulings: list[dict[str, Any]]) -> list[int]:

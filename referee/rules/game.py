@@ -194,7 +194,9 @@ class Game(Protocol[S]):
     title: ClassVar[str]
     num_seats: ClassVar[int]
     partnerships: ClassVar[bool]
-    """True when seats ``s`` and ``s + 2`` are partners; ``points`` are then per team."""
+    """True when the seats play in pairs sitting opposite: seats ``s`` and ``s + sides`` are
+    partners, ``sides = num_seats // 2`` (``s`` and ``s + 2`` at four seats), and ``points``
+    and scores are per team, team ``s % sides``; otherwise per seat. See :func:`sides_of`."""
     hidden_verbs: ClassVar[frozenset[str]]
     """Verbs whose action only the acting seat (and the auditor) may read while the hand
     runs: they name cards the other seats have not seen (a discard). See :func:`is_public`."""
@@ -275,3 +277,14 @@ def is_public(game: Game[Any], text: str) -> bool:
     """Whether every seat may read the action ``text`` (record notation) when it is taken:
     card plays and bids are public, a verb of ``game.hidden_verbs`` is not."""
     return text.partition(":")[0] not in game.hidden_verbs
+
+
+def sides_of(game: Game[Any]) -> int:
+    """How many sides score (the length of ``points`` and of the match scores): the teams of a
+    partnership game (``num_seats // 2``), otherwise one per seat."""
+    return game.num_seats // 2 if game.partnerships else game.num_seats
+
+
+def side_of(game: Game[Any], seat: Seat) -> int:
+    """The side that seat ``seat`` scores for: its team (``seat % sides``) or itself."""
+    return seat % sides_of(game)

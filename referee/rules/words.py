@@ -89,9 +89,22 @@ class Table:
     dealer: int = -1
 
     @property
+    def side_count(self) -> int:
+        """How many sides score, from the game's contract (``sides_of``): the teams of a
+        partnership game, else one per seat (also for a game this referee does not know)."""
+        from referee.rules.game import sides_of
+        from referee.rules.registry import find_game
+
+        try:
+            game = find_game(self.game)
+        except ValueError:
+            return self.seats
+        return sides_of(game) if game.num_seats == self.seats else self.seats
+
+    @property
     def teams(self) -> bool:
-        """Scores per team (seats i and i + 2) in the four-seat partnership games."""
-        return self.seats == 4 and self.game != "ulti"
+        """Scores per team: seats ``i`` and ``i + sides`` play together."""
+        return 0 < self.side_count < self.seats
 
     def seat(self, seat: object) -> str:
         """``seat 0 · Anna`` (``seat 0`` without a name)."""
@@ -101,17 +114,17 @@ class Table:
         return f"seat {seat}" + (f" · {name}" if name and name != f"seat {seat}" else "")
 
     def side(self, index: object) -> str:
-        """A team (``team 1: seats 1 & 3 · Béla & Dani``) or, in Ulti, a seat."""
+        """A team (``team 1: seats 1 & 3 · Béla & Dani``) or, without partnerships, a seat."""
         if not self.teams or not isinstance(index, int) or isinstance(index, bool):
             return self.seat(index)
-        names = [self.players[s] for s in (index, index + 2) if s < len(self.players)
-                 and self.players[s]]
-        who = f" · {' & '.join(names)}" if len(names) == 2 else ""
-        return f"team {index} (seats {index} & {index + 2}{who})"
+        members = range(index, self.seats, self.side_count)
+        names = [self.players[s] for s in members if s < len(self.players) and self.players[s]]
+        who = f" · {' & '.join(names)}" if len(names) == len(members) else ""
+        return f"team {index} (seats {' & '.join(map(str, members))}{who})"
 
     def sides(self) -> list[str]:
-        """Who the scores are for: the teams, or (Ulti) the seats."""
-        return [self.side(i) for i in range(2 if self.teams else self.seats)]
+        """Who the scores are for: the teams, or (no partnerships) the seats."""
+        return [self.side(i) for i in range(self.side_count)]
 
     def per_side(self, numbers: Sequence[object], unit: str = "") -> str:
         """``team 0 (...): 37 · team 1 (...): 0``."""
