@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,12 +47,23 @@ def game() -> Iterator[Game[Any]]:
     assert NAME not in GAMES
 
 
-@pytest.fixture(scope="module")
-def served(game: Game[Any], tmp_path_factory: pytest.TempPathFactory
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def served(request: pytest.FixtureRequest, game: Game[Any],
+           tmp_path_factory: pytest.TempPathFactory,
            ) -> Iterator[tuple[grpc.Channel, str, ProjectionWorker]]:
     data: Path = tmp_path_factory.mktemp("extra-game")
-    app = Referee(settings_from_env({"REFEREE_DATA_DIR": str(data),
-                                     "REFEREE_AUDITOR_TOKEN": AUDITOR}))
+    env = {"REFEREE_DATA_DIR": str(data), "REFEREE_AUDITOR_TOKEN": AUDITOR}
+    if request.param == "postgres":
+        env.update(request.getfixturevalue("postgres_env"))
+        env["POSTGRES_SCHEMA"] = "t" + uuid.uuid4().hex[:12]  # events and views of its own
+        import psycopg
+
+        with psycopg.connect(host=env["POSTGRES_HOST"], port=env.get("POSTGRES_PORT", "5432"),
+                             user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD"),
+                             dbname=env.get("POSTGRES_DBNAME"), autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {env['POSTGRES_SCHEMA']}")
+    app = Referee(settings_from_env(env))
     worker = ProjectionWorker(app, poll=0.05).start()
     try:
         with serving(app) as channel:
