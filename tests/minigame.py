@@ -208,17 +208,11 @@ GAME = Triads()
 @contextmanager
 def registered() -> Iterator[Any]:
     """The game in the registry (``GAMES`` and its aliases) for the duration, then removed."""
-    assert GAME.name not in registry.GAMES
-    registry.GAMES[GAME.name] = GAME
-    added = [n for n in (GAME.name, *GAME.aliases) if n not in registry._ALIASES]
-    for n in added:
-        registry._ALIASES[n] = GAME.name
+    registry.register(GAME)
     try:
         yield GAME
     finally:
-        del registry.GAMES[GAME.name]
-        for n in added:
-            registry._ALIASES.pop(n, None)
+        registry.unregister(GAME.name)
 
 
 _CONFORMS: Game[TriadsState] = GAME

@@ -28,3 +28,22 @@ def find_game(name: str) -> Game[Any]:
     if key is None:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAMES)}")
     return GAMES[key]
+
+
+def register(game: Game[Any]) -> None:
+    """Add ``game`` under its name and aliases (a plug-in, or a game that exists only in a
+    test). :raises ValueError: if the name or an alias is taken."""
+    names = (game.name, *game.aliases)
+    taken = [n for n in names if n in _ALIASES]
+    if taken:
+        raise ValueError(f"already registered: {', '.join(taken)}")
+    GAMES[game.name] = game
+    for n in names:
+        _ALIASES[n] = game.name
+
+
+def unregister(name: str) -> None:
+    """Remove the game registered as ``name`` and its aliases."""
+    game = GAMES.pop(find_game(name).name)
+    for n in (game.name, *game.aliases):
+        _ALIASES.pop(n, None)
