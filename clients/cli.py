@@ -381,12 +381,16 @@ def cmd_games(args: argparse.Namespace) -> int:
         games = client.list_games()
     data: list[dict[str, Any]] = [
         {"name": g.name, "title": g.title, "seats": g.seats, "aliases": list(g.aliases),
+         "partnerships": g.partnerships, "sides": g.sides, "match_length": g.match_length,
+         "hidden_verbs": list(g.hidden_verbs),
              "parameters": [{"name": p.name, "type": p.type, "default": json.loads(p.default_json),
                              "rule": p.rule, "doc": p.doc} for p in g.parameters]}
             for g in games]
     lines = []
     for g in data:
-        lines.append(f"{g['name']} ({g['title']}, {g['seats']} seats)")
+        layout = (f"{g['sides']} teams" if g["partnerships"] else "each seat for itself")
+        lines.append(f"{g['name']} ({g['title']}, {g['seats']} seats, {layout}; match length: "
+                     f"{g['match_length']})")
         lines += [f"  {p['name']} = {json.dumps(p['default'])}  [{p['rule']}] {p['doc']}"
                   for p in g["parameters"]]
     _emit(args, data, "\n".join(lines))

@@ -67,13 +67,12 @@ def local_referee(*, timeout: float = 30.0) -> Iterator[str]:
 
 
 def target_rules(client: RefereeClient, game: str, target: int | None) -> dict[str, Any]:
-    """``{"target_score": target}`` (``{"deals": target}`` for Ulti) for ``game``."""
+    """``{P: target}`` where P is the game's match-length parameter (``GameInfo.match_length``:
+    a target score, a number of deals)."""
     if target is None:
         return {}
     info = next((g for g in client.list_games() if game in (g.name, *g.aliases)), None)
-    names = {p.name for p in info.parameters} if info else set()
-    key = next((k for k in ("target_score", "deals") if k in names), "target_score")
-    return {key: target}
+    return {info.match_length if info and info.match_length else "target_score": target}
 
 
 @dataclass

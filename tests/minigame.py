@@ -77,6 +77,7 @@ class Triads:
     title: ClassVar[str] = "Triads (test-only)"
     num_seats: ClassVar[int] = SEATS
     partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
     hidden_verbs: ClassVar[frozenset[str]] = frozenset()
     pack: ClassVar[tuple[Card, ...]] = PACK_24
     rules_class: ClassVar[type[RuleSet]] = TriadsRules

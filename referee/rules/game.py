@@ -197,6 +197,9 @@ class Game(Protocol[S]):
     """True when the seats play in pairs sitting opposite: seats ``s`` and ``s + sides`` are
     partners, ``sides = num_seats // 2`` (``s`` and ``s + 2`` at four seats), and ``points``
     and scores are per team, team ``s % sides``; otherwise per seat. See :func:`sides_of`."""
+    match_length: ClassVar[str]
+    """The rule parameter that says how long a match lasts (a target score, a number of
+    deals): ``{match_length: 1}`` is the shortest match."""
     hidden_verbs: ClassVar[frozenset[str]]
     """Verbs whose action only the acting seat (and the auditor) may read while the hand
     runs: they name cards the other seats have not seen (a discard). See :func:`is_public`."""

@@ -21,6 +21,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Answer, PublicEvent, Referee, Role, View, rules_from_json
 from referee.domain.errors import MalformedRequestError
 from referee.domain.facts import ANNOUNCED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, TRICK_TAKEN
+from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
 from referee.service.handlers import call_ended, stream_handler, unary_handler
 from referee.service.peers import PeerLimits
@@ -111,8 +112,10 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                 if s.maximum is not None:
                     p.maximum = s.maximum
                 params.append(p)
-            games.append(pb.GameInfo(name=g.name, aliases=list(g.aliases), title=g.title,
-                                     seats=g.num_seats, parameters=params))
+            games.append(pb.GameInfo(
+                name=g.name, aliases=list(g.aliases), title=g.title, seats=g.num_seats,
+                parameters=params, partnerships=g.partnerships, sides=sides_of(g),
+                match_length=g.match_length, hidden_verbs=sorted(g.hidden_verbs)))
         return pb.ListGamesResponse(games=games)
 
     @unary_handler

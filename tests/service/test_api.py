@@ -40,6 +40,12 @@ def test_list_games(stub: pbg.RefereeServiceStub) -> None:
         specs = game.rules_class.param_specs()
         assert [p.name for p in info.parameters] == [s.name for s in specs]
         assert [json.loads(p.default_json) for p in info.parameters] == [s.default for s in specs]
+        # The Game contract as clients read it: sides, partnerships, the match length
+        # parameter (an integer rule parameter) and the hidden verbs.
+        assert info.partnerships == game.partnerships
+        assert info.sides == (game.num_seats // 2 if game.partnerships else game.num_seats)
+        assert info.match_length in {s.name for s in specs if s.type is int}
+        assert set(info.hidden_verbs) == game.hidden_verbs
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -54,18 +54,26 @@ class RuleParameter(_message.Message):
     def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default_json: _Optional[str] = ..., rule: _Optional[str] = ..., doc: _Optional[str] = ..., choices: _Optional[_Iterable[str]] = ..., minimum: _Optional[int] = ..., maximum: _Optional[int] = ...) -> None: ...
 
 class GameInfo(_message.Message):
-    __slots__ = ("name", "aliases", "title", "seats", "parameters")
+    __slots__ = ("name", "aliases", "title", "seats", "parameters", "partnerships", "sides", "match_length", "hidden_verbs")
     NAME_FIELD_NUMBER: _ClassVar[int]
     ALIASES_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    PARTNERSHIPS_FIELD_NUMBER: _ClassVar[int]
+    SIDES_FIELD_NUMBER: _ClassVar[int]
+    MATCH_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_VERBS_FIELD_NUMBER: _ClassVar[int]
     name: str
     aliases: _containers.RepeatedScalarFieldContainer[str]
     title: str
     seats: int
     parameters: _containers.RepeatedCompositeFieldContainer[RuleParameter]
-    def __init__(self, name: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ..., title: _Optional[str] = ..., seats: _Optional[int] = ..., parameters: _Optional[_Iterable[_Union[RuleParameter, _Mapping]]] = ...) -> None: ...
+    partnerships: bool
+    sides: int
+    match_length: str
+    hidden_verbs: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ..., title: _Optional[str] = ..., seats: _Optional[int] = ..., parameters: _Optional[_Iterable[_Union[RuleParameter, _Mapping]]] = ..., partnerships: _Optional[bool] = ..., sides: _Optional[int] = ..., match_length: _Optional[str] = ..., hidden_verbs: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ()

@@ -696,6 +696,7 @@ class Belot:
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
     pack: ClassVar[tuple[Card, ...]] = PACK_32

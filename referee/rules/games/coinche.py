@@ -713,6 +713,7 @@ class Coinche:
     title: ClassVar[str] = "Coinche (Belote contrée)"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
     pack: ClassVar[tuple[Card, ...]] = PACK_32

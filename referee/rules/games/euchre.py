@@ -266,6 +266,7 @@ class Euchre:
     title: ClassVar[str] = "Euchre"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: the dealer's discard (EU-10).
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24

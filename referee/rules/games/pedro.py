@@ -834,6 +834,7 @@ class Pedro:
     title: ClassVar[str] = "Pedro (Cinch)"
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: the cards kept and discarded.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard", "take"})
     pack: ClassVar[tuple[Card, ...]] = PACK_52

@@ -738,6 +738,7 @@ class Ulti:
     title: ClassVar[str] = "Ulti"
     num_seats: ClassVar[int] = 3
     partnerships: ClassVar[bool] = False
+    match_length: ClassVar[str] = "deals"
     #: Seen only by the acting seat while the hand runs: the two cards laid in the talon.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = HUNGARIAN_32
