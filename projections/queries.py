@@ -11,12 +11,11 @@ import dataclasses
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator
-from types import SimpleNamespace
 from typing import Any
 from uuid import UUID
 
 from projections.store import APP_NAME, Doc, DocView, open_view
-from referee.application import Principal, Referee, Role
+from referee.application import Credentials, Principal, Referee, Role
 from referee.changes import LogFollower, originators_between
 from referee.domain.chain import ChainReport, dict_hash, event_dict
 from referee.domain.errors import (
@@ -84,7 +83,7 @@ class Queries:
         return " yet; retry shortly"
 
     def _who(self, doc: Doc, token: str) -> Principal:
-        return self.app.authorize(SimpleNamespace(**doc["auth"]), token)  # type: ignore[arg-type]
+        return self.app.authorize(Credentials(**doc["auth"]), token)
 
     def _hand(self, match_id: UUID, hand: int, hands: int) -> Doc:
         if not 1 <= hand <= hands:
@@ -339,12 +338,12 @@ class Queries:
                                         f"only the auditor may check its chain"
                                         f"{self.app.auditor_hint}")
         hashes = getattr(created, "seat_token_hashes", None)
-        auth = SimpleNamespace(  # as stored, whatever was stored: never an error
+        auth = Credentials(  # as stored, whatever was stored: never an error
             seat_token_hashes=[_ascii(h) for h in hashes] if isinstance(hashes, list) else [],
             spectator_token_hash=_ascii(getattr(created, "spectator_token_hash", "")),
             public_spectators=getattr(created, "public_spectators", False) is True,
         )
-        return self.app.authorize(auth, token)  # type: ignore[arg-type]
+        return self.app.authorize(auth, token)
 
     def _require_auditor(self, token: str) -> None:
         if not (token and self.app.is_auditor(token)):

@@ -100,6 +100,16 @@ class Principal:
 
 
 @dataclasses.dataclass(frozen=True)
+class Credentials:
+    """What :meth:`Referee.authorize` reads of a match: its token hashes and whether anyone
+    may watch (read models keep these; a ``Match`` has the same attributes)."""
+
+    seat_token_hashes: list[str]
+    spectator_token_hash: str
+    public_spectators: bool
+
+
+@dataclasses.dataclass(frozen=True)
 class Created:
     match_id: UUID
     players: list[str]
@@ -821,8 +831,9 @@ class Referee(Application[UUID]):
         return self.rejections.list(match_id, min(limit, cap) if limit > 0 else cap)
 
     # -- auth --------------------------------------------------------------------------------
-    def authorize(self, match: Match, token: str) -> Principal:
-        """The principal a token stands for in ``match``.
+    def authorize(self, match: Match | Credentials, token: str) -> Principal:
+        """The principal a token stands for in ``match`` (or in the credentials a read model
+        keeps of it: the same three attributes).
 
         :raises UnauthenticatedError: for a missing token (unless spectating is public) or a
             token that belongs to nobody in this match.
