@@ -438,7 +438,7 @@ def test_commit_delay_groups_callers_only_while_busy() -> None:
     import threading
     import time
 
-    from referee.application import GroupCommitter
+    from referee.group_commit import GroupCommitter
 
     sizes: list[int] = []
     gate = threading.Event()
