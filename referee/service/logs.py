@@ -112,8 +112,10 @@ def access_log_on() -> bool:
 
 
 def log_call(method: str, request: Any, context: grpc.aio.ServicerContext,
-             error: BaseException | None, started: float) -> None:
-    """The access-log line of a finished call (see the module docstring)."""
+             error: BaseException | None, started: float, peer: str) -> None:
+    """The access-log line of a finished call (see the module docstring); ``peer`` was read
+    when the call began (grpc's ``context.peer()`` on a call that a cancel has ended can
+    crash the process)."""
     code = call_code(context, error)
     fields: dict[str, Any] = {"method": method, "code": code.name}
     reason = "" if code is grpc.StatusCode.OK else error_reason(context)
@@ -123,7 +125,7 @@ def log_call(method: str, request: Any, context: grpc.aio.ServicerContext,
         value = getattr(request, name, "")
         if value:
             fields[name] = _printable(str(value))[:64]
-    fields["peer"] = context.peer()
+    fields["peer"] = peer
     fields["duration_ms"] = round((time.perf_counter() - started) * 1e3, 3)
     text = " ".join(f"{k}={v}" for k, v in fields.items() if k not in ("method", "code"))
     ACCESS.info("%s %s %s", method, code.name, text, extra=fields)
@@ -136,10 +138,10 @@ class AccessLogInterceptor(CallInterceptor):
         return method.lstrip("/")
 
     def begin(self, prepared: str, request: Any, context: grpc.aio.ServicerContext
-              ) -> tuple[str, Any, float]:
-        return prepared, request, time.perf_counter()
+              ) -> tuple[str, Any, float, str]:
+        return prepared, request, time.perf_counter(), context.peer()
 
-    def end(self, call: tuple[str, Any, float], context: grpc.aio.ServicerContext,
+    def end(self, call: tuple[str, Any, float, str], context: grpc.aio.ServicerContext,
             error: BaseException | None) -> None:
-        method, request, started = call
-        log_call(method, request, context, error, started)
+        method, request, started, peer = call
+        log_call(method, request, context, error, started, peer)
