@@ -23,7 +23,6 @@ from referee.domain.errors import (
     HandNotFinishedError,
     HandNotFoundError,
     MalformedRequestError,
-    MatchNotFoundError,
     PermissionDeniedError,
     ReplayNotAllowedError,
     TournamentNotFoundError,
@@ -36,7 +35,7 @@ from referee.integrity import (
     check_links,
     decode_all,
     event_digest,
-    is_match_log,
+    match_rows,
 )
 from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
 from referee.rules.errors import RulesError
@@ -311,10 +310,7 @@ class Queries:
         if anchor_version < 0:
             raise MalformedRequestError("anchor_version must be >= 0 (0: no anchor)",
                                         field="anchor_version")
-        rows = self.app.recorder.select_events(match_id)
-        if not is_match_log(rows):
-            raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
-        entries = decode_all(self.app.mapper, rows)
+        entries = decode_all(self.app.mapper, match_rows(self.app.recorder, match_id))
         self._authorize_from_log(entries, token)
         report = check_links(entries)
         anchor = _stored_anchor(entries, anchor_version, anchor_head) if anchor_version else None
@@ -354,9 +350,7 @@ def event_log(app: Referee, match_id: UUID) -> list[Doc]:
     """The stored events of one match, as canonical dicts, in version order. A row that
     does not decode is given as its version, its topic and the problem (``undecodable``),
     so a check of the exported log breaks there."""
-    rows = app.recorder.select_events(match_id)
-    if not is_match_log(rows):
-        raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
+    rows = match_rows(app.recorder, match_id)
     out: list[Doc] = []
     for row, entry in zip(rows, decode_all(app.mapper, rows), strict=True):
         if entry.event is None:

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
@@ -51,7 +51,7 @@ import referee
 from referee import limits
 from referee.changes import ChangeWaiters, LogFollower, originators_between
 from referee.config import Settings, settings_from_env
-from referee.domain.chain import ChainReport
+from referee.domain.chain import GENESIS
 from referee.domain.deal import commitment, shuffle
 from referee.domain.errors import (
     ChainBrokenError,
@@ -71,7 +71,7 @@ from referee.domain.errors import (
 from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED
 from referee.domain.match import HandLog, Match, Outcome
 from referee.group_commit import GroupCommitter, Pending
-from referee.integrity import check_links, decode_all, is_match_log
+from referee.integrity import StoredMatchEvent, check_links, decode_all, match_rows
 from referee.rejections import Rejection, RejectionLog, StoredRejectionLog
 from referee.rules.cards import CARD_NAMES, parse_card
 from referee.rules.errors import InvalidActionError, RuleParameterError, RulesError
@@ -732,13 +732,8 @@ class Referee(Application[UUID]):
         :raises MatchNotFoundError: no match has this id (another aggregate's id included).
         :raises ChainBrokenError: the stored events do not verify.
         """
-        rows = self.recorder.select_events(match_id)
-        if not is_match_log(rows):
-            raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
-        entries = decode_all(self.mapper, rows)
-        report = check_links(entries)
-        if not report.ok:
-            self._chain_broken(match_id, report)
+        entries = decode_all(self.mapper, match_rows(self.recorder, match_id))
+        self._verify(match_id, entries)
         match: Any = None
         for entry in entries:
             match = entry.event.mutate(match)  # type: ignore[union-attr]
@@ -775,17 +770,23 @@ class Referee(Application[UUID]):
         if not rows:
             return False
         entries = decode_all(self.mapper, rows)
-        report = check_links(entries, match.chain_head, match.version)
-        if not report.ok:
-            self._evict(match.id)
-            self._chain_broken(match.id, report)
+        self._verify(match.id, entries, match.chain_head, match.version)
         for entry in entries:
             entry.event.mutate(match)  # type: ignore[union-attr]
         return True
 
-    def _chain_broken(self, match_id: UUID, report: ChainReport) -> NoReturn:
-        """Refuse to serve a match whose stored chain does not verify: log it and call the
-        ``on_chain_broken`` hook once per match and position (per process), then raise."""
+    def _verify(self, match_id: UUID, entries: list[StoredMatchEvent], head: str = GENESIS,
+                after: int = 0) -> None:
+        """Check the links of ``entries``, which follow the event at version ``after`` whose
+        hash is ``head`` (the defaults: the whole log). A match whose stored chain does not
+        verify is not served: it leaves the cache, the break is logged and the
+        ``on_chain_broken`` hook called once per match and position (per process).
+
+        :raises ChainBrokenError: the chain does not verify."""
+        report = check_links(entries, head, after)
+        if report.ok:
+            return
+        self._evict(match_id)
         version = report.first_break or 0
         key = (match_id, version)
         with self._live_guard:

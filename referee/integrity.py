@@ -13,11 +13,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic
 
 from referee.domain.chain import GENESIS, ChainReport, event_hash
+from referee.domain.errors import MatchNotFoundError
 from referee.domain.match import Match
 
 #: The topic of every match event class, to its class.
@@ -41,6 +43,16 @@ def is_match_log(rows: Iterable[StoredEvent]) -> bool:
     """True when some row carries a match event's topic: the log is a match's (a tournament's
     log, or no log at all, is not)."""
     return any(row.topic in MATCH_EVENT_TOPICS for row in rows)
+
+
+def match_rows(recorder: Any, match_id: UUID) -> Sequence[StoredEvent]:
+    """The stored rows of a match's log, in version order.
+
+    :raises MatchNotFoundError: when they are not a match's (another aggregate's, or none)."""
+    rows: Sequence[StoredEvent] = recorder.select_events(match_id)
+    if not is_match_log(rows):
+        raise MatchNotFoundError(f"no match {match_id}", matchId=match_id)
+    return rows
 
 
 def decode(mapper: Mapper[Any], row: StoredEvent) -> StoredMatchEvent:
