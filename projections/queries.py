@@ -26,7 +26,6 @@ from referee.domain.errors import (
     PermissionDeniedError,
     ReplayNotAllowedError,
     TournamentNotFoundError,
-    UnauthenticatedError,
     ViewNotReadyError,
 )
 from referee.domain.match import Match
@@ -325,14 +324,9 @@ class Queries:
         """``token``'s principal by the first creation event in the stored log."""
         created = next((e.event for e in entries if isinstance(e.event, Match.Created)), None)
         if created is None:
-            if self.app.is_auditor(token):
-                return Principal(Role.AUDITOR)
-            if not token:
-                raise UnauthenticatedError(f"the auditor token is required"
-                                           f"{self.app.auditor_hint}")
-            raise PermissionDeniedError("the match's creation event is not in its stored log: "
-                                        f"only the auditor may check its chain"
-                                        f"{self.app.auditor_hint}")
+            self.app.require_auditor(token, "check the chain of a match whose creation event "
+                                            "is not in its stored log")
+            return Principal(Role.AUDITOR)
         hashes = getattr(created, "seat_token_hashes", None)
         auth = Credentials(  # as stored, whatever was stored: never an error
             seat_token_hashes=[_ascii(h) for h in hashes] if isinstance(hashes, list) else [],

@@ -665,10 +665,7 @@ class Referee(Application[UUID]):
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
         """Rejected attempts, for the auditor only: the newest ``limit`` (at most, and by
         default, :data:`referee.limits.MAX_LIST_LIMIT`), oldest first."""
-        if not self.is_auditor(token):
-            if not token:
-                raise UnauthenticatedError(f"the auditor token is required{self.auditor_hint}")
-            raise PermissionDeniedError(f"only the auditor may list rejections{self.auditor_hint}")
+        self.require_auditor(token, "list rejections")
         cap = limits.MAX_LIST_LIMIT
         return self.rejections.list(match_id, min(limit, cap) if limit > 0 else cap)
 
@@ -706,10 +703,15 @@ class Referee(Application[UUID]):
 
     def is_organiser(self, token: str) -> bool:
         """Whether ``token`` is the organiser's credential (or the auditor's)."""
-        expected = self.settings.organiser_token
-        if expected and token and hmac.compare_digest(token.encode(), expected.encode()):
-            return True
-        return self.is_auditor(token)
+        return _same_secret(token, self.settings.organiser_token) or self.is_auditor(token)
+
+    def require_auditor(self, token: str, what: str = "do this") -> None:
+        """:raises UnauthenticatedError: without a token; :raises PermissionDeniedError:
+        unless ``token`` is the auditor's (both say so on a server with no auditor)."""
+        if not token:
+            raise UnauthenticatedError(f"the auditor token is required{self.auditor_hint}")
+        if not self.is_auditor(token):
+            raise PermissionDeniedError(f"only the auditor may {what}{self.auditor_hint}")
 
     @property
     def auditor_hint(self) -> str:
@@ -720,9 +722,7 @@ class Referee(Application[UUID]):
         return " (this server has no auditor: start it with REFEREE_AUDITOR_TOKEN set)"
 
     def is_auditor(self, token: str) -> bool:
-        """Compared as UTF-8 bytes: ``compare_digest`` refuses a str that is not ASCII."""
-        expected = self.settings.auditor_token
-        return bool(expected and token and hmac.compare_digest(token.encode(), expected.encode()))
+        return _same_secret(token, self.settings.auditor_token)
 
     # -- helpers -----------------------------------------------------------------------------
     def _get(self, match_id: UUID) -> Match:
@@ -995,6 +995,12 @@ class Referee(Application[UUID]):
             if version > sent or first:
                 return self.events_after(match, who, sent), self.view_of(match, who), version
             return [], None, version
+
+
+def _same_secret(token: str, expected: str | None) -> bool:
+    """Whether ``token`` is the configured secret ``expected`` (none configured: never), in
+    constant time, compared as UTF-8 bytes (``compare_digest`` refuses a non-ASCII str)."""
+    return bool(expected and token and hmac.compare_digest(token.encode(), expected.encode()))
 
 
 def _check_pack(game: Game[Any], cards: list[str], index: int) -> list[str]:

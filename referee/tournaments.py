@@ -23,9 +23,7 @@ from referee.domain.errors import (
     HandNotFoundError,
     InvalidRulingError,
     MalformedRequestError,
-    PermissionDeniedError,
     TournamentNotFoundError,
-    UnauthenticatedError,
 )
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
@@ -38,14 +36,6 @@ limits.MAX_RULING_POINTS = 1_000_000
 _CREATED_TOPIC = get_topic(Tournament.Created)
 
 
-def require_auditor(app: Referee, token: str) -> None:
-    """:raises UnauthenticatedError, PermissionDeniedError: unless ``token`` is the auditor's."""
-    if not token:
-        raise UnauthenticatedError(f"the auditor token is required{app.auditor_hint}")
-    if not app.is_auditor(token):
-        raise PermissionDeniedError(f"only the auditor may do this{app.auditor_hint}")
-
-
 def record_ruling(
     app: Referee, match_id: UUID, token: str, hand: int, kind: str, points: list[int],
     reason: str,
@@ -55,7 +45,7 @@ def record_ruling(
     ``penalty``: ``points[i]`` (>= 0) is taken from side ``i``; ``correction``: ``points`` is
     added as given; ``annul``: the hand's effect on the scores is undone (``points`` ignored).
     """
-    require_auditor(app, token)
+    app.require_auditor(token)
     if kind not in RULING_KINDS:
         raise InvalidRulingError(f"ruling kind must be one of {', '.join(RULING_KINDS)}",
                                  kind=kind)
@@ -102,7 +92,7 @@ def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
 
 # -- tournaments -----------------------------------------------------------------------------
 def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
-    require_auditor(app, token)
+    app.require_auditor(token)
     if not name.strip():
         raise MalformedRequestError("a tournament needs a name")
     limits.check_name("name", name, limits.MAX_TITLE)
@@ -135,7 +125,7 @@ def get_tournament(app: Referee, tournament_id: UUID) -> Tournament:
 def register_entrant(
     app: Referee, token: str, tournament_id: UUID, entrant: str, members: list[str]
 ) -> int:
-    require_auditor(app, token)
+    app.require_auditor(token)
     with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
         t = get_tournament(app, tournament_id)
         if not entrant.strip():
@@ -155,7 +145,7 @@ def attach_match(
     app: Referee, token: str, tournament_id: UUID, match_id: UUID, sides: list[str],
     board: str = "",
 ) -> int:
-    require_auditor(app, token)
+    app.require_auditor(token)
     match = app.get_match(match_id)  # read only (a copy): its lock is not held below
     with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
         t = get_tournament(app, tournament_id)
