@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -24,6 +24,7 @@ from google.protobuf.message import DecodeError
 
 from referee.domain.errors import MalformedRequestError
 from referee.service.errors import abort
+from referee.service.interception import HandlerRewriter
 
 log = logging.getLogger("referee.service")
 
@@ -130,25 +131,9 @@ def guard(method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
     return handler
 
 
-class DecodeErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Guards every method's handler (see the module docstring); each guarded handler is built
-    once and reused while the server hands out the same handler for the method. Install it
-    last (innermost), so that other interceptors see the refusal as any other."""
+class DecodeErrorInterceptor(HandlerRewriter):
+    """Guards every method's handler (see the module docstring). Install it last
+    (innermost), so that other interceptors see the refusal as any other."""
 
-    def __init__(self) -> None:
-        self._guarded: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
-
-    async def intercept_service(
-        self, continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
-        details: grpc.HandlerCallDetails,
-    ) -> Any:
-        handler = await continuation(details)
-        if handler is None:
-            return None  # an unknown method: UNIMPLEMENTED, as before
-        method: str = details.method
-        cached = self._guarded.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        guarded = guard(method, handler)
-        self._guarded[method] = (handler, guarded)
-        return guarded
+    def rewrite(self, method: str, handler: Any) -> Any:
+        return guard(method, handler)

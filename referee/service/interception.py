@@ -1,10 +1,13 @@
-"""The one scaffold of the interceptors that wrap every call of the referee's services
-(metrics, the access log, traces): each method's behaviour is wrapped once and reused while
-the server hands out the same handler for it; health and reflection pass through."""
+"""The one scaffold of the interceptors that hand the server other handlers: each method's
+handler is rewritten once and reused while the server hands out the same one
+(:class:`HandlerRewriter`: the store gate, the decode guard), and :class:`CallInterceptor`
+wraps every call of the referee's services (metrics, the access log, traces); health and
+reflection pass through it."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -15,41 +18,58 @@ Stream = Callable[[Any, Any], AsyncIterator[Any]]
 NOT_OURS = ("/grpc.health.", "/grpc.reflection.")
 
 
-class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Subclasses say what to do around each call: :meth:`prepare` (once per method;
-    ``method`` is the full name, ``/package.Service/Method``), :meth:`begin`, :meth:`active`,
-    :meth:`message_sent` and :meth:`end`."""
+class HandlerRewriter(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """An interceptor that hands the server another handler for a method: :meth:`rewrite`
+    runs once per method, and its result is reused while the server hands out the same
+    handler for it (an unknown method stays unknown: UNIMPLEMENTED)."""
 
     def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self._rewritten: dict[str, tuple[Any, Any]] = {}
 
     async def intercept_service(
         self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
     ) -> Any:
-        handler = await continuation(details)
-        method: str = details.method
-        cached = self._wrapped.get(method)
+        return self.rewritten(details.method, await continuation(details))
+
+    def rewritten(self, method: str, handler: Any) -> Any:
+        if handler is None:
+            return None
+        cached = self._rewritten.get(method)
         if cached is not None and cached[0] is handler:
             return cached[1]
-        wrapped = self._wrap(method, handler)
-        if handler is not None:
-            self._wrapped[method] = (handler, wrapped)
-        return wrapped
+        new = self.rewrite(method, handler)
+        self._rewritten[method] = (handler, new)
+        return new
 
-    def _wrap(self, method: str, handler: Any) -> Any:
-        if handler is None or method.startswith(NOT_OURS):
+    def rewrite(self, method: str, handler: Any) -> Any:
+        raise NotImplementedError
+
+
+def rebuilt(handler: Any, unary: Callable[[Unary], Unary],
+            stream: Callable[[Stream], Stream]) -> Any:
+    """A handler of the same kind and serializers as ``handler`` whose behaviour is
+    ``unary(old)`` or ``stream(old)`` (the API has no client-streaming methods)."""
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            unary(handler.unary_unary), request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            stream(handler.unary_stream), request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer)
+    return handler
+
+
+class CallInterceptor(HandlerRewriter):
+    """Subclasses say what to do around each call: :meth:`prepare` (once per method;
+    ``method`` is the full name, ``/package.Service/Method``), :meth:`begin`, :meth:`active`,
+    :meth:`message_sent` and :meth:`end`."""
+
+    def rewrite(self, method: str, handler: Any) -> Any:
+        if method.startswith(NOT_OURS):
             return handler
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self.wrap_unary(method, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self.wrap_stream(method, handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
-        return handler  # the API has no client-streaming methods
+        return rebuilt(handler, functools.partial(self.wrap_unary, method),
+                       functools.partial(self.wrap_stream, method))
 
     # -- what a subclass says ---------------------------------------------------------------
     def prepare(self, method: str, kind: str) -> Any:

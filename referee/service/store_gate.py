@@ -19,34 +19,33 @@ from grpc_health.v1 import health, health_pb2
 from referee.api.v1 import referee_pb2 as pb
 from referee.domain.errors import StoreUnavailableError
 from referee.service.errors import to_status
+from referee.service.interception import NOT_OURS, HandlerRewriter, rebuilt
 from referee.store_health import StoreMonitor
 
 _REFEREE = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 NO_STORE_NEEDED = frozenset({f"/{_REFEREE}/ListGames"})
-_EXEMPT_PREFIXES = ("/grpc.health.", "/grpc.reflection.")
 
 
-class StoreGate(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class StoreGate(HandlerRewriter):
     """Refuses the calls that need the store while ``monitor`` says it is down. While it is
     up, a call costs one attribute read here."""
 
     def __init__(self, monitor: StoreMonitor) -> None:
+        super().__init__()
         self._monitor = monitor
-        self._refusing: dict[str, tuple[Any, Any]] = {}
 
     async def intercept_service(
         self, continuation: Callable[[Any], Awaitable[Any]], details: grpc.HandlerCallDetails
     ) -> Any:
         handler = await continuation(details)
-        if self._monitor.available or handler is None:
+        if self._monitor.available:
             return handler
-        method: str = details.method
-        if method in NO_STORE_NEEDED or method.startswith(_EXEMPT_PREFIXES):
+        return self.rewritten(details.method, handler)
+
+    def rewrite(self, method: str, handler: Any) -> Any:
+        if method in NO_STORE_NEEDED or method.startswith(NOT_OURS):
             return handler
-        cached = self._refusing.get(method)
-        if cached is None or cached[0] is not handler:
-            cached = self._refusing[method] = (handler, _refusing(handler))
-        return cached[1]
+        return rebuilt(handler, lambda _: _refuse, lambda _: _refuse_stream)
 
 
 def _status() -> grpc.Status:
@@ -61,19 +60,6 @@ async def _refuse_stream(request: Any, context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[Any]:
     await context.abort_with_status(_status())
     yield None  # never reached: abort_with_status raises
-
-
-def _refusing(handler: Any) -> Any:
-    """A handler of the same kind as ``handler`` that refuses the call."""
-    if handler.unary_unary is not None:
-        return grpc.unary_unary_rpc_method_handler(
-            _refuse, request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer)
-    if handler.unary_stream is not None:
-        return grpc.unary_stream_rpc_method_handler(
-            _refuse_stream, request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer)
-    return handler  # the API has no client-streaming methods
 
 
 def follow_store(monitor: StoreMonitor, servicer: health.aio.HealthServicer,
