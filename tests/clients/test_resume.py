@@ -9,6 +9,8 @@ import threading
 import time
 from pathlib import Path
 
+import grpc
+
 from clients.sdk import RefereeClient
 from referee.application import Referee
 from referee.config import settings_from_env
@@ -57,7 +59,10 @@ def test_a_watch_survives_a_graceful_server_restart(tmp_path: Path) -> None:
     time.sleep(0.5)  # the watcher is now reconnecting
     app, server = start()
     try:
-        with RefereeClient(address) as player:  # another client, on a fresh connection
+        # Another client, on a connection of its own: channels to one address share
+        # gRPC's subchannels, and with them the watcher's reconnection backoff.
+        fresh = grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        with fresh, RefereeClient(address, channel=fresh) as player:
             player.submit_action(created.match_id, created.tokens[1], "pass")
         assert got_new.wait(15), f"the watch did not come back (saw versions {seen})"
         assert seen[-1] == created.version + 1
