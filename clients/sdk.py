@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 
@@ -42,6 +42,14 @@ FACT_KINDS = {
 }
 
 R = TypeVar("R")
+
+
+class _Versioned(Protocol):
+    @property
+    def version(self) -> int: ...
+
+
+W = TypeVar("W", bound=_Versioned)
 
 
 @dataclass(frozen=True)
@@ -516,19 +524,34 @@ class RefereeClient:
         the match is over (a server's graceful restart ends it normally; a lost connection
         ends it UNAVAILABLE) is reopened from the last version seen, with backoff, for as
         long as ``resume_for`` seconds pass without an update."""
+        def opened(after: int) -> Any:
+            return self.stub.WatchMatch(pb.WatchMatchRequest(
+                match_id=match_id, token=token, after_version=after,
+                heartbeat_seconds=heartbeat_seconds))
+
+        yield from self._resuming(
+            opened, Update.from_pb, lambda u: u.view is not None and u.view.match_over,
+            after_version, resume, resume_for)
+
+    def _resuming(self, opened: Callable[[int], Any], read: Callable[[Any], W],
+                  over: Callable[[W], bool], after: int, resume: bool, resume_for: float,
+                  ) -> Iterator[W]:
+        """The items of a watch stream (``opened(after_version)``), reopened after the last
+        version seen whenever it ends before an item says the match is ``over``: normally
+        (a graceful restart) or UNAVAILABLE, with backoff, for as long as ``resume_for``
+        seconds pass without an item."""
         outage = _Outage(self.backoff, resume_for)
+        done = False
         while True:
-            req = pb.WatchMatchRequest(match_id=match_id, token=token, after_version=after_version,
-                                       heartbeat_seconds=heartbeat_seconds)
-            over = False
+            stream = opened(after)
             try:
-                for message in self.stub.WatchMatch(req):
+                for message in stream:
                     outage.clear()
-                    update = Update.from_pb(message)
-                    after_version = max(after_version, update.version)
-                    over = over or (update.view is not None and update.view.match_over)
-                    yield update
-                if over or not resume or not outage.wait():
+                    item = read(message)
+                    after = max(after, item.version)
+                    done = done or over(item)
+                    yield item
+                if done or not resume or not outage.wait():
                     return
             except grpc.RpcError as err:
                 code = err.code() if hasattr(err, "code") else None
@@ -536,6 +559,8 @@ class RefereeClient:
                     return
                 if not (resume and code in RETRYABLE and outage.wait()):
                     raise from_rpc_error(err, self.address) from None
+            finally:
+                stream.cancel()
 
     def get_hand_record(self, match_id: str, hand: int, token: str = "") -> Record:
         """One hand as a ``referee.hand/v1`` record."""
@@ -588,29 +613,12 @@ class RefereeClient:
         """The scoreboard after every change (first: the current one), until the match is
         over or the caller stops iterating. A stream that ends before (normally or
         UNAVAILABLE) is reopened after the last version seen, as :meth:`watch` does."""
-        outage = _Outage(self.backoff, resume_for)
-        while True:
-            req = ppb.WatchScoreboardRequest(match_id=match_id, token=token,
-                                             after_version=after_version)
-            stream = self.projections.WatchScoreboard(req)
-            over = False
-            try:
-                for message in stream:
-                    outage.clear()
-                    board = Scoreboard.from_pb(message)
-                    after_version = max(after_version, board.version)
-                    over = board.state == "over"
-                    yield board
-                if over or not resume or not outage.wait():
-                    return
-            except grpc.RpcError as err:
-                code = err.code() if hasattr(err, "code") else None
-                if code == grpc.StatusCode.CANCELLED:
-                    return
-                if not (resume and code in RETRYABLE and outage.wait()):
-                    raise from_rpc_error(err, self.address) from None
-            finally:
-                stream.cancel()
+        def opened(after: int) -> Any:
+            return self.projections.WatchScoreboard(ppb.WatchScoreboardRequest(
+                match_id=match_id, token=token, after_version=after))
+
+        yield from self._resuming(opened, Scoreboard.from_pb, lambda b: b.state == "over",
+                                  after_version, resume, resume_for)
 
     def get_replay(self, match_id: str, hand: int, action_index: int, token: str) -> ReplayStep:
         """The hand's state before action ``action_index`` (``0..n``, ``n``: the end): cards,
