@@ -176,6 +176,15 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--rate", type=float, default=0.0,
                    help="offered actions/s over all tables (0: as fast as acknowledged)")
 
+    b = bench.add_parser(
+        "streams", help="server CPU of idle WatchMatch and WatchScoreboard streams",
+        description="Start `referee serve` on a throw-away SQLite store, open idle streams on "
+        "one match and report the server's CPU share over --seconds; JSON report.")
+    b.add_argument("--streams", type=int, default=500, help="streams of each kind (500)")
+    b.add_argument("--seconds", type=float, default=10.0, help="measured time (10)")
+    b.add_argument("--server-checkout", default="", metavar="DIR",
+                   help="run the server from another checkout (a baseline), side by side")
+
     from projections.cli import add_parsers
 
     add_parsers(sub, bench)
@@ -186,6 +195,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
         return (projections_cli.run(args) if args.command == "projections"
                 else projections_cli.bench(args))
+    if args.command == "bench" and args.bench == "streams":
+        from referee.benchmarks import streams
+
+        if args.streams < 1 or args.seconds <= 0:
+            print("referee bench streams: --streams must be 1 or more and --seconds above 0",
+                  file=sys.stderr)
+            return 2
+        print(json.dumps(streams.run(args.streams, args.seconds,
+                                     server_checkout=args.server_checkout), indent=2))
+        return 0
     if args.command == "bench" and args.bench == "service":
         from referee.benchmarks.service import BenchError
         from referee.benchmarks.service import run as run_service

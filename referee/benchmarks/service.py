@@ -72,9 +72,10 @@ def _pg_connect(pg: dict[str, str]) -> Any:
         raise BenchError(f"cannot reach PostgreSQL: {exc}") from None
 
 
-def _start(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+def _start(cmd: list[str], env: dict[str, str], cwd: str | None = None
+           ) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)
+                            text=True, cwd=cwd)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     found = re.search(r"listening on (\S+)", line)
