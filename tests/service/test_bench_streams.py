@@ -9,4 +9,4 @@ def test_the_idle_streams_benchmark_reports_the_servers_cpu() -> None:
     report = streams.run(streams=3, seconds=0.5, settle=0.1)
     assert report["watch_match_streams"] == report["watch_scoreboard_streams"] == 3
     assert report["server"] == "this checkout" and report["seconds"] >= 0.5
-    assert 0 <= report["server_cpu_share_of_a_core"]
+    assert report["server_cpu_share_of_a_core"] >= 0
