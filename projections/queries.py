@@ -55,6 +55,7 @@ class Queries:
         self._views = views
         self._follower: LogFollower | None = None
         self._follower_guard = threading.Lock()
+        app.on_close(self.close)  # the follower and the views' connections
 
     @property
     def views(self) -> dict[str, DocView]:
@@ -125,7 +126,6 @@ class Queries:
         """Start the one follower of the scoreboard view's position (on first watch)."""
         with self._follower_guard:
             if self._follower is None:
-                self.app.on_close(self.close)
                 self._follower = LogFollower(
                     self.app.changes, self._scoreboard_position, self._scoreboards_between,
                     self.app.settings.follow_interval / 2, "referee-follow-views",
@@ -140,6 +140,9 @@ class Queries:
     def close(self) -> None:
         if self._follower is not None:
             self._follower.stop()
+        views, self._views = self._views, None
+        for view in (views or {}).values():
+            view.close()
 
     # -- dispute replay ----------------------------------------------------------------------
     def replay(self, match_id: UUID, hand: int, index: int, token: str) -> Doc:

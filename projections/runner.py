@@ -270,6 +270,8 @@ class ProjectionWorker:
             self._thread.join(10)
         if self.locks is not None:
             self.locks.release()
+        for r in self.runners:
+            r.view.close()
 
 
 def start_in_process(app: Referee) -> ProjectionWorker | None:
@@ -296,6 +298,8 @@ def run_process(
     def ours(name: str) -> bool:
         return locks is None or locks.take(name)
 
+    runners: list[BatchRunner] = []
+
     try:
         if rebuild:
             if rebuild not in PROJECTIONS:
@@ -306,14 +310,15 @@ def run_process(
                                  "`referee projections`): stop it first")
             r = BatchRunner(app, PROJECTIONS[rebuild], open_view(rebuild, settings), batch_size,
                             guard)
+            runners.append(r)
             t0 = time.perf_counter()
             n = r.rebuild()
             dt = time.perf_counter() - t0
             print(f"rebuilt {rebuild}: {n} events in {dt:.2f}s "
                   f"({n / dt if dt else 0:.0f} events/s)", flush=True)
             return 0
-        runners = [BatchRunner(app, PROJECTIONS[n], open_view(n, settings), batch_size, guard)
-                   for n in names]
+        runners += [BatchRunner(app, PROJECTIONS[n], open_view(n, settings), batch_size, guard)
+                    for n in names]
         for r in runners:
             if not ours(r.name):
                 print(f"{r.name}: written by another process; "
@@ -347,6 +352,8 @@ def run_process(
     finally:
         if locks is not None:
             locks.release()
+        for r in runners:
+            r.view.close()
         app.close()
 
 

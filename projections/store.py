@@ -186,6 +186,10 @@ class DocView(TrackingRecorder):
                                 "WHERE application_name = ?"), (APP_NAME,))
         self._discard()
 
+    def close(self) -> None:
+        """Close the view's connections (its own pool on PostgreSQL, its file on SQLite)."""
+        self.datastore.close()
+
     def _tracking_table(self) -> str:
         raise NotImplementedError
 
@@ -241,6 +245,11 @@ def view_env(name: str, settings: Settings) -> dict[str, str]:
     views each in their own file next to the events (``<VIEW>_SQLITE_DBNAME`` overrides)."""
     env = dict(settings.store_env)
     env.pop("AGGREGATE_CACHE_MAXSIZE", None)
+    # One writer thread per view and short reads: a small pool of its own, so a process (the
+    # application's pool, three views written, three read) stays well inside PostgreSQL's
+    # max_connections. ``<VIEW>_POSTGRES_POOL_SIZE`` / ``_MAX_OVERFLOW`` override.
+    env[f"{name.upper()}_POSTGRES_POOL_SIZE"] = "1"
+    env[f"{name.upper()}_POSTGRES_MAX_OVERFLOW"] = "4"
     if settings.backend == "sqlite":
         db = Path(env["SQLITE_DBNAME"])
         if str(db) == ":memory:" or "mode=memory" in str(db):

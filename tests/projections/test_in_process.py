@@ -105,3 +105,35 @@ def test_a_rebuild_is_refused_while_a_server_writes_the_view(app: Referee, env: 
             run_process(list(PROJECTIONS), rebuild="scoreboard")
     finally:
         worker.stop()
+
+
+def test_views_hold_few_connections_and_give_them_back(env: dict[str, str]) -> None:
+    """A server's views (three written, three read) used a pool of five connections each and
+    never closed them: a test run on PostgreSQL's default ``max_connections=100`` ran out
+    ("too many clients"). Now each view has a one-connection pool, closed with its owner."""
+    import psycopg
+
+    from projections.queries import Queries
+
+    def backends() -> int:
+        with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"],
+                             dbname=env["POSTGRES_DBNAME"], autocommit=True) as conn:
+            row = conn.execute("SELECT count(*) FROM pg_stat_activity "
+                               "WHERE backend_type = 'client backend'").fetchone()
+            return int(row[0]) - 1 if row else 0  # not this one
+
+    before = backends()
+    app = Referee(settings_from_env(env))
+    worker = ProjectionWorker(app, poll=0.05).start()
+    queries = Queries(app)
+    m = app.create_match("euchre", players=["a", "b", "c", "d"])
+    worker.wait()
+    assert queries.scoreboard(m.match_id, m.seat_tokens[0])["players"] == ["a", "b", "c", "d"]
+    pool = int(app.settings.store_env.get("POSTGRES_POOL_SIZE", "5"))
+    # The log's pool and its health probe; six views, each its one pooled connection plus the
+    # one eventsourcing opens to create tables; the views' lock. (Before: 36.)
+    assert backends() - before <= pool + 1 + 6 * 2 + 1
+    worker.stop()
+    app.close()  # closes the queries' views too
+    eventually(lambda: backends() == before, "every connection given back", 10.0)
