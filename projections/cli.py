@@ -102,14 +102,15 @@ def _export_events(match_id: str) -> int:
     from uuid import UUID
 
     from projections.queries import event_log
-    from referee.application import Referee
+    from referee.application import LogReader
+    from referee.config import settings_from_env
 
-    app = Referee()
+    log = LogReader.open(settings_from_env())
     try:
-        for e in event_log(app, UUID(match_id)):
+        for e in event_log(log, UUID(match_id)):
             print(json.dumps(e, sort_keys=True))
     finally:
-        app.close()
+        log.close()
     return 0
 
 
@@ -141,7 +142,8 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
         from uuid import UUID
 
         from projections.queries import event_log
-        from referee.application import Referee
+        from referee.application import LogReader
+        from referee.config import settings_from_env
         from referee.domain.errors import MatchNotFoundError
 
         try:
@@ -149,13 +151,13 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
         except ValueError:
             return 2, {"ok": False, "error": {"reason": "INVALID_ARGUMENT",
                                               "message": f"{target!r}: no such file, not a UUID"}}
-        app = Referee()
+        log = LogReader.open(settings_from_env())
         try:
-            events = event_log(app, match_id)
+            events = event_log(log, match_id)
         except MatchNotFoundError as exc:
             return 2, {"ok": False, "error": {"reason": exc.reason, "message": exc.message}}
         finally:
-            app.close()
+            log.close()
     report = check_chain(events)
     out = report.to_json()
     out["version"] = report.events if report.ok else 0

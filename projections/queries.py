@@ -15,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from projections.store import APP_NAME, Doc, DocView, open_view
-from referee.application import Credentials, Principal, Referee, Role
+from referee.application import Credentials, LogReader, Principal, Referee, Role
 from referee.changes import LogFollower, originators_between
 from referee.domain.chain import ChainReport, dict_hash, event_dict
 from referee.domain.errors import (
@@ -39,7 +39,7 @@ from referee.integrity import (
 from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
 from referee.rules.errors import RulesError
 from referee.rules.game import VERB_BASE
-from referee.rules.handrecord import HandRecord, MatchRecord
+from referee.rules.handrecord import HandRecord, MatchRecord, replay_to
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
 
@@ -82,7 +82,7 @@ class Queries:
         return " yet; retry shortly"
 
     def _who(self, doc: Doc, token: str) -> Principal:
-        return self.app.authorize(Credentials(**doc["auth"]), token)
+        return self.app.tokens.authorize(Credentials(**doc["auth"]), token)
 
     def _hand(self, match_id: UUID, hand: int, hands: int) -> Doc:
         if not 1 <= hand <= hands:
@@ -155,7 +155,7 @@ class Queries:
         if not h["finished"] and who.role is not Role.AUDITOR:
             raise ReplayNotAllowedError(
                 f"hand {hand} is still being played: only the auditor may replay it now"
-                f"{self.app.auditor_hint}",
+                f"{self.app.tokens.auditor_hint}",
                 hand=hand)
         actions = h["actions"]
         if not 0 <= index <= len(actions):
@@ -166,9 +166,8 @@ class Queries:
         game = find_game(m["game"])
         rules = game.rules_class.from_dict(m["rules"])
         deal = game.deal([parse_card(c) for c in h["cards"]], h["dealer"])
-        state = game.new_hand(deal, h["dealer"], rules)
-        for seat, text, _ in actions[:index]:
-            state = game.apply(state, seat, game.parse_action(text)).state
+        state = replay_to(game, deal, h["dealer"], rules,
+                          [(seat, text) for seat, text, _ in actions[:index]])
         to_act = game.current_seat(state)
         legal_codes = game.legal_actions(state)
         legal = [game.format_action(a) for a in legal_codes]
@@ -209,7 +208,7 @@ class Queries:
         if not h["finished"] and who.role is not Role.AUDITOR:
             raise ReplayNotAllowedError(
                 f"hand {hand} is still being played: only the auditor may view it now"
-                f"{self.app.auditor_hint}",
+                f"{self.app.tokens.auditor_hint}",
                 hand=hand)
         title = f"{m['game'].capitalize()} — hand {hand} of match {match_id}"
         page = render_hand(replay_for_view(self._record(m, h).to_json()),
@@ -327,8 +326,8 @@ class Queries:
         """``token``'s principal by the first creation event in the stored log."""
         created = next((e.event for e in entries if isinstance(e.event, Match.Created)), None)
         if created is None:
-            self.app.require_auditor(token, "check the chain of a match whose creation event "
-                                            "is not in its stored log")
+            self.app.tokens.require_auditor(
+                token, "check the chain of a match whose creation event is not in its stored log")
             return Principal(Role.AUDITOR)
         hashes = getattr(created, "seat_token_hashes", None)
         auth = Credentials(  # as stored, whatever was stored: never an error
@@ -336,15 +335,17 @@ class Queries:
             spectator_token_hash=_ascii(getattr(created, "spectator_token_hash", "")),
             public_spectators=getattr(created, "public_spectators", False) is True,
         )
-        return self.app.authorize(auth, token)
+        return self.app.tokens.authorize(auth, token)
 
     def _require_auditor(self, token: str) -> None:
-        if not (token and self.app.is_auditor(token)):
-            raise PermissionDeniedError(f"only the auditor may do this{self.app.auditor_hint}")
+        if not (token and self.app.tokens.is_auditor(token)):
+            raise PermissionDeniedError(
+                f"only the auditor may do this{self.app.tokens.auditor_hint}")
 
 
-def event_log(app: Referee, match_id: UUID) -> list[Doc]:
-    """The stored events of one match, as canonical dicts, in version order. A row that
+def event_log(app: Referee | LogReader, match_id: UUID) -> list[Doc]:
+    """The stored events of one match (read through the application's recorder, or a log
+    reader's), as canonical dicts, in version order. A row that
     does not decode is given as its version, its topic and the problem (``undecodable``),
     so a check of the exported log breaks there."""
     rows = match_rows(app.recorder, match_id)

@@ -1,7 +1,9 @@
 """Running the projections: batched catch-up, following the log, rebuilding.
 
-- :class:`BatchRunner` pulls pages of the application's notification log
-  (``recorder.select_notifications``) from the view's tracking position and processes each
+- :class:`BatchRunner` pulls pages of the application's notification log through the
+  :class:`~referee.application.ports.EventLog` port (in ``referee serve`` the application's
+  own reader, in ``referee projections`` a :class:`~referee.application.LogReader` of its
+  own: projections never build the write side) from the view's tracking position and processes each
   page inside ``view.batch()``: one transaction per page, rows and position together. It works
   on every store, including SQLite, which has no subscriptions; it is how views catch up and
   rebuild, and how the embedded default follows the log (woken by the application's saves,
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -36,23 +37,14 @@ from eventsourcing.projection import Projection
 from projections.metrics import PROJECTION_EVENTS, PROJECTION_LAG
 from projections.store import APP_NAME, DocView, open_view
 from projections.views import PROJECTIONS
-from referee.application import Referee
+from referee.application import LogReader
+from referee.application.ports import EventLog
 from referee.config import settings_from_env
 
 log = logging.getLogger("referee.projections")
 DEFAULT_BATCH = 1000
 FOLLOW_POLL = 0.05  # seconds `referee projections` waits when no view had anything new
 LAG_EVERY = 1.0  # seconds between two `referee_projection_lag_events` updates while following
-
-
-class RefereeLog(Referee):
-    """The referee application built from an environment mapping (as ``ProjectionRunner``
-    constructs applications); used only to read the log."""
-
-    name = "Referee"  # the same tables and the same tracking name as the application
-
-    def __init__(self, env: Any = None) -> None:
-        super().__init__(settings_from_env({**os.environ, **dict(env or {})}))
 
 
 class ViewLockLost(RuntimeError):
@@ -132,13 +124,9 @@ class ViewLocks:
                 log.debug("closing the views' lock connection failed", exc_info=True)
 
 
-def view_locks(app: Referee) -> ViewLocks | None:
-    """Advisory locks for the views of ``app``'s store (None unless PostgreSQL)."""
-    if app.settings.backend != "postgres":
-        return None
-    from referee.persistence import datastore_of
-
-    datastore = datastore_of(app.recorder)
+def view_locks(log: EventLog) -> ViewLocks | None:
+    """Advisory locks for the views of ``log``'s store (None unless PostgreSQL)."""
+    datastore = log.datastore
     return None if datastore is None else ViewLocks(datastore)
 
 
@@ -146,10 +134,10 @@ class BatchRunner:
     """Feeds one projection from the log, a page per transaction. ``guard``, when set, is
     called before each page (the holder of the view's lock checks it still holds it)."""
 
-    def __init__(self, app: Referee, projection_class: type[Projection[Any]], view: DocView,
+    def __init__(self, log: EventLog, projection_class: type[Projection[Any]], view: DocView,
                  batch_size: int = DEFAULT_BATCH, guard: Callable[[], None] | None = None
                  ) -> None:
-        self.app, self.view, self.batch_size = app, view, batch_size
+        self.log, self.view, self.batch_size = log, view, batch_size
         self.projection = projection_class(view)
         self.name = projection_class.name
         self.guard = guard
@@ -160,20 +148,16 @@ class BatchRunner:
         events were processed."""
         position = self.view.position()
         done = 0
-        recorder, mapper = self.app.recorder, self.app.mapper
         while not stop() and (pages is None or done < pages * self.batch_size):
-            notes = recorder.select_notifications(
-                start=position, limit=self.batch_size, inclusive_of_start=False
-            )
+            notes = self.log.read(position, self.batch_size)
             if not notes:
                 break
             if self.guard is not None:
                 self.guard()
             with self.view.batch():
-                for n in notes:
-                    self.projection.process_event(mapper.to_domain_event(n),
-                                                  Tracking(APP_NAME, n.id))
-            position = notes[-1].id
+                for notification_id, event in notes:
+                    self.projection.process_event(event, Tracking(APP_NAME, notification_id))
+            position = notes[-1][0]
             done += len(notes)
         return done
 
@@ -191,20 +175,20 @@ class ProjectionWorker:
     """Every view, followed in one background thread of ``referee serve``. On PostgreSQL it
     writes only the views whose lock it holds (:class:`ViewLocks`)."""
 
-    def __init__(self, app: Referee, names: Sequence[str] = tuple(PROJECTIONS),
+    def __init__(self, log: EventLog, names: Sequence[str] = tuple(PROJECTIONS),
                  poll: float = 0.5, batch_size: int = DEFAULT_BATCH) -> None:
-        self.app = app
-        self.locks = view_locks(app)
+        self.log = log
+        self.locks = view_locks(log)
         guard = None if self.locks is None else self.locks.check
         self.runners = [
-            BatchRunner(app, PROJECTIONS[n], open_view(n, app.settings), batch_size, guard)
+            BatchRunner(log, PROJECTIONS[n], open_view(n, log.settings), batch_size, guard)
             for n in names
         ]
         self.poll = poll
         self.error: BaseException | None = None
         self._stop = threading.Event()
         self._woken = threading.Event()  # set by each commit of the application
-        app.on_committed(self._woken.set)
+        log.on_committed(self._woken.set)
         self._progress = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="referee-projections",
                                         daemon=True)
@@ -220,7 +204,7 @@ class ProjectionWorker:
                 for r in self.runners:
                     if self._writes(r):
                         r.run_once(self._stop.is_set)
-                head = self.app.recorder.max_notification_id() or 0
+                head = self.log.head()
                 for name, position in self.positions().items():  # referee_projection_lag_events
                     PROJECTION_LAG.labels(name).set(max(0, head - position))
             except Exception as exc:  # logged, retried after a pause (store down, ...)
@@ -253,7 +237,7 @@ class ProjectionWorker:
         head now). :raises TimeoutError: if not within ``timeout``."""
         target = notification_id
         if target is None:
-            target = self.app.recorder.max_notification_id() or 0
+            target = self.log.head()
         deadline = time.monotonic() + timeout
         while min(self.positions().values()) < target:
             left = deadline - time.monotonic()
@@ -274,12 +258,12 @@ class ProjectionWorker:
             r.view.close()
 
 
-def start_in_process(app: Referee) -> ProjectionWorker | None:
+def start_in_process(log: EventLog) -> ProjectionWorker | None:
     """Start the views inside ``referee serve`` (every store), unless
     ``REFEREE_PROJECTIONS=separate`` (or ``off``) leaves them to ``referee projections``."""
-    if app.settings.projections == "separate":
+    if log.settings.projections == "separate":
         return None
-    return ProjectionWorker(app).start()
+    return ProjectionWorker(log).start()
 
 
 def run_process(
@@ -290,9 +274,9 @@ def run_process(
     PostgreSQL a view another process writes (see :class:`ViewLocks`) is left to it: skipped
     with ``--once``, refused for ``--rebuild``, taken over when that process stops."""
     settings = settings_from_env()
-    app = Referee(settings)
+    log = LogReader.open(settings)
     stop = stop or threading.Event()
-    locks = view_locks(app)
+    locks = view_locks(log)
     guard = None if locks is None else locks.check
 
     def ours(name: str) -> bool:
@@ -308,7 +292,7 @@ def run_process(
                 raise SystemExit(f"the {rebuild} view is being written by another process (a "
                                  "`referee serve` without REFEREE_PROJECTIONS=separate, or "
                                  "`referee projections`): stop it first")
-            r = BatchRunner(app, PROJECTIONS[rebuild], open_view(rebuild, settings), batch_size,
+            r = BatchRunner(log, PROJECTIONS[rebuild], open_view(rebuild, settings), batch_size,
                             guard)
             runners.append(r)
             t0 = time.perf_counter()
@@ -317,7 +301,7 @@ def run_process(
             print(f"rebuilt {rebuild}: {n} events in {dt:.2f}s "
                   f"({n / dt if dt else 0:.0f} events/s)", flush=True)
             return 0
-        runners += [BatchRunner(app, PROJECTIONS[n], open_view(n, settings), batch_size, guard)
+        runners += [BatchRunner(log, PROJECTIONS[n], open_view(n, settings), batch_size, guard)
                     for n in names]
         for r in runners:
             if not ours(r.name):
@@ -329,7 +313,7 @@ def run_process(
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
             return 0
-        lag_at = report_lag(app, runners)
+        lag_at = report_lag(log, runners)
         # Follow: page through what is new after each view's position, a transaction per
         # page (rows and position together), on every store; nap only when nothing was new.
         while not stop.is_set():
@@ -345,7 +329,7 @@ def run_process(
                     PROJECTION_EVENTS.labels(r.name).inc(n)
                 done += n
             if time.monotonic() - lag_at >= LAG_EVERY:
-                lag_at = report_lag(app, runners)
+                lag_at = report_lag(log, runners)
             if not done:
                 stop.wait(FOLLOW_POLL)
         return 0
@@ -354,13 +338,13 @@ def run_process(
             locks.release()
         for r in runners:
             r.view.close()
-        app.close()
+        log.close()
 
 
-def report_lag(app: Referee, runners: Sequence[BatchRunner]) -> float:
+def report_lag(log: EventLog, runners: Sequence[BatchRunner]) -> float:
     """Set ``referee_projection_lag_events`` of each view (the log's head minus its position);
     returns when (``time.monotonic()``)."""
-    head = app.recorder.max_notification_id() or 0
+    head = log.head()
     for r in runners:
         PROJECTION_LAG.labels(r.name).set(max(0, head - r.view.position()))
     return time.monotonic()

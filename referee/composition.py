@@ -42,7 +42,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     settings = settings_from_env()
     try:
         app = Referee(settings)
-        views = start_in_process(app)
+        views = start_in_process(app.event_log)
     except Exception as exc:  # the store cannot be opened: one line for the operator
         raise StartupError(f"cannot open the event store ({settings.store_location}): "
                            f"{one_line(exc)}") from exc

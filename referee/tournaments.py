@@ -45,7 +45,7 @@ def record_ruling(
     ``penalty``: ``points[i]`` (>= 0) is taken from side ``i``; ``correction``: ``points`` is
     added as given; ``annul``: the hand's effect on the scores is undone (``points`` ignored).
     """
-    app.require_auditor(token)
+    app.tokens.require_auditor(token)
     if kind not in RULING_KINDS:
         raise InvalidRulingError(f"ruling kind must be one of {', '.join(RULING_KINDS)}",
                                  kind=kind)
@@ -92,7 +92,7 @@ def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
 
 # -- tournaments -----------------------------------------------------------------------------
 def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
-    app.require_auditor(token)
+    app.tokens.require_auditor(token)
     if not name.strip():
         raise MalformedRequestError("a tournament needs a name")
     limits.check_name("name", name, limits.MAX_TITLE)
@@ -125,7 +125,7 @@ def get_tournament(app: Referee, tournament_id: UUID) -> Tournament:
 def register_entrant(
     app: Referee, token: str, tournament_id: UUID, entrant: str, members: list[str]
 ) -> int:
-    app.require_auditor(token)
+    app.tokens.require_auditor(token)
     with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
         t = get_tournament(app, tournament_id)
         if not entrant.strip():
@@ -145,7 +145,7 @@ def attach_match(
     app: Referee, token: str, tournament_id: UUID, match_id: UUID, sides: list[str],
     board: str = "",
 ) -> int:
-    app.require_auditor(token)
+    app.tokens.require_auditor(token)
     match = app.get_match(match_id)  # read only (a copy): its lock is not held below
     with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
         t = get_tournament(app, tournament_id)

@@ -64,7 +64,7 @@ def served(request: pytest.FixtureRequest, game: Game[Any],
                              dbname=env.get("POSTGRES_DBNAME"), autocommit=True) as conn:
             conn.execute(f"CREATE SCHEMA {env['POSTGRES_SCHEMA']}")
     app = Referee(settings_from_env(env))
-    worker = ProjectionWorker(app, poll=0.05).start()
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
     try:
         with serving(app) as channel:
             yield channel, channel._channel.target().decode(), worker  # type: ignore[attr-defined]

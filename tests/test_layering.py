@@ -175,3 +175,23 @@ def test_no_game_is_named_outside_the_rules(path: Path) -> None:
                     assert not (isinstance(lit, ast.Constant) and lit.value in names), (
                         f"{path.relative_to(ROOT)}:{node.lineno} compares with the game name "
                         f"{lit.value!r}")
+
+
+APPLICATION_FILES = sorted((ROOT / "referee" / "application").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", APPLICATION_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_application_modules_stay_small(path: Path) -> None:
+    """Issue 17: use cases in modules named after what they hold, none over ~400 lines (the
+    application was one 1,284-line module)."""
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "projections").glob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_projections_never_build_the_write_side(path: Path) -> None:
+    """Issue 17: projections read the log through the ``EventLog`` port (a ``LogReader``),
+    never by constructing the write-side application (``Referee(...)``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id != "Referee", f"{path.name}:{node.lineno} builds a Referee"

@@ -125,7 +125,7 @@ def run_bench(hands: int = 300, game: str = "belot", batch: int = 1000, events: 
         events = n_events
         total_s = 0.0
         for name, cls in PROJECTIONS.items():
-            runner = BatchRunner(app, cls, open_view(name, app.settings), batch)
+            runner = BatchRunner(app.event_log, cls, open_view(name, app.settings), batch)
             t0 = time.perf_counter()
             n = runner.rebuild()
             dt = time.perf_counter() - t0

@@ -7,12 +7,12 @@ pass parsed JSON and get JSON-ready dicts back).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from referee.rules.cards import CARD_NAMES, Card, parse_card
 from referee.rules.errors import InvalidActionError, RecordError, RuleParameterError, RulesError
-from referee.rules.game import JSON, Action, Deal, Game, HandResult, MatchState
+from referee.rules.game import JSON, Deal, Fact, Game, HandResult, MatchState
 from referee.rules.params import RuleSet
 from referee.rules.registry import find_game
 from referee.rules.seats import Seat
@@ -195,6 +195,48 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
 # -- replaying ----------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """One action of a hand replayed: the state before it and what applying it gave (the
+    state after and the facts), or the rules' refusal."""
+
+    index: int
+    seat: Seat
+    text: str
+    before: Any
+    after: Any = None
+    facts: tuple[Fact, ...] = ()
+    error: RulesError | None = None
+
+
+def replay(game: Game[Any], deal: Deal, dealer: Seat, rules: RuleSet,
+           actions: Iterable[tuple[Seat, str]]) -> Iterator[Played]:
+    """The one replay loop: apply ``actions`` (record notation) from the deal, yielding each
+    step; stop after the first action the rules refuse (its :class:`Played` has ``error``).
+    The record checker, the viewer and the dispute replay all walk hands with it (the
+    aggregate applies the same ``Game.apply`` one event at a time)."""
+    state = game.new_hand(deal, dealer, rules)
+    for i, (seat, text) in enumerate(actions):
+        try:
+            step = game.apply(state, seat, game.parse_action(text))
+        except RulesError as exc:
+            yield Played(i, seat, text, state, error=exc)
+            return
+        yield Played(i, seat, text, state, step.state, step.facts)
+        state = step.state
+
+
+def replay_to(game: Game[Any], deal: Deal, dealer: Seat, rules: RuleSet,
+              actions: Sequence[tuple[Seat, str]]) -> Any:
+    """The state after ``actions`` (from the deal). :raises RulesError: one is refused."""
+    state = game.new_hand(deal, dealer, rules)
+    for played in replay(game, deal, dealer, rules, actions):
+        if played.error is not None:
+            raise played.error
+        state = played.after
+    return state
+
+
 @dataclasses.dataclass
 class Replay:
     """The outcome of replaying one hand record through the rules."""
@@ -213,20 +255,22 @@ def replay_hand(game: Game[Any], record: HandRecord, *, legal: bool = False) -> 
     """
     state = game.new_hand(record.deal, record.dealer, record.rules)
     steps: list[dict[str, JSON]] = []
-    for i, (seat, text) in enumerate(record.actions):
-        step: dict[str, JSON] = {"index": i, "seat": seat, "action": text}
+    for played in replay(game, record.deal, record.dealer, record.rules, record.actions):
+        step: dict[str, JSON] = {"index": played.index, "seat": played.seat,
+                                 "action": played.text}
         if legal:
-            step["legal"] = sorted(game.format_action(a) for a in game.legal_actions(state))
+            step["legal"] = sorted(game.format_action(a)
+                                   for a in game.legal_actions(played.before))
         steps.append(step)
-        action: Action = game.parse_action(text)
-        try:
-            state = game.apply(state, seat, action).state
-        except RulesError as exc:
-            error = {"index": i, "seat": seat, "action": text, "reason": exc.reason}
+        exc = played.error
+        if exc is not None:
+            error: dict[str, JSON] = {"index": played.index, "seat": played.seat,
+                                      "action": played.text, "reason": exc.reason}
             error["message"] = exc.message + (f" ({exc.rule})" if exc.rule else "")
             if exc.rule:
                 error["rule"] = exc.rule
-            return Replay(steps, state, error=error)
+            return Replay(steps, played.before, error=error)
+        state = played.after
     result = game.result(state) if game.is_terminal(state) else None
     return Replay(steps, state, result=result)
 

@@ -23,7 +23,8 @@ from typing import Any, Protocol
 from referee.rules import words
 from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, card_name
 from referee.rules.cards import SUIT_NAMES as _SUIT_WORDS
-from referee.rules.handrecord import HandRecord, read_record
+from referee.rules.game import Announced, TrickTaken
+from referee.rules.handrecord import HandRecord, read_record, replay
 from referee.rules.registry import find_game
 
 SUITS = SUIT_LETTERS
@@ -114,25 +115,24 @@ def replay_for_view(record: dict[str, Any]) -> Replayed:
     steps: list[Step] = []
     tricks: list[dict[str, Any]] = []
     error = None
-    for i, (seat, text) in enumerate(parsed.actions):
-        legal = sorted(game.format_action(a) for a in game.legal_actions(state))
-        step = Step(i, seat, text, legal)
+    for played in replay(game, parsed.deal, parsed.dealer, parsed.rules, parsed.actions):
+        legal = sorted(game.format_action(a) for a in game.legal_actions(played.before))
+        step = Step(played.index, played.seat, played.text, legal)
         steps.append(step)
-        try:
-            applied = game.apply(state, seat, game.parse_action(text))
-        except ValueError as exc:
-            error = {"index": i, "seat": seat, "action": text, "message": str(exc),
-                     "rule": getattr(exc, "rule", "") or ""}
+        if played.error is not None:
+            exc = played.error
+            error = {"index": played.index, "seat": played.seat, "action": played.text,
+                     "message": str(exc), "rule": exc.rule or ""}
             step.error = error
             break
-        state = applied.state
-        for fact in applied.facts:
-            if hasattr(fact, "plays"):
+        state = played.after
+        for fact in played.facts:
+            if isinstance(fact, TrickTaken):
                 trick = {"number": fact.number, "winner": fact.winner, "points": fact.points,
                          "plays": [{"seat": s, "card": card_name(c)} for s, c in fact.plays]}
                 step.tricks.append(trick)
                 tricks.append(trick)
-            elif hasattr(fact, "what"):
+            elif isinstance(fact, Announced):
                 step.announced.append({"what": fact.what, "data": dict(fact.data)})
         step.table = game.audit_view(state)
     done = error is None and game.is_terminal(state)

@@ -35,7 +35,7 @@ def admit(servicer: Any, request: Any, context: grpc.aio.ServicerContext) -> Non
     if peers is None or "token" not in request.DESCRIPTOR.fields_by_name:
         return
     if isinstance(request, pb.CreateMatchRequest):  # any token but a credential is none
-        anonymous = not servicer.app.is_organiser(request.token)
+        anonymous = not servicer.app.tokens.is_organiser(request.token)
     else:
         anonymous = not request.token
     if anonymous:

@@ -12,11 +12,12 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 
 import referee
-from referee.application import Referee, Rejection, RejectionLog, hash_token
+from referee.application import Referee, hash_token
 from referee.config import settings_from_env
 from referee.domain import match as match_module
 from referee.domain.deal import commitment, shuffle
 from referee.domain.errors import MatchOverError, VersionConflictError
+from referee.rejections import Rejection, RejectionLog
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.registry import GAMES
 from tests.application.conftest import AUDITOR
@@ -384,7 +385,7 @@ def test_a_conflict_in_a_batch_fails_only_its_caller(app: Referee, env: dict[str
     for name, c in (("stale", stale), ("ok1", ok1), ("ok2", ok2)):
         threads.append(threading.Thread(target=act, args=(name, c)))
         threads[-1].start()
-    while len(app._committer._queue) < 3:
+    while len(app.committer._queue) < 3:
         threading.Event().wait(0.01)
     release.set()
     for t in threads:

@@ -102,7 +102,7 @@ def test_a_thread_holding_the_match_makes_the_coroutine_wait_without_blocking_th
 ) -> None:
     created = app.create_match("euchre")
     seat, legal = to_act(app, created.match_id, created.seat_tokens)
-    lock = app._lock(created.match_id)
+    lock = app.live.lock(created.match_id)
 
     async def scenario() -> Answer:
         lock.acquire()  # as a blocking reader or command in a worker thread would
@@ -142,10 +142,10 @@ def test_a_caller_that_leaves_during_its_commit_loses_nothing(app: Referee,
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert app._lock(mid).locked()  # held until the commit is settled
+        assert app.live.lock(mid).locked()  # held until the commit is settled
         release.set()
         for _ in range(1000):
-            if not app._lock(mid).locked():
+            if not app.live.lock(mid).locked():
                 break
             await asyncio.sleep(0.01)
 
@@ -154,7 +154,7 @@ def test_a_caller_that_leaves_during_its_commit_loses_nothing(app: Referee,
     finally:
         release.set()
         app.on_commit_batch(None)
-    assert not app._lock(mid).locked()
+    assert not app.live.lock(mid).locked()
     fresh = Referee(settings_from_env(env))
     try:
         assert commands(fresh, mid) == [(seat, "gone")]
@@ -196,13 +196,15 @@ def test_each_caller_is_answered_with_its_own_action_when_the_next_one_slips_in(
     callers were acknowledged at one version: a fork in the eyes of the clients)."""
     pending: list[Any] = []
 
-    class NextSlipsIn(Referee):
-        def _committed(self, match: Any, lock: Any, error: BaseException | None) -> None:
-            super()._committed(match, lock, error)
-            if pending:  # on the loop, before the settled caller resumes
-                asyncio.get_running_loop().create_task(pending.pop()())
+    app = Referee(settings_from_env(env))
+    settle = app.acting._settled
 
-    app = NextSlipsIn(settings_from_env(env))
+    def next_slips_in(match: Any, lock: Any, error: BaseException | None) -> None:
+        settle(match, lock, error)
+        if pending:  # on the loop, before the settled caller resumes
+            asyncio.get_running_loop().create_task(pending.pop()())
+
+    app.acting._settled = next_slips_in  # type: ignore[method-assign]
     try:
         created = app.create_match("euchre", seed_entropy=b"slip")
         tokens = created.seat_tokens

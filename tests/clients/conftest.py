@@ -26,7 +26,7 @@ def _served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pro
     data: Path = tmp_path_factory.mktemp("client-data")
     app = Referee(settings_from_env({"REFEREE_DATA_DIR": str(data),
                                      "REFEREE_AUDITOR_TOKEN": AUDITOR}))
-    worker = ProjectionWorker(app, poll=0.1).start()
+    worker = ProjectionWorker(app.event_log, poll=0.1).start()
     server, port = build_server(app, "127.0.0.1:0")
     server.start()
     yield f"127.0.0.1:{port}", worker

@@ -67,10 +67,10 @@ def test_separate_projections_say_what_to_run(env: dict[str, str]) -> None:
 def test_one_process_writes_each_view_and_another_takes_over(app: Referee,
                                                              env: dict[str, str]) -> None:
     other = Referee(settings_from_env(env))  # a second server on the same database
-    first = ProjectionWorker(app, poll=0.05).start()
+    first = ProjectionWorker(app.event_log, poll=0.05).start()
     eventually(lambda: first.locks is not None and all(first.locks.holds(n) for n in PROJECTIONS),
                "the first worker takes every view")
-    second = ProjectionWorker(other, poll=0.05).start()
+    second = ProjectionWorker(other.event_log, poll=0.05).start()
     try:
         app.create_match("euchre")
         first.wait(timeout=20)
@@ -94,7 +94,7 @@ def test_a_rebuild_is_refused_while_a_server_writes_the_view(app: Referee, env: 
                                                              tmp_path: Path) -> None:
     from projections.runner import run_process
 
-    worker = ProjectionWorker(app, poll=0.05).start()
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
     try:
         eventually(lambda: worker.locks is not None and worker.locks.holds("scoreboard"),
                    "the worker takes the scoreboard view")
@@ -125,7 +125,7 @@ def test_views_hold_few_connections_and_give_them_back(env: dict[str, str]) -> N
 
     before = backends()
     app = Referee(settings_from_env(env))
-    worker = ProjectionWorker(app, poll=0.05).start()
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
     queries = Queries(app)
     m = app.create_match("euchre", players=["a", "b", "c", "d"])
     worker.wait()

@@ -112,6 +112,6 @@ def test_worker_process_killed_mid_stream_resumes_exactly_once(
         assert view.position() == final
         live = view.all_rows()
         assert live, name
-        BatchRunner(app, cls, view).rebuild()
+        BatchRunner(app.event_log, cls, view).rebuild()
         assert view.position() == final
         assert view.all_rows() == live, name

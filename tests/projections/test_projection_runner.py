@@ -4,16 +4,29 @@ batched rebuild, and a restarted runner resumes exactly where it stopped."""
 
 from __future__ import annotations
 
+import os
 import random
+from typing import Any
 
 import pytest
 from eventsourcing.projection import ProjectionRunner
 
-from projections.runner import BatchRunner, RefereeLog
+from projections.runner import BatchRunner
 from projections.store import open_view, view_class, view_env
 from projections.views import PROJECTIONS
 from referee.application import Referee
+from referee.config import settings_from_env
 from tests.projections.conftest import play
+
+
+class RefereeLog(Referee):
+    """The referee application built from an environment mapping, as eventsourcing's
+    ``ProjectionRunner`` constructs the application it follows."""
+
+    name = "Referee"
+
+    def __init__(self, env: Any = None) -> None:
+        super().__init__(settings_from_env({**os.environ, **dict(env or {})}))
 
 
 @pytest.mark.postgres
@@ -35,7 +48,7 @@ def test_projection_runner_equals_a_batched_rebuild(app: Referee, env: dict[str,
         live = runner.view.all_rows()
     view = open_view(name, app.settings)
     assert view.all_rows() == live
-    BatchRunner(app, PROJECTIONS[name], view).rebuild()
+    BatchRunner(app.event_log, PROJECTIONS[name], view).rebuild()
     assert view.all_rows() == live
 
 
@@ -46,7 +59,7 @@ def test_the_embedded_worker_is_woken_by_commits(app: Referee) -> None:
 
     from projections.runner import ProjectionWorker
 
-    worker = ProjectionWorker(app, poll=30.0).start()
+    worker = ProjectionWorker(app.event_log, poll=30.0).start()
     try:
         time.sleep(0.2)  # the worker's first pass is done; it now sleeps on its 30 s poll
         app.create_match("euchre")

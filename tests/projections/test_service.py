@@ -27,7 +27,7 @@ from tests.service.helpers import expect_error
 
 @pytest.fixture
 def served(app: Referee) -> Iterator[tuple[grpc.Channel, ProjectionWorker]]:
-    worker = ProjectionWorker(app, poll=0.05).start()
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
     server, port = build_server(app, "127.0.0.1:0")
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:

@@ -37,11 +37,11 @@ EUCHRE_SHORT = {"target_score": 3}
 
 def catch_up(app: Referee) -> None:
     for name, cls in PROJECTIONS.items():
-        BatchRunner(app, cls, open_view(name, app.settings), batch_size=50).run_once()
+        BatchRunner(app.event_log, cls, open_view(name, app.settings), batch_size=50).run_once()
 
 
 def test_scoreboard_follows_the_match_hand_by_hand(app: Referee) -> None:
-    worker = ProjectionWorker(app, poll=0.05).start()
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
     try:
         created = app.create_match("belot", players=["a", "b", "c", "d"])
         q = Queries(app)
@@ -89,7 +89,7 @@ def test_exactly_once_across_a_crash_and_a_restart(app: Referee) -> None:
 
     # A worker crashes in the middle of a batch: nothing of that batch is written.
     view = open_view("hands", app.settings)
-    runner = BatchRunner(app, PROJECTIONS["hands"], view, batch_size=40)
+    runner = BatchRunner(app.event_log, PROJECTIONS["hands"], view, batch_size=40)
     calls = {"n": 0}
     original = runner.projection.process_event
 
@@ -111,7 +111,8 @@ def test_exactly_once_across_a_crash_and_a_restart(app: Referee) -> None:
     assert view.all_rows() == rows_after_crash
 
     # The restarted process (a new recorder and runner) resumes after position 40.
-    restarted = BatchRunner(app, PROJECTIONS["hands"], open_view("hands", app.settings), 25)
+    restarted = BatchRunner(app.event_log, PROJECTIONS["hands"], open_view("hands", app.settings),
+                            25)
     assert restarted.run_once() == head - 40
     assert restarted.view.position() == head
     assert restarted.run_once() == 0
@@ -144,7 +145,7 @@ def test_rebuild_gives_identical_rows_and_is_batched(app: Referee) -> None:
             flush(tracking)
 
         view._flush = counting
-        n = BatchRunner(app, cls, view, batch_size=1000).rebuild()
+        n = BatchRunner(app.event_log, cls, view, batch_size=1000).rebuild()
         assert n == app.recorder.max_notification_id()  # type: ignore[attr-defined]
         assert commits["n"] == 1, "a rebuild commits once per batch, not per event"
         assert view.all_rows() == before, name

@@ -114,7 +114,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         "REFEREE_ANONYMOUS_RATE": "0",
     }
     app = Referee(settings_from_env(env))
-    worker = ProjectionWorker(app, poll=0.05).start()
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
     server, port = build_server(app, "127.0.0.1:0")
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:

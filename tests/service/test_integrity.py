@@ -452,7 +452,7 @@ def test_a_whole_match_loads_verified(served: Served) -> None:
                           rng.choice(app.get_view(created.match_id, token).legal_actions))
     app.update_match(created.match_id, lambda m: m.record_ruling(1, "penalty", [1, 0], "r"))
     live = app.get_match(created.match_id)
-    loaded = app._get(created.match_id)
+    loaded = app.live.load(created.match_id)
     assert loaded.over and loaded.version == live.version
     assert loaded.chain_head == live.chain_head
     assert loaded.match_state == live.match_state

@@ -1,0 +1,199 @@
+"""Reading a match: views, event streams for watchers, hand and match records, deal checks
+and the rejection trail. Every read goes through the token authority; nothing shows a seat
+another seat's unplayed cards unless the caller is the auditor or the hand is over."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hmac
+from collections.abc import AsyncIterator, Callable
+from copy import deepcopy
+from typing import Any
+from uuid import UUID
+
+from referee import limits
+from referee.application.answers import DealCheck, PublicEvent, View
+from referee.application.live import LiveMatches
+from referee.application.ports import MatchStore, RejectionTrail
+from referee.application.principals import Principal, Role, Tokens
+from referee.changes import ChangeWaiters
+from referee.domain.deal import commitment
+from referee.domain.errors import HandNotFinishedError, HandNotFoundError
+from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED
+from referee.domain.match import HandLog, Match
+from referee.rejections import Rejection
+from referee.rules.cards import parse_card
+from referee.rules.game import JSON, is_public
+from referee.rules.handrecord import HandRecord, MatchRecord, match_state_json
+
+Update = tuple[list[PublicEvent], View | None, int]
+
+
+class Reading:
+    """The queries of the write side (the projections answer the others)."""
+
+    def __init__(self, live: LiveMatches, store: MatchStore, tokens: Tokens,
+                 rejections: RejectionTrail, changes: ChangeWaiters) -> None:
+        self._live, self._store, self._tokens = live, store, tokens
+        self._rejections, self._changes = rejections, changes
+
+    def get_match(self, match_id: UUID) -> Match:
+        """A private copy of the match as committed (safe to mutate)."""
+        with self._live.reading(match_id) as match:
+            return deepcopy(match)
+
+    def get_view(self, match_id: UUID, token: str) -> View:
+        with self._live.reading(match_id) as match:
+            return view_of(match, self._tokens.authorize(match, token))
+
+    def events_after(self, match: Match, who: Principal, after: int) -> list[PublicEvent]:
+        """The stored events after version ``after``, redacted for ``who``."""
+        out: list[PublicEvent] = []
+        hand = 0
+        for hand_log in match.hands:
+            if hand_log.first_version <= after + 1:
+                hand = hand_log.number - 1
+        for e in self._store.events(match.id, after, match.version):
+            v = e.originator_version
+            if isinstance(e, Match.HandDealt):
+                hand = e.hand
+                fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,
+                        "commitment": e.commitment}
+                out.append(PublicEvent(v, hand, None, "", [fact]))
+            elif isinstance(e, Match.ActionTaken):
+                text = e.action
+                if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
+                    who.role is Role.SEAT and who.seat == e.seat
+                ):
+                    text = "hidden"
+                out.append(PublicEvent(v, hand, e.seat, text, list(e.facts)))
+            elif isinstance(e, Match.HandScored):
+                fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
+                        "scores": e.scores}
+                out.append(PublicEvent(v, hand, None, "", [fact]))
+            elif isinstance(e, Match.MatchEnded):
+                fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}
+                out.append(PublicEvent(v, hand, None, "", [fact]))
+        return out
+
+    def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
+        """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
+        any hand for the auditor."""
+        with self._live.reading(match_id) as match:
+            log = _hand(match, hand, self._tokens.authorize(match, token))
+            return _hand_record(match, log).to_json(), log.result is not None
+
+    def match_record(self, match_id: UUID, token: str) -> tuple[dict[str, JSON], bool]:
+        """The match as a ``referee.match/v1`` record (finished hands; the auditor also gets
+        the running one)."""
+        with self._live.reading(match_id) as match:
+            who = self._tokens.authorize(match, token)
+            hands = [
+                _hand_record(match, h) for h in match.hands
+                if h.result is not None or who.role is Role.AUDITOR
+            ]
+            result = match_state_json(match.match_state) if match.over else None
+            record = MatchRecord(
+                game=match.game_name, rules=match.rules, players=tuple(match.players),
+                hands=tuple(hands), result=result,
+            )
+            return record.to_json(), match.over
+
+    def verify_deal(self, match_id: UUID, hand: int, token: str) -> DealCheck:
+        """Reveal a finished hand's pack and nonce and check them against its commitment."""
+        with self._live.reading(match_id) as match:
+            log = _hand(match, hand, self._tokens.authorize(match, token))
+        ok = hmac.compare_digest(commitment(log.nonce, log.cards), log.commitment)
+        return DealCheck(log.commitment, log.nonce, list(log.cards), ok)
+
+    def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
+        """Rejected attempts, for the auditor only: the newest ``limit`` (at most, and by
+        default, :data:`referee.limits.MAX_LIST_LIMIT`), oldest first."""
+        self._tokens.require_auditor(token, "list rejections")
+        cap = limits.MAX_LIST_LIMIT
+        return self._rejections.list(match_id, min(limit, cap) if limit > 0 else cap)
+
+    async def watch(
+        self, match_id: UUID, token: str, after: int, heartbeat: float,
+        alive: Callable[[], bool] = lambda: True, ended: asyncio.Future[Any] | None = None,
+    ) -> AsyncIterator[Update]:
+        """Updates for a watcher: ``(events, view, version)``; heartbeats (every ``heartbeat``
+        seconds without a change) have no events and no view. The first update brings
+        everything after ``after``. Event-driven: a commit in this process wakes the match's
+        watchers, the :class:`~referee.changes.LogFollower` wakes them for another process's
+        write; the watch ends when ``ended`` is done, or when ``alive()`` is false after a
+        wake (``changes.wake_all()`` on stopping). The reads run on the loop's executor; the
+        waits hold no thread."""
+        loop = asyncio.get_running_loop()
+        who = await loop.run_in_executor(None, self._watcher, match_id, token)
+        sent = after
+        update = await loop.run_in_executor(None, self._watch_update, match_id, who, sent, True)
+        while True:
+            yield update
+            if update[1] is not None:
+                sent = update[2]
+            beat = loop.time() + heartbeat
+            newer = functools.partial(self._changed_since, match_id, sent)
+            while True:
+                await self._changes.wait(match_id, beat - loop.time(), newer, ended)
+                if (ended is not None and ended.done()) or not alive():
+                    return
+                update = await loop.run_in_executor(
+                    None, self._watch_update, match_id, who, sent, False
+                )
+                if update[1] is not None or loop.time() >= beat:
+                    break
+
+    def _changed_since(self, match_id: UUID, version: int) -> bool:
+        return self._live.version(match_id) > version
+
+    def _watcher(self, match_id: UUID, token: str) -> Principal:
+        with self._live.reading(match_id) as match:
+            return self._tokens.authorize(match, token)
+
+    def _watch_update(self, match_id: UUID, who: Principal, sent: int, first: bool) -> Update:
+        with self._live.reading(match_id) as match:
+            version = match.version
+            if version > sent or first:
+                return self.events_after(match, who, sent), view_of(match, who), version
+            return [], None, version
+
+
+def view_of(match: Match, who: Principal) -> View:
+    """The redacted view of ``who``: the rules core's ``view``, never raw state."""
+    game, state = match.game, match.hand_state
+    if who.role is Role.AUDITOR:
+        shown = game.audit_view(state)
+    else:
+        shown = game.view(state, who.seat if who.role is Role.SEAT else None)
+    to_act = None if match.over else game.current_seat(state)
+    legal: list[str] = []
+    if to_act is not None and who.role is Role.SEAT and who.seat == to_act:
+        legal = [game.format_action(a) for a in game.legal_actions(state)]
+    return View(
+        match_id=match.id, version=match.version, game=match.game_name, principal=who,
+        hand=match.hand.number, dealer=match.hand.dealer, to_act=to_act,
+        legal_actions=legal, scores=list(match.match_state.scores),
+        match_over=match.over, winner=match.match_state.winner, state=shown,
+        players=list(match.players), commitment=match.hand.commitment,
+    )
+
+
+def _hand(match: Match, hand: int, who: Principal) -> HandLog:
+    if not 1 <= hand <= len(match.hands):
+        raise HandNotFoundError(
+            f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
+        )
+    log = match.hands[hand - 1]
+    if log.result is None and who.role is not Role.AUDITOR:
+        raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    return log
+
+
+def _hand_record(match: Match, log: HandLog) -> HandRecord:
+    deal = match.game.deal([parse_card(c) for c in log.cards], log.dealer)
+    return HandRecord(
+        game=match.game_name, rules=match.rules, dealer=log.dealer, deal=deal,
+        actions=tuple(log.actions), result=log.result,
+    )

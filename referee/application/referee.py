@@ -1,0 +1,233 @@
+"""The referee application: an eventsourcing ``Application`` that wires the use cases
+(:mod:`~referee.application.creating`, :mod:`~referee.application.acting`,
+:mod:`~referee.application.reading`) to their adapters (the event store, the group committer,
+the rejection trail, the live-match cache) and offers them as one facade."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+from uuid import UUID
+
+from eventsourcing.application import Application, ProcessingEvent
+from eventsourcing.utils import strtobool
+
+from referee.application.acting import Acting
+from referee.application.answers import Answer, Created, DealCheck, View
+from referee.application.creating import Creating, deal_next
+from referee.application.live import LiveMatches
+from referee.application.reading import Reading, Update
+from referee.application.store import APP_NAME, LogReader, StoredMatches
+from referee.changes import ChangeWaiters, LogFollower, originators_between
+from referee.config import Settings, settings_from_env
+from referee.domain.match import Match
+from referee.group_commit import GroupCommitter, Pending
+from referee.rejections import Rejection, RejectionLog, StoredRejectionLog
+from referee.rules.game import JSON
+
+T = TypeVar("T")
+_log = logging.getLogger("referee.application")
+
+
+class Referee(Application[UUID]):
+    """The referee application (one per process)."""
+
+    name = APP_NAME
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or settings_from_env()
+        super().__init__(env=self.settings.store_env)
+        from referee.application.principals import Tokens
+
+        self.rejections = self._rejection_trail()
+        #: Watch streams waiting for a match to change (woken by commits, and by
+        #: :attr:`follower` for other processes' writes).
+        self.changes = ChangeWaiters()
+        self.tokens = Tokens(self.settings.auditor_token, self.settings.organiser_token)
+        self._committed_hooks: list[Callable[[], None]] = []
+        self._close_hooks: list[Callable[[], None]] = []
+        self.follower: LogFollower | None = None
+        if self.settings.fresh_reads:
+            self.follower = LogFollower(
+                self.changes, self._log_head,
+                functools.partial(originators_between, self.recorder),
+                self.settings.follow_interval, "referee-follow-log",
+            )
+        self.committer = GroupCommitter(
+            self._record_batch, self.settings.commit_batch, self.rejections.flush,
+            self.settings.commit_delay,
+        )
+        store = StoredMatches(self.recorder, self.mapper, self.repository.event_store)
+        self.live = LiveMatches(store, self.committer, self.settings.cache_size,
+                                self.settings.fresh_reads)
+        self.creating = Creating(self.live, self.tokens)
+        self.acting = Acting(self.live, self.committer, self.tokens, self.rejections,
+                             self.changes)
+        self.reading = Reading(self.live, store, self.tokens, self.rejections, self.changes)
+        #: The log as the projections read it (the port they use; this process's commits
+        #: wake them).
+        self.event_log = LogReader(self.settings, self.recorder, self.mapper,
+                                   on_committed=self.on_committed)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_guard = threading.Lock()
+
+    def _rejection_trail(self) -> RejectionLog | StoredRejectionLog:
+        s = self.settings
+        datastore = getattr(self.recorder, "datastore", None)
+        if datastore is None:  # POPO: in memory
+            return RejectionLog(s.rejections_per_match, s.rejections_total,
+                                s.rejections_anonymous)
+        return StoredRejectionLog(
+            datastore, s.rejections_per_match, s.rejections_total,
+            f"{self.name.lower()}_rejections",
+            create_table=strtobool(self.env.get("CREATE_TABLE") or "yes"),
+            anonymous=s.rejections_anonymous,
+        )
+
+    # -- hooks -------------------------------------------------------------------------------
+    def on_committed(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` on the writer thread after each committed batch (e.g. to wake a
+        projection worker); keep it quick."""
+        self._committed_hooks.append(hook)
+
+    def on_commit_batch(self, hook: Callable[[int], None] | None) -> None:
+        """Call ``hook(n)`` for each group commit of ``n`` aggregates (``None``: no hook)."""
+        self.committer.on_batch = hook
+
+    def on_chain_broken(self, hook: Callable[[UUID, int], None] | None) -> None:
+        """Call ``hook(match_id, version)`` when a match's stored chain is found broken at
+        ``version`` (once per match and position in this process; ``None``: no hook)."""
+        self.live.on_chain_broken = hook
+
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` first thing in :meth:`close` (e.g. to stop a reader's thread)."""
+        self._close_hooks.append(hook)
+
+    # -- the use cases -------------------------------------------------------------------------
+    def create_match(
+        self, game: str, rules: dict[str, Any] | None = None, players: Sequence[str] = (),
+        seed_entropy: bytes = b"", fixed_deals: Sequence[Sequence[str]] = (),
+        first_dealer: int = 0, public_spectators: bool = False, token: str = "",
+    ) -> Created:
+        """See :meth:`referee.application.creating.Creating.create_match`."""
+        return self.creating.create_match(game, rules, players, seed_entropy, fixed_deals,
+                                          first_dealer, public_spectators, token)
+
+    async def submit_action_async(
+        self, match_id: UUID, token: str, action: str, command_id: str = "",
+        expected_version: int | None = None, seat: int | None = None,
+    ) -> Answer:
+        """Apply one action (see :mod:`referee.application.acting`): the one submit path."""
+        return await self.acting.submit(match_id, token, action, command_id,
+                                        expected_version, seat)
+
+    def submit_action(
+        self, match_id: UUID, token: str, action: str, command_id: str = "",
+        expected_version: int | None = None, seat: int | None = None,
+    ) -> Answer:
+        """:meth:`submit_action_async` for a caller without an event loop (the CLI, tests):
+        the same coroutine, run on this application's own loop thread."""
+        return self._run(self.acting.submit(match_id, token, action, command_id,
+                                            expected_version, seat))
+
+    def update_match(self, match_id: UUID, command: Callable[[Match], T]) -> T:
+        return self.acting.update_match(match_id, command)
+
+    @contextmanager
+    def updating(self, aggregate_id: UUID) -> Iterator[Callable[[Any], None]]:
+        with self.acting.updating(aggregate_id) as commit:
+            yield commit
+
+    def deal_next(self, match: Match, entropy: bytes = b"") -> None:
+        deal_next(match, entropy)
+
+    def get_match(self, match_id: UUID) -> Match:
+        return self.reading.get_match(match_id)
+
+    def get_view(self, match_id: UUID, token: str) -> View:
+        return self.reading.get_view(match_id, token)
+
+    def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
+        return self.reading.hand_record(match_id, hand, token)
+
+    def match_record(self, match_id: UUID, token: str) -> tuple[dict[str, JSON], bool]:
+        return self.reading.match_record(match_id, token)
+
+    def verify_deal(self, match_id: UUID, hand: int, token: str) -> DealCheck:
+        return self.reading.verify_deal(match_id, hand, token)
+
+    def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
+        return self.reading.list_rejections(token, match_id, limit)
+
+    def watch(self, match_id: UUID, token: str, after: int, heartbeat: float,
+              alive: Callable[[], bool] = lambda: True,
+              ended: asyncio.Future[Any] | None = None) -> AsyncIterator[Update]:
+        return self.reading.watch(match_id, token, after, heartbeat, alive, ended)
+
+    # -- adapters ----------------------------------------------------------------------------
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on this application's loop thread and wait for it."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            coroutine.close()
+            raise RuntimeError("this call blocks: on an event loop, await its async form")
+        with self._loop_guard:
+            if self._loop is None:
+                loop = self._loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="referee-sync-loop",
+                                 daemon=True).start()
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def _record_batch(self, batch: list[Pending]) -> None:
+        """One transaction for the events of every aggregate in ``batch`` (writer thread)."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for item in batch:
+            processing_event.events.extend(item.events)
+            processing_event.aggregates[item.aggregate.id] = item.aggregate
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+        for hook in self._committed_hooks:
+            try:
+                hook()
+            except Exception:  # a listener must not stop commits
+                _log.exception("a commit listener failed")
+
+    def _record(self, processing_event: ProcessingEvent[UUID]) -> Any:
+        recordings = super()._record(processing_event)
+        live = getattr(self, "live", None)  # not yet during Application.__init__
+        if live is not None:
+            for aggregate in processing_event.aggregates.values():
+                live.saved_elsewhere(aggregate)
+        return recordings
+
+    def _log_head(self) -> int:
+        return int(self.recorder.max_notification_id() or 0)
+
+    def close(self) -> None:
+        for hook in getattr(self, "_close_hooks", ()):
+            try:
+                hook()
+            except Exception:
+                _log.exception("a close hook failed")
+        follower = getattr(self, "follower", None)
+        if follower is not None:
+            follower.stop()
+        committer = getattr(self, "committer", None)
+        if committer is not None:
+            committer.close()
+        acting = getattr(self, "acting", None)
+        if acting is not None:
+            acting.close()
+        loop = getattr(self, "_loop", None)
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+        super().close()
