@@ -11,6 +11,7 @@ import dataclasses
 import json
 import threading
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -18,6 +19,7 @@ from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Credentials, LogReader, Principal, Referee, Role
 from referee.changes import LogFollower, originators_between
 from referee.domain.chain import ChainReport, dict_hash, event_dict
+from referee.domain.clock import Clock
 from referee.domain.errors import (
     ActionIndexOutOfRangeError,
     HandNotFinishedError,
@@ -98,7 +100,11 @@ class Queries:
         """The match's scoreboard (anyone who may watch the match)."""
         doc = self._doc("scoreboard", match_id)
         self._who(doc, token)
-        return {k: v for k, v in doc.items() if k != "auth"}
+        out = {k: v for k, v in doc.items() if k != "auth"}
+        if doc.get("clock") is not None:  # the deadline and the time left, as of now
+            out["clock"] = Clock.from_state(doc["clock"]).to_json(
+                None if doc["state"] == "over" else doc["to_act"], datetime.now(UTC))
+        return out
 
     async def watch_scoreboard(self, match_id: UUID, token: str, after_version: int,
                                alive: Callable[[], bool],
@@ -228,6 +234,10 @@ class Queries:
                 items.append({"time": r.time, "type": "rejection", "seat": r.seat,
                               "action": r.action, "reason": r.reason, "rule": r.rule,
                               "message": r.message})
+        for t in h.get("timeouts", ()):
+            items.append({"time": t["time"], "type": "timeout", "seat": t["seat"],
+                          "policy": t["policy"], "deadline": t["deadline"],
+                          "version": t["version"]})
         items.sort(key=lambda x: _normal_time(x["time"]))
         for ruling in h["rulings"]:
             items.append({"time": ruling["time"], "type": "ruling", **ruling})
@@ -240,6 +250,7 @@ class Queries:
             game=game.name, rules=game.rules_class.from_dict(m["rules"]), dealer=h["dealer"],
             deal=game.deal([parse_card(c) for c in h["cards"]], h["dealer"]),
             actions=tuple((s, a) for s, a, _ in h["actions"]), result=h["result"],
+            timeouts=tuple(t["index"] for t in h.get("timeouts", ()) if t["index"] is not None),
         )
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> Doc:

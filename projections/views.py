@@ -8,6 +8,7 @@ the facts the events carry and never run the rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 from uuid import UUID
@@ -20,6 +21,7 @@ from eventsourcing.projection import Projection
 from projections.standings import compute_standings
 from projections.store import Doc, DocView
 from referee.domain.chain import event_hash
+from referee.domain.clock import Clock, TimeControl
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
 from referee.rules.game import sides_of
@@ -40,11 +42,15 @@ ACTION_TAKEN = _event_class(Match, "ActionTaken")
 HAND_SCORED = _event_class(Match, "HandScored")
 MATCH_ENDED = _event_class(Match, "MatchEnded")
 RULING_RECORDED = _event_class(Match, "RulingRecorded")
+TIME_CONTROLLED = Match.TimeControlled
+TIMED_OUT = Match.TimedOut
+CLOCK_PAUSED = Match.ClockPaused
+CLOCK_RESUMED = Match.ClockResumed
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
 MATCH_EVENTS = (MATCH_CREATED, HAND_DEALT, ACTION_TAKEN, HAND_SCORED, MATCH_ENDED,
-                RULING_RECORDED)
+                RULING_RECORDED, TIME_CONTROLLED, TIMED_OUT, CLOCK_PAUSED, CLOCK_RESUMED)
 TOURNAMENT_EVENTS = (TOURNAMENT_CREATED, ENTRANT_REGISTERED, MATCH_ATTACHED)
 
 
@@ -176,6 +182,7 @@ class ScoreboardProjection(Projection[DocView]):
         doc = self._doc(e)
         doc.update(hand=e.hand, dealer=e.dealer, to_act=getattr(e, "to_act", None),
                    tricks=0, hand_state="playing")
+        _tick(doc, e, lambda clock: clock.turn_begins(e.timestamp))
         self._save(doc, tracking)
 
     @process_event.register(ACTION_TAKEN)
@@ -183,6 +190,47 @@ class ScoreboardProjection(Projection[DocView]):
         doc = self._doc(e)
         doc["to_act"] = getattr(e, "to_act", None)
         doc["tricks"] = doc.get("tricks", 0) + sum(f["kind"] == "trick_taken" for f in e.facts)
+        _tick(doc, e, lambda clock: clock.acted(e.seat, e.timestamp))
+        self._save(doc, tracking)
+
+    # The clock, kept as the aggregate keeps it (``referee.domain.clock``), from the same
+    # events and their timestamps; the scoreboard query adds the deadline and time left.
+    @process_event.register(TIME_CONTROLLED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        seats = len(doc["players"])
+        doc["clock"] = Clock.start(TimeControl(**e.control), seats).to_state()
+        doc["timeouts"] = []
+        self._save(doc, tracking)
+
+    @process_event.register(TIMED_OUT)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["timeouts"].append({"seat": e.seat, "policy": e.policy, "deadline": e.deadline,
+                                "hand": doc["hand"], "version": e.originator_version,
+                                "time": _ts(e)})
+
+        def ran_out(clock: Clock) -> None:
+            clock.ran_out(e.seat)
+            if e.policy == "pause":
+                clock.pause(e.timestamp)
+        _tick(doc, e, ran_out)
+        self._save(doc, tracking)
+
+    @process_event.register(CLOCK_PAUSED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        _tick(doc, e, lambda clock: clock.pause(e.timestamp))
+        self._save(doc, tracking)
+
+    @process_event.register(CLOCK_RESUMED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        last = doc["timeouts"][-1] if doc["timeouts"] else None
+        restart = (last is not None and last["policy"] == "pause"
+                   and last["version"] > doc.get("clock_resumed_at", 0))
+        doc["clock_resumed_at"] = e.originator_version
+        _tick(doc, e, lambda clock: clock.resume(e.timestamp, restart, e.add_ms))
         self._save(doc, tracking)
 
     @process_event.register(HAND_SCORED)
@@ -214,6 +262,15 @@ class ScoreboardProjection(Projection[DocView]):
             if h["hand"] == e.hand:
                 h["rulings"].append(ruling)
         self._save(doc, tracking)
+
+
+def _tick(doc: Doc, e: Any, change: Callable[[Clock], None]) -> None:
+    """Apply ``change`` to the clock a scoreboard document keeps (if the match is timed)."""
+    state = doc.get("clock")
+    if state is not None:
+        clock = Clock.from_state(state)
+        change(clock)
+        doc["clock"] = clock.to_state()
 
 
 class HandsProjection(Projection[DocView]):
@@ -287,8 +344,24 @@ class HandsProjection(Projection[DocView]):
     def _(self, e: MatchEnded, tracking: Tracking) -> None:
         m = self._match(e)
         m.update(over=True, result={"scores": list(e.scores), "winner": e.winner, "over": True})
+        if m.get("forfeit") is not None:
+            m["result"]["forfeit"] = m["forfeit"]
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
+
+    @process_event.register(TIMED_OUT)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._hand(e)
+        doc.setdefault("timeouts", []).append({
+            "seat": e.seat, "policy": e.policy, "deadline": e.deadline,
+            "version": e.originator_version, "time": _ts(e),
+            # the referee's action for the seat is the next one (auto)
+            "index": len(doc["actions"]) if e.policy == "auto" else None})
+        if e.policy == "forfeit":
+            m = self._match(e)
+            m["forfeit"] = {"seat": e.seat, "hand": doc["hand"]}
+            self.view.put("match", m["match_id"], m)
+        self._put_hand(doc, tracking)
 
     @process_event.register(RULING_RECORDED)
     def _(self, e: RulingRecorded, tracking: Tracking) -> None:

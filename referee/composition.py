@@ -42,6 +42,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     settings = settings_from_env()
     try:
         app = Referee(settings)
+        app.start_timers()  # every open timed match's deadline, recovered from the log
         views = start_in_process(app.event_log)
     except Exception as exc:  # the store cannot be opened: one line for the operator
         raise StartupError(f"cannot open the event store ({settings.store_location}): "

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.rules.errors import RecordError
+from referee.rules.game import forfeit_winner
 from referee.rules.handrecord import (
     HandRecord,
     MatchRecord,
@@ -133,11 +134,31 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
             break
         match = game.after_hand(match, replay.result, record.rules)
     out["result"] = match_state_json(match) if match else None
+    forfeit = record.result.get("forfeit") if record.result is not None else None
+    if forfeit is not None and match is not None:
+        problem = _forfeited(game, match, forfeit, out)
+        if problem:
+            return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
     if record.result is not None:
         problem = result_mismatch(record.result, out["result"]) if out["result"] else "no hands"
         if problem:
             return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
     return OK, out
+
+
+def _forfeited(game: Any, match: Any, forfeit: Any, out: dict[str, Any]) -> str | None:
+    """A match its record says was forfeited on time (``result.forfeit``: the seat whose
+    time ran out): the forfeit ends it, and the winner follows from the scores so far
+    (``referee.rules.game.forfeit_winner``). Returns what is wrong with the claim, if any."""
+    seat = forfeit.get("seat") if isinstance(forfeit, dict) else None
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
+        return f"result.forfeit.seat must be a seat 0..{game.num_seats - 1}"
+    if match.over:
+        return "result.forfeit: the match was already over when it was forfeited"
+    out["result"] = {"scores": list(match.scores),
+                     "winner": forfeit_winner(game, match.scores, seat), "over": True,
+                     "forfeit": dict(forfeit)}
+    return None
 
 
 def _fail(out: dict[str, Any], hand: int, reason: str, message: str) -> dict[str, Any]:

@@ -36,22 +36,26 @@ from uuid import UUID
 from eventsourcing.persistence import IntegrityError
 
 from referee.application.answers import Answer
+from referee.application.clocks import Now, timing_out, utc_now
 from referee.application.creating import deal_next
 from referee.application.live import LiveMatches
 from referee.application.ports import Commits, RejectionTrail
 from referee.application.principals import Principal, Role, Tokens
 from referee.changes import ChangeWaiters
 from referee.domain.errors import (
+    ClockPausedError,
     CommandIdReusedError,
     MatchNotFoundError,
+    MatchOverError,
     PermissionDeniedError,
     RefereeError,
+    TimedOutError,
     VersionConflictError,
 )
 from referee.domain.facts import HAND_ENDED, MATCH_ENDED
 from referee.domain.match import Match, Outcome
 from referee.rejections import Rejection
-from referee.rules.errors import InvalidActionError, RulesError
+from referee.rules.errors import InvalidActionError, NotYourTurnError, RulesError
 
 T = TypeVar("T")
 Refusal = (RefereeError, RulesError)
@@ -61,9 +65,10 @@ class Acting:
     """Submitting actions, and running other commands on a live match."""
 
     def __init__(self, live: LiveMatches, commits: Commits, tokens: Tokens,
-                 rejections: RejectionTrail, changes: ChangeWaiters) -> None:
+                 rejections: RejectionTrail, changes: ChangeWaiters, now: Now = utc_now
+                 ) -> None:
         self._live, self._commits, self._tokens = live, commits, tokens
-        self._rejections, self._changes = rejections, changes
+        self._rejections, self._changes, self._now = rejections, changes, now
         self._lock_waits = ThreadPoolExecutor(64, thread_name_prefix="referee-lock-wait")
 
     def close(self) -> None:
@@ -93,6 +98,17 @@ class Acting:
                     match = await loop.run_in_executor(None, self._live.get, match_id, False)
                 principal = self._tokens.authorize(match, token)
                 args = (principal, action, command_id, expected_version, seat)
+                if match.clock is not None and match.clock.expired(match.to_act, self._now()):
+                    # The deadline passed before this action came: the timeout comes first,
+                    # and the action, too late, is refused naming it.
+                    lock.release()
+                    owned = False
+                    late = await loop.run_in_executor(None, self.update_match, match_id,
+                                                      timing_out(self._now()))
+                    if late is None:  # another server timed it out, or the match moved on
+                        return await self.submit(match_id, token, action, command_id,
+                                                 expected_version, seat)
+                    raise _timed_out(principal, late)
                 try:
                     done = self._apply(match, *args)
                 except Refusal as exc:
@@ -177,6 +193,10 @@ class Acting:
             done = match.outcomes.get(Match.command_key(principal.seat, command_id))
             if done is not None:
                 return self._replayed(match, done, text)
+        late = match.last_timeout
+        if (late is not None and late["seat"] == principal.seat
+                and expected_version is not None and expected_version < late["version"]):
+            raise _timed_out(principal, late)
         if expected_version is not None and expected_version != match.version:
             raise VersionConflictError(
                 f"the match is at version {match.version}, not {expected_version}",
@@ -187,6 +207,11 @@ class Acting:
             match.take_action(principal.seat, text, command_id)
             if match.needs_deal:
                 deal_next(match)
+        except (NotYourTurnError, MatchOverError, ClockPausedError) as exc:
+            late = match.last_timeout
+            if late is not None and late["seat"] == principal.seat:
+                raise _timed_out(principal, late) from exc
+            raise
         except BaseException:
             if match.version != before:  # mutated but refused: drop it
                 self._live.evict(match.id)
@@ -325,3 +350,12 @@ class Acting:
 
         with self._live.lock(aggregate_id):
             yield commit
+
+
+def _timed_out(principal: Principal, late: dict[str, Any]) -> TimedOutError:
+    """The refusal of an action that came after its seat's timeout."""
+    return TimedOutError(
+        f"seat {principal.seat}'s time ran out at {late['deadline']}: the referee recorded "
+        f"the timeout as event {late['version']} (policy {late['policy']})",
+        seat=principal.seat, timeoutVersion=late["version"], policy=late["policy"],
+        deadline=late["deadline"])

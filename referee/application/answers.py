@@ -50,6 +50,8 @@ class View:
     state: dict[str, JSON]
     players: list[str]
     commitment: str
+    clock: dict[str, Any] | None = None
+    """The clock (``referee.domain.clock.Clock.to_json``); None for an untimed match."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import referee
@@ -17,6 +17,7 @@ from referee import limits
 from referee.application.answers import Created
 from referee.application.live import LiveMatches
 from referee.application.principals import Tokens, hash_token
+from referee.domain.clock import TimeControl
 from referee.domain.deal import shuffle
 from referee.domain.errors import InvalidRulesError, MalformedRequestError, UnknownGameError
 from referee.domain.match import Match
@@ -54,12 +55,16 @@ class Creating:
         first_dealer: int = 0,
         public_spectators: bool = False,
         token: str = "",
+        time_control: Mapping[str, Any] | None = None,
     ) -> Created:
         """Create a match, deal its first hand, and return the seats' secret tokens.
+        ``time_control``: see :class:`referee.domain.clock.TimeControl` (None: untimed).
 
         :raises CreateNotAllowedError: when the server has an organiser credential and
-            ``token`` is neither it nor the auditor's."""
+            ``token`` is neither it nor the auditor's.
+        :raises InvalidTimeControlError: for a time control that is not valid."""
         self._tokens.require_organiser(token)
+        control = TimeControl.from_dict(time_control) if time_control is not None else None
         try:
             g = find_game(game)
         except ValueError as exc:
@@ -93,6 +98,8 @@ class Creating:
             fixed_deals=packs,
             rules_version=referee.RULES_VERSION,
         )
+        if control is not None:
+            match.control_time(control)
         deal_next(match, seed_entropy)
         self._live.commit(match)
         return Created(match.id, names, tokens, spectator, match.version, match.hand.commitment)

@@ -41,6 +41,9 @@ class LiveMatches:
         self._chain_breaks: OrderedDict[tuple[UUID, int], None] = OrderedDict()  # reported
         #: ``hook(match_id, version)`` when a chain is found broken (once per place).
         self.on_chain_broken: Callable[[UUID, int], None] | None = None
+        #: ``hook(match)`` whenever a match becomes live at a committed version (loaded, or
+        #: after a commit): the timers take up its deadline.
+        self.on_live: Callable[[Match], None] | None = None
 
     # -- locks ---------------------------------------------------------------------------------
     def lock(self, match_id: UUID) -> threading.Lock:
@@ -93,6 +96,8 @@ class LiveMatches:
             self._live.move_to_end(match.id)
             while len(self._live) > self._size:
                 self._live.popitem(last=False)
+        if self.on_live is not None:
+            self.on_live(match)
 
     def evict(self, match_id: UUID) -> None:
         with self._guard:

@@ -9,6 +9,7 @@ import functools
 import hmac
 from collections.abc import AsyncIterator, Callable
 from copy import deepcopy
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -20,7 +21,14 @@ from referee.application.principals import Principal, Role, Tokens
 from referee.changes import ChangeWaiters
 from referee.domain.deal import commitment
 from referee.domain.errors import HandNotFinishedError, HandNotFoundError
-from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED
+from referee.domain.facts import (
+    CLOCK_PAUSED,
+    CLOCK_RESUMED,
+    HAND_DEALT,
+    HAND_ENDED,
+    MATCH_ENDED,
+    TIMED_OUT,
+)
 from referee.domain.match import HandLog, Match
 from referee.rejections import Rejection
 from referee.rules.cards import parse_card
@@ -75,6 +83,16 @@ class Reading:
             elif isinstance(e, Match.MatchEnded):
                 fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}
                 out.append(PublicEvent(v, hand, None, "", [fact]))
+            elif isinstance(e, Match.TimedOut):
+                fact = {"kind": TIMED_OUT, "seat": e.seat, "policy": e.policy,
+                        "deadline": e.deadline, "winner": e.winner}
+                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+            elif isinstance(e, Match.ClockPaused):
+                out.append(PublicEvent(v, hand, None, "", [
+                    {"kind": CLOCK_PAUSED, "by": e.by, "reason": e.reason}]))
+            elif isinstance(e, Match.ClockResumed):
+                out.append(PublicEvent(v, hand, None, "", [
+                    {"kind": CLOCK_RESUMED, "by": e.by, "add_ms": e.add_ms}]))
         return out
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
@@ -93,7 +111,11 @@ class Reading:
                 _hand_record(match, h) for h in match.hands
                 if h.result is not None or who.role is Role.AUDITOR
             ]
-            result = match_state_json(match.match_state) if match.over else None
+            result: dict[str, JSON] | None = None
+            if match.over:
+                result = match_state_json(match.match_state)
+                if match.forfeit is not None:
+                    result["forfeit"] = dict(match.forfeit)
             record = MatchRecord(
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
                 hands=tuple(hands), result=result,
@@ -177,6 +199,7 @@ def view_of(match: Match, who: Principal) -> View:
         legal_actions=legal, scores=list(match.match_state.scores),
         match_over=match.over, winner=match.match_state.winner, state=shown,
         players=list(match.players), commitment=match.hand.commitment,
+        clock=match.clock_json(datetime.now(UTC)),
     )
 
 
@@ -195,5 +218,5 @@ def _hand_record(match: Match, log: HandLog) -> HandRecord:
     deal = match.game.deal([parse_card(c) for c in log.cards], log.dealer)
     return HandRecord(
         game=match.game_name, rules=match.rules, dealer=log.dealer, deal=deal,
-        actions=tuple(log.actions), result=log.result,
+        actions=tuple(log.actions), result=log.result, timeouts=tuple(log.timeouts),
     )

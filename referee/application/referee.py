@@ -9,7 +9,7 @@ import asyncio
 import functools
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 from uuid import UUID
@@ -19,6 +19,7 @@ from eventsourcing.utils import strtobool
 
 from referee.application.acting import Acting
 from referee.application.answers import Answer, Created, DealCheck, View
+from referee.application.clocks import ClockCommands, ClockFollower, Timers, fire, utc_now
 from referee.application.creating import Creating, deal_next
 from referee.application.live import LiveMatches
 from referee.application.reading import Reading, Update
@@ -67,7 +68,12 @@ class Referee(Application[UUID]):
                                 self.settings.fresh_reads)
         self.creating = Creating(self.live, self.tokens)
         self.acting = Acting(self.live, self.committer, self.tokens, self.rejections,
-                             self.changes)
+                             self.changes, utc_now)
+        #: The deadlines of the timed matches this process knows (see :meth:`start_timers`).
+        self.timers = Timers(fire(self.acting.update_match, self._watch_clock, utc_now))
+        self.live.on_live = self.timers.watch
+        self.clocks = ClockCommands(self.acting.update_match, self.tokens.require_auditor)
+        self._clock_follower: ClockFollower | None = None
         self.reading = Reading(self.live, store, self.tokens, self.rejections, self.changes)
         #: The log as the projections read it (the port they use; this process's commits
         #: wake them).
@@ -108,15 +114,38 @@ class Referee(Application[UUID]):
         """Call ``hook()`` first thing in :meth:`close` (e.g. to stop a reader's thread)."""
         self._close_hooks.append(hook)
 
+    def start_timers(self) -> None:
+        """Keep the deadlines of every open timed match of the store, not only those this
+        process touches: recover them from the log now (a restart), and follow the ones
+        other processes create or resume (``referee serve`` calls it)."""
+        if self._clock_follower is None:
+            self._clock_follower = ClockFollower(self.recorder, self._rewatch_clock,
+                                                 max(self.settings.follow_interval, 1.0))
+
+    def _watch_clock(self, match: Match) -> None:
+        self.timers.watch(match)
+
+    def _rewatch_clock(self, match_id: UUID) -> None:
+        with self.live.lock(match_id):
+            self.timers.watch(self.live.get(match_id, fresh=True))
+
     # -- the use cases -------------------------------------------------------------------------
     def create_match(
         self, game: str, rules: dict[str, Any] | None = None, players: Sequence[str] = (),
         seed_entropy: bytes = b"", fixed_deals: Sequence[Sequence[str]] = (),
         first_dealer: int = 0, public_spectators: bool = False, token: str = "",
+        time_control: Mapping[str, Any] | None = None,
     ) -> Created:
         """See :meth:`referee.application.creating.Creating.create_match`."""
         return self.creating.create_match(game, rules, players, seed_entropy, fixed_deals,
-                                          first_dealer, public_spectators, token)
+                                          first_dealer, public_spectators, token,
+                                          time_control)
+
+    def pause_clocks(self, match_id: UUID, token: str, reason: str) -> int:
+        return self.clocks.pause(match_id, token, reason)
+
+    def resume_clocks(self, match_id: UUID, token: str, add_ms: int = 0) -> int:
+        return self.clocks.resume(match_id, token, add_ms)
 
     async def submit_action_async(
         self, match_id: UUID, token: str, action: str, command_id: str = "",
@@ -218,6 +247,9 @@ class Referee(Application[UUID]):
                 hook()
             except Exception:
                 _log.exception("a close hook failed")
+        for part in (getattr(self, "_clock_follower", None), getattr(self, "timers", None)):
+            if part is not None:
+                part.close()
         follower = getattr(self, "follower", None)
         if follower is not None:
             follower.stop()

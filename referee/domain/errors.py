@@ -137,3 +137,27 @@ class StoreUnavailableError(RefereeError):
     """The event store cannot be reached (down, or not answering in time): retry shortly."""
 
     reason = "STORE_UNAVAILABLE"
+
+
+class InvalidTimeControlError(MalformedRequestError):
+    """A time control at CreateMatch that is not valid (``referee.domain.clock``)."""
+
+    reason = "INVALID_TIME_CONTROL"
+
+
+class TimedOutError(RefereeError):
+    """The seat's time ran out: the referee recorded a timeout (its event is named)."""
+
+    reason = "TIMED_OUT"
+
+
+class ClockPausedError(RefereeError):
+    """The table's clocks are paused: it waits for the arbiter to resume it."""
+
+    reason = "CLOCK_PAUSED"
+
+
+class ClockStateError(RefereeError):
+    """A clock command that does not fit the table (no time control, already paused, ...)."""
+
+    reason = "CLOCK_STATE"

@@ -12,6 +12,9 @@ ANNOUNCED = "announced"
 HAND_ENDED = "hand_ended"
 MATCH_ENDED = "match_ended"
 HAND_DEALT = "hand_dealt"
+TIMED_OUT = "timed_out"
+CLOCK_PAUSED = "clock_paused"
+CLOCK_RESUMED = "clock_resumed"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:

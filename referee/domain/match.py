@@ -11,17 +11,19 @@ through the rules once, not twice; the rules core is pure, so both paths give th
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
 from referee.domain.chain import GENESIS, event_hash
+from referee.domain.clock import Clock, TimeControl
 from referee.domain.deal import commitment
-from referee.domain.errors import MatchOverError
+from referee.domain.errors import ClockPausedError, ClockStateError, MatchOverError
 from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED, fact_json
 from referee.rules.cards import parse_card
-from referee.rules.game import Game, HandEnded, MatchState
+from referee.rules.game import Game, HandEnded, MatchState, default_action, forfeit_winner
 from referee.rules.params import RuleSet
 from referee.rules.registry import find_game
 
@@ -38,6 +40,8 @@ class HandLog:
     first_version: int
     actions: list[tuple[int, str]] = dataclasses.field(default_factory=list)
     result: dict[str, Any] | None = None
+    timeouts: list[int] = dataclasses.field(default_factory=list)
+    """Indices of the actions the referee took for a seat whose time ran out."""
 
 
 @dataclasses.dataclass
@@ -54,12 +58,16 @@ class Outcome:
 class Match(Aggregate):
     """One match at one table."""
 
+    _event_at: datetime  # the timestamp of the event being applied (set by Event.mutate)
+
     class Event(Aggregate.Event):
         """Every match event links to the one before it (``referee.domain.chain``)."""
 
         prev_hash: str
 
         def mutate(self, aggregate: Any) -> Any:
+            if aggregate is not None:  # event bodies read when it happened (clocks)
+                aggregate._event_at = self.timestamp
             agg = super().mutate(aggregate)
             assert agg is not None
             agg._last_event = self  # hashed lazily, only when a new event is triggered
@@ -104,6 +112,33 @@ class Match(Aggregate):
         reason: str
         by: str
 
+    class TimeControlled(Event):
+        """The match's time control (``referee.domain.clock.TimeControl``), right after
+        its creation."""
+
+        control: dict[str, Any]
+
+    class TimedOut(Event):
+        """A seat's deadline passed and the policy applied: ``auto`` (the next event is the
+        referee's action for the seat), ``forfeit`` (``winner`` wins the match) or
+        ``pause`` (the table waits for an arbiter)."""
+
+        seat: int
+        policy: str
+        deadline: str
+        winner: int | None
+
+    class ClockPaused(Event):
+        by: str
+        reason: str
+
+    class ClockResumed(Event):
+        """The clocks run again; ``add_ms`` more for the seat to act's turn. After a timeout
+        that paused the table, that seat's turn begins afresh."""
+
+        by: str
+        add_ms: int
+
     @classmethod
     def _create(cls, event_class: Any, **kwargs: Any) -> Any:
         kwargs["prev_hash"] = GENESIS
@@ -146,6 +181,12 @@ class Match(Aggregate):
         self.outcomes: dict[str, Outcome] = {}
         self.last_outcome: Outcome | None = None
         self.rulings: list[dict[str, Any]] = []
+        self.clock: Clock | None = None
+        #: The latest timeout ``{"seat", "version", "policy", "deadline"}`` until that seat
+        #: acts again (a late action is refused naming it).
+        self.last_timeout: dict[str, Any] | None = None
+        #: ``{"seat", "hand"}`` when the match was forfeited on time.
+        self.forfeit: dict[str, int] | None = None
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
@@ -174,6 +215,21 @@ class Match(Aggregate):
     @staticmethod
     def command_key(seat: int, command_id: str) -> str:
         return f"{seat}:{command_id}"
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act (None when the match is over)."""
+        if self.over or self.hand_state is None:
+            return None
+        return self.game.current_seat(self.hand_state)
+
+    def deadline(self) -> datetime | None:
+        """When the seat to act times out (None: no running clock)."""
+        return None if self.clock is None else self.clock.deadline(self.to_act)
+
+    def clock_json(self, now: datetime) -> dict[str, Any] | None:
+        """The clock as views show it (None: the match has no time control)."""
+        return None if self.clock is None else self.clock.to_json(self.to_act, now)
 
     # -- commands --------------------------------------------------------------------------
     def deal(self, cards: list[str], nonce: str) -> None:
@@ -204,6 +260,9 @@ class Match(Aggregate):
         """
         if self.over or self.hand_state is None:
             raise MatchOverError("the match is over", matchId=self.id)
+        if self.clock is not None and self.clock.paused:
+            raise ClockPausedError("the table's clocks are paused: it waits for the arbiter "
+                                   "to resume it", matchId=self.id)
         game = self.game
         action = game.parse_action(text)
         step = game.apply(self.hand_state, seat, action)
@@ -227,6 +286,50 @@ class Match(Aggregate):
             if self.over:
                 state = self.match_state
                 self._match_ended(scores=list(state.scores), winner=state.winner)
+
+    def control_time(self, control: TimeControl) -> None:
+        """Give the match its time control (right after creation, before the first deal)."""
+        assert self.clock is None and not self.hands, "time control is set at creation"
+        self._time_controlled(control=control.to_dict())
+
+    def time_out(self, now: datetime) -> str:
+        """The seat to act's deadline has passed at ``now``: apply the match's policy and
+        return it (``auto``: the referee then takes the game's default action for the seat;
+        the caller deals the next hand if one is due).
+
+        :raises ClockStateError: no running clock, or the deadline has not passed."""
+        seat, clock = self.to_act, self.clock
+        if clock is None or seat is None or not clock.expired(seat, now):
+            raise ClockStateError("no deadline has passed at this table")
+        deadline = clock.deadline(seat)
+        assert deadline is not None
+        policy = clock.control.policy
+        winner = (forfeit_winner(self.game, self.match_state.scores, seat)
+                  if policy == "forfeit" else None)
+        self._timed_out(seat=seat, policy=policy, deadline=deadline.isoformat(),
+                        winner=winner)
+        if policy == "auto":
+            game = self.game
+            self.take_action(seat, game.format_action(default_action(game, self.hand_state)),
+                             "")
+        elif policy == "forfeit":
+            self._match_ended(scores=list(self.match_state.scores), winner=winner)
+        return policy
+
+    def pause_clock(self, by: str, reason: str) -> None:
+        """:raises ClockStateError: no time control, already paused, or the match is over."""
+        if self.clock is None or self.clock.paused or self.over:
+            raise ClockStateError(
+                "this table has no time control" if self.clock is None else
+                "the match is over" if self.over else "the clocks are already paused")
+        self._clock_paused(by=by, reason=reason)
+
+    def resume_clock(self, by: str, add_ms: int = 0) -> None:
+        """:raises ClockStateError: no time control, or not paused."""
+        if self.clock is None or not self.clock.paused:
+            raise ClockStateError("this table has no time control" if self.clock is None
+                                  else "the clocks are not paused")
+        self._clock_resumed(by=by, add_ms=add_ms)
 
     def record_ruling(
         self, hand: int, kind: str, adjust: list[int], reason: str, by: str = "auditor"
@@ -277,6 +380,8 @@ class Match(Aggregate):
                                   self.rules)
         self.hand_state = state
         self.hands.append(HandLog(hand, dealer, cards, nonce, commitment, self.version + 1))
+        if self.clock is not None:
+            self.clock.turn_begins(self._event_at)
         self._caused(
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
         )
@@ -292,6 +397,12 @@ class Match(Aggregate):
             state = game.apply(self.hand_state, seat, game.parse_action(action)).state
         self.hand_state = state
         self.hand.actions.append((seat, action))
+        if self.__dict__.pop("_referee_acts_for", None) == seat:
+            self.hand.timeouts.append(len(self.hand.actions) - 1)
+        elif self.last_timeout is not None and self.last_timeout["seat"] == seat:
+            self.last_timeout = None
+        if self.clock is not None:
+            self.clock.acted(seat, self._event_at)
         outcome = Outcome(seat, action, command_id, list(facts), self.version + 1)
         self.last_outcome = outcome
         if command_id:
@@ -308,6 +419,37 @@ class Match(Aggregate):
     @event(MatchEnded)
     def _match_ended(self, scores: list[int], winner: int | None) -> None:
         self._caused({"kind": MATCH_ENDED, "scores": scores, "winner": winner})
+
+    @event(TimeControlled)
+    def _time_controlled(self, control: dict[str, Any]) -> None:
+        self.clock = Clock.start(TimeControl(**control), self.game.num_seats)
+
+    @event(TimedOut)
+    def _timed_out(self, seat: int, policy: str, deadline: str, winner: int | None) -> None:
+        self.last_timeout = {"seat": seat, "version": self.version + 1, "policy": policy,
+                             "deadline": deadline}
+        if self.clock is not None:
+            self.clock.ran_out(seat)
+        if policy == "auto":
+            self._referee_acts_for = seat
+        elif policy == "forfeit":
+            self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
+            self.forfeit = {"seat": seat, "hand": len(self.hands)}
+        elif self.clock is not None:
+            self.clock.pause(self._event_at)
+
+    @event(ClockPaused)
+    def _clock_paused(self, by: str, reason: str) -> None:
+        assert self.clock is not None
+        self.clock.pause(self._event_at)
+
+    @event(ClockResumed)
+    def _clock_resumed(self, by: str, add_ms: int) -> None:
+        assert self.clock is not None
+        after_timeout = self.last_timeout is not None and self.last_timeout["policy"] == "pause"
+        self.clock.resume(self._event_at, after_timeout, add_ms)
+        if after_timeout:
+            self.last_timeout = None
 
     @event(RulingRecorded)
     def _ruling_recorded(

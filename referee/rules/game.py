@@ -282,6 +282,36 @@ def is_public(game: Game[Any], text: str) -> bool:
     return text.partition(":")[0] not in game.hidden_verbs
 
 
+def default_action(game: Game[Any], state: Any) -> Action:
+    """The action the referee takes for a seat whose time ran out (a match's ``auto``
+    timeout policy): a game's own ``default_action(state)`` if it defines one, else ``pass``
+    where it is legal (an auction), else the first of the game's legal actions (in play:
+    the first card of the legal set in the game's order). Deterministic: the same state
+    always gives the same action.
+
+    :raises ValueError: the state has no legal action (the hand is over)."""
+    own = getattr(game, "default_action", None)
+    if own is not None:
+        chosen: Action = own(state)
+        return chosen
+    legal = game.legal_actions(state)
+    if not legal:
+        raise ValueError("no legal action: the hand is over")
+    for action in legal:
+        if game.format_action(action) == "pass":
+            return action
+    return legal[0]
+
+
+def forfeit_winner(game: Game[Any], scores: Sequence[int], seat: Seat) -> int:
+    """The side that wins a match forfeited by ``seat`` (its time ran out under a forfeit
+    policy): with two sides the other one; with more, the other side with the highest score
+    (the lower side number on a tie)."""
+    loser = side_of(game, seat)
+    others = [s for s in range(sides_of(game)) if s != loser]
+    return max(others, key=lambda s: (scores[s], -s))
+
+
 def sides_of(game: Game[Any]) -> int:
     """How many sides score (the length of ``points`` and of the match scores): the teams of a
     partnership game (``num_seats // 2``), otherwise one per seat."""

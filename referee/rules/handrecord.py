@@ -31,6 +31,9 @@ class HandRecord:
     deal: Deal
     actions: tuple[tuple[Seat, str], ...]
     result: Mapping[str, JSON] | None = None
+    timeouts: tuple[int, ...] = ()
+    """Indices of the actions the referee took for a seat whose time ran out (written as
+    ``"timeout": true`` on those actions)."""
 
     def to_json(self, *, in_match: bool = False) -> dict[str, JSON]:
         """The record as JSON, cards in canonical notation."""
@@ -42,7 +45,11 @@ class HandRecord:
             "hands": [[CARD_NAMES[c] for c in h] for h in self.deal.hands],
             "stock": [CARD_NAMES[c] for c in self.deal.stock],
         }
-        out["actions"] = [{"seat": s, "action": a} for s, a in self.actions]
+        actions: list[JSON] = []
+        for i, (s, a) in enumerate(self.actions):
+            actions.append({"seat": s, "action": a, "timeout": True} if i in self.timeouts
+                           else {"seat": s, "action": a})
+        out["actions"] = actions
         if self.result is not None:
             out["result"] = dict(self.result)
         return out
@@ -169,6 +176,7 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
     if not isinstance(actions_data, list):
         raise RecordError("must be a list of {seat, action} objects", prefix + "actions")
     actions = []
+    timeouts = []
     for i, a in enumerate(actions_data):
         where = f"{prefix}actions[{i}]"
         a = _object(a, where)
@@ -181,6 +189,11 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
             game.parse_action(text)
         except InvalidActionError as exc:
             raise RecordError(str(exc), where) from None
+        timeout = a.get("timeout", False)
+        if not isinstance(timeout, bool):
+            raise RecordError(f"timeout must be true or false, not {timeout!r}", where)
+        if timeout:
+            timeouts.append(i)
         actions.append((seat, text))
     return HandRecord(
         game=game.name,
@@ -189,6 +202,7 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
         deal=deal,
         actions=tuple(actions),
         result=_optional_object(obj.get("result"), prefix + "result"),
+        timeouts=tuple(timeouts),
     )
 
 

@@ -25,6 +25,7 @@ from referee.service.handlers import (
     unary_handler,
 )
 from referee.service.peers import PeerLimits
+from referee.service.servicer import clock_pb
 
 SERVICE_NAMES = tuple(s.full_name for s in pb.DESCRIPTOR.services_by_name.values())
 
@@ -58,6 +59,11 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
         out.to_act = doc["to_act"]
     if doc["winner"] is not None:
         out.winner = doc["winner"]
+    if doc.get("clock") is not None:
+        out.clock.CopyFrom(clock_pb(doc["clock"]))
+    out.timeouts.extend(
+        pb.Timeout(seat=t["seat"], policy=t["policy"], hand=t["hand"], version=t["version"],
+                   deadline=t["deadline"]) for t in doc.get("timeouts", ()))
     return out
 
 

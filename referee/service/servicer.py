@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -20,7 +21,16 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Answer, PublicEvent, Referee, Role, View, rules_from_json
 from referee.domain.errors import MalformedRequestError
-from referee.domain.facts import ANNOUNCED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, TRICK_TAKEN
+from referee.domain.facts import (
+    ANNOUNCED,
+    CLOCK_PAUSED,
+    CLOCK_RESUMED,
+    HAND_DEALT,
+    HAND_ENDED,
+    MATCH_ENDED,
+    TIMED_OUT,
+    TRICK_TAKEN,
+)
 from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
 from referee.service.handlers import call_ended, stream_handler, unary_handler
@@ -36,7 +46,14 @@ _FACT_KINDS = {
     HAND_ENDED: pb.FACT_KIND_HAND_ENDED,
     MATCH_ENDED: pb.FACT_KIND_MATCH_ENDED,
     HAND_DEALT: pb.FACT_KIND_HAND_DEALT,
+    TIMED_OUT: pb.FACT_KIND_TIMED_OUT,
+    CLOCK_PAUSED: pb.FACT_KIND_CLOCK_PAUSED,
+    CLOCK_RESUMED: pb.FACT_KIND_CLOCK_RESUMED,
 }
+_POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
+             pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
+_POLICY_PB = {"auto": pb.TIMEOUT_POLICY_AUTO, "forfeit": pb.TIMEOUT_POLICY_FORFEIT,
+              "pause": pb.TIMEOUT_POLICY_PAUSE}
 _ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDITOR: pb.ROLE_AUDITOR}
 
 
@@ -54,6 +71,37 @@ def _facts(facts: list[dict[str, Any]]) -> list[pb.Fact]:
     ]
 
 
+def time_control(msg: pb.TimeControl) -> dict[str, Any]:
+    """A request's time control as ``referee.domain.clock.TimeControl.from_dict`` reads it."""
+    out: dict[str, Any] = {"action_ms": msg.action_ms, "bank_ms": msg.bank_ms,
+                           "increment_ms": msg.increment_ms}
+    if msg.HasField("lag_ms"):
+        out["lag_ms"] = msg.lag_ms
+    policy = _POLICIES.get(msg.policy)
+    if policy is None:
+        raise MalformedRequestError(f"time_control.policy {msg.policy} is not a policy",
+                                    field="time_control.policy")
+    out["policy"] = policy
+    return out
+
+
+def clock_pb(clock: dict[str, Any]) -> pb.ClockView:
+    c = clock["control"]
+    out = pb.ClockView(
+        control=pb.TimeControl(action_ms=c["action_ms"], bank_ms=c["bank_ms"],
+                               increment_ms=c["increment_ms"], lag_ms=c["lag_ms"],
+                               policy=_POLICY_PB[c["policy"]]),
+        banks_ms=clock["banks_ms"], paused=clock["paused"],
+    )
+    if clock["to_act"] is not None:
+        out.to_act = clock["to_act"]
+    if clock["deadline"] is not None:
+        out.deadline.FromDatetime(datetime.fromisoformat(clock["deadline"]))
+    if clock["left_ms"] is not None:
+        out.left_ms = clock["left_ms"]
+    return out
+
+
 def view_pb(v: View) -> pb.GetViewResponse:
     """A view as a protobuf message (the rules core's redacted view as JSON)."""
     out = pb.GetViewResponse(
@@ -69,6 +117,8 @@ def view_pb(v: View) -> pb.GetViewResponse:
         out.to_act = v.to_act
     if v.winner is not None:
         out.winner = v.winner
+    if v.clock is not None:
+        out.clock.CopyFrom(clock_pb(v.clock))
     return out
 
 
@@ -132,6 +182,8 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             first_dealer=request.first_dealer if request.HasField("first_dealer") else 0,
             public_spectators=request.public_spectators,
             token=request.token,
+            time_control=(time_control(request.time_control)
+                          if request.HasField("time_control") else None),
         )
         return pb.CreateMatchResponse(
             match_id=str(created.match_id),
@@ -225,3 +277,17 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                 msg.seat = r.seat
             out.append(msg)
         return pb.ListRejectionsResponse(rejections=out)
+
+    @unary_handler
+    def PauseClocks(self, request: pb.PauseClocksRequest, context: grpc.ServicerContext
+                    ) -> pb.ClocksResponse:
+        version = self.app.pause_clocks(_match_id(request.match_id), request.token,
+                                        request.reason)
+        return pb.ClocksResponse(version=version)
+
+    @unary_handler
+    def ResumeClocks(self, request: pb.ResumeClocksRequest, context: grpc.ServicerContext
+                     ) -> pb.ClocksResponse:
+        version = self.app.resume_clocks(_match_id(request.match_id), request.token,
+                                         request.add_ms)
+        return pb.ClocksResponse(version=version)

@@ -70,10 +70,13 @@ def test_worker_process_killed_mid_stream_resumes_exactly_once(
 
     # A stream of writes; SIGKILL once the worker is following them, while writes go on.
     writing: dict[str, Any] = {"error": None}
+    enough = threading.Event()  # set after the kill: writes go on until then (at most 30)
 
     def writer() -> None:
         try:
-            for _ in range(3):
+            for _ in range(30):
+                if enough.is_set():
+                    break
                 c = app.create_match("euchre", rules=EUCHRE_SHORT)
                 play(app, c.match_id, c.seat_tokens, rng)
         except BaseException as exc:  # pragma: no cover - reported below
@@ -86,6 +89,7 @@ def test_worker_process_killed_mid_stream_resumes_exactly_once(
     proc.kill()  # SIGKILL: no clean-up, a transaction may be half done
     assert proc.wait(TIMEOUT) == -signal.SIGKILL
     at_kill = positions(app)
+    enough.set()
     thread.join(TIMEOUT)
     assert writing["error"] is None, writing["error"]
     assert killed_while_writing, "the writes ended before the kill: not mid-stream"

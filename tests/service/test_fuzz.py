@@ -189,12 +189,17 @@ def _populate(world: World) -> None:
     to_act = stub.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).to_act
     legal = stub.GetView(pb.GetViewRequest(match_id=mid, token=played.tokens[to_act]))
     euchre_pack = [CARD_NAMES[c] for c in GAMES["euchre"].pack]
+    hour = pb.TimeControl(action_ms=3_600_000, bank_ms=60_000, increment_ms=1000, lag_ms=500,
+                          policy=pb.TIMEOUT_POLICY_PAUSE)
+    timed = stub.CreateMatch(pb.CreateMatchRequest(game="euchre", time_control=hour)).match_id
     seeds: list[Message] = [
         pb.ListGamesRequest(),
         pb.CreateMatchRequest(game="euchre", rules_json='{"target_score": 3}',
                               players=["ann", "bob", "cy", "di"], seed_entropy=b"fuzz",
                               fixed_deals=[pb.FixedDeal(cards=euchre_pack)], first_dealer=1,
-                              public_spectators=True),
+                              public_spectators=True, time_control=hour),
+        pb.PauseClocksRequest(match_id=timed, token=AUDITOR, reason="a disconnect"),
+        pb.ResumeClocksRequest(match_id=timed, token=AUDITOR, add_ms=1000),
         pb.SubmitActionRequest(match_id=mid, token=played.tokens[to_act],
                                action=legal.legal_actions[0], command_id="c-1",
                                expected_version=legal.version, seat=to_act),

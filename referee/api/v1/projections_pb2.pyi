@@ -1,3 +1,4 @@
+from referee.api.v1 import referee_pb2 as _referee_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -55,7 +56,7 @@ class HandScore(_message.Message):
     def __init__(self, hand: _Optional[int] = ..., dealer: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., scores_after: _Optional[_Iterable[int]] = ..., detail_json: _Optional[str] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
 
 class Scoreboard(_message.Message):
-    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings", "head_hash")
+    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings", "head_hash", "clock", "timeouts")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -70,6 +71,8 @@ class Scoreboard(_message.Message):
     HANDS_FIELD_NUMBER: _ClassVar[int]
     RULINGS_FIELD_NUMBER: _ClassVar[int]
     HEAD_HASH_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     state: str
@@ -84,7 +87,23 @@ class Scoreboard(_message.Message):
     hands: _containers.RepeatedCompositeFieldContainer[HandScore]
     rulings: _containers.RepeatedCompositeFieldContainer[Ruling]
     head_hash: str
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ..., head_hash: _Optional[str] = ...) -> None: ...
+    clock: _referee_pb2.ClockView
+    timeouts: _containers.RepeatedCompositeFieldContainer[Timeout]
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ..., head_hash: _Optional[str] = ..., clock: _Optional[_Union[_referee_pb2.ClockView, _Mapping]] = ..., timeouts: _Optional[_Iterable[_Union[Timeout, _Mapping]]] = ...) -> None: ...
+
+class Timeout(_message.Message):
+    __slots__ = ("seat", "policy", "hand", "version", "deadline")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    policy: str
+    hand: int
+    version: int
+    deadline: str
+    def __init__(self, seat: _Optional[int] = ..., policy: _Optional[str] = ..., hand: _Optional[int] = ..., version: _Optional[int] = ..., deadline: _Optional[str] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id", "hand", "action_index", "token")

@@ -1,3 +1,6 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -22,6 +25,16 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_HAND_ENDED: _ClassVar[FactKind]
     FACT_KIND_MATCH_ENDED: _ClassVar[FactKind]
     FACT_KIND_HAND_DEALT: _ClassVar[FactKind]
+    FACT_KIND_TIMED_OUT: _ClassVar[FactKind]
+    FACT_KIND_CLOCK_PAUSED: _ClassVar[FactKind]
+    FACT_KIND_CLOCK_RESUMED: _ClassVar[FactKind]
+
+class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TIMEOUT_POLICY_UNSPECIFIED: _ClassVar[TimeoutPolicy]
+    TIMEOUT_POLICY_AUTO: _ClassVar[TimeoutPolicy]
+    TIMEOUT_POLICY_FORFEIT: _ClassVar[TimeoutPolicy]
+    TIMEOUT_POLICY_PAUSE: _ClassVar[TimeoutPolicy]
 ROLE_UNSPECIFIED: Role
 ROLE_SEAT: Role
 ROLE_SPECTATOR: Role
@@ -32,6 +45,13 @@ FACT_KIND_ANNOUNCED: FactKind
 FACT_KIND_HAND_ENDED: FactKind
 FACT_KIND_MATCH_ENDED: FactKind
 FACT_KIND_HAND_DEALT: FactKind
+FACT_KIND_TIMED_OUT: FactKind
+FACT_KIND_CLOCK_PAUSED: FactKind
+FACT_KIND_CLOCK_RESUMED: FactKind
+TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
+TIMEOUT_POLICY_AUTO: TimeoutPolicy
+TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
+TIMEOUT_POLICY_PAUSE: TimeoutPolicy
 
 class RuleParameter(_message.Message):
     __slots__ = ("name", "type", "default_json", "rule", "doc", "choices", "minimum", "maximum")
@@ -92,7 +112,7 @@ class FixedDeal(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token")
+    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token", "time_control")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RULES_JSON_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +121,7 @@ class CreateMatchRequest(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     game: str
     rules_json: str
     players: _containers.RepeatedScalarFieldContainer[str]
@@ -109,7 +130,64 @@ class CreateMatchRequest(_message.Message):
     first_dealer: int
     public_spectators: bool
     token: str
-    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ...) -> None: ...
+    time_control: TimeControl
+    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+
+class TimeControl(_message.Message):
+    __slots__ = ("action_ms", "bank_ms", "increment_ms", "lag_ms", "policy")
+    ACTION_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    INCREMENT_MS_FIELD_NUMBER: _ClassVar[int]
+    LAG_MS_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    action_ms: int
+    bank_ms: int
+    increment_ms: int
+    lag_ms: int
+    policy: TimeoutPolicy
+    def __init__(self, action_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ..., lag_ms: _Optional[int] = ..., policy: _Optional[_Union[TimeoutPolicy, str]] = ...) -> None: ...
+
+class ClockView(_message.Message):
+    __slots__ = ("control", "banks_ms", "paused", "to_act", "deadline", "left_ms")
+    CONTROL_FIELD_NUMBER: _ClassVar[int]
+    BANKS_MS_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    control: TimeControl
+    banks_ms: _containers.RepeatedScalarFieldContainer[int]
+    paused: bool
+    to_act: int
+    deadline: _timestamp_pb2.Timestamp
+    left_ms: int
+    def __init__(self, control: _Optional[_Union[TimeControl, _Mapping]] = ..., banks_ms: _Optional[_Iterable[int]] = ..., paused: _Optional[bool] = ..., to_act: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., left_ms: _Optional[int] = ...) -> None: ...
+
+class PauseClocksRequest(_message.Message):
+    __slots__ = ("match_id", "token", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    reason: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ResumeClocksRequest(_message.Message):
+    __slots__ = ("match_id", "token", "add_ms")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ADD_MS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    add_ms: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., add_ms: _Optional[int] = ...) -> None: ...
+
+class ClocksResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("seat", "player", "token")
@@ -188,7 +266,7 @@ class GetViewRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
-    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment")
+    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment", "clock")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -204,6 +282,7 @@ class GetViewResponse(_message.Message):
     STATE_JSON_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     game: str
@@ -219,7 +298,8 @@ class GetViewResponse(_message.Message):
     state_json: str
     players: _containers.RepeatedScalarFieldContainer[str]
     deal_commitment: str
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ...) -> None: ...
+    clock: ClockView
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "after_version", "heartbeat_seconds")

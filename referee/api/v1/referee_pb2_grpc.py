@@ -80,6 +80,16 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ListRejectionsRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ListRejectionsResponse.FromString,
                 _registered_method=True)
+        self.PauseClocks = channel.unary_unary(
+                '/referee.api.v1.RefereeService/PauseClocks',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+                _registered_method=True)
+        self.ResumeClocks = channel.unary_unary(
+                '/referee.api.v1.RefereeService/ResumeClocks',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -149,6 +159,21 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PauseClocks(self, request, context):
+        """Pauses a timed table's clocks: it waits for the arbiter (auditors only; an event).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeClocks(self, request, context):
+        """Resumes a timed table's clocks, optionally with more time for the seat to act
+        (auditors only; an event).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -196,6 +221,16 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.ListRejections,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ListRejectionsRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ListRejectionsResponse.SerializeToString,
+            ),
+            'PauseClocks': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseClocks,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
+            ),
+            'ResumeClocks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeClocks,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -442,6 +477,60 @@ class RefereeService:
             '/referee.api.v1.RefereeService/ListRejections',
             referee_dot_api_dot_v1_dot_referee__pb2.ListRejectionsRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_referee__pb2.ListRejectionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseClocks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/PauseClocks',
+            referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeClocks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/ResumeClocks',
+            referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
             options,
             channel_credentials,
             insecure,
