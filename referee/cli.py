@@ -185,6 +185,17 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--server-checkout", default="", metavar="DIR",
                    help="run the server from another checkout (a baseline), side by side")
 
+    b = bench.add_parser(
+        "clocks", help="deadlines of many timed tables in one process",
+        description="Create --tables untimed and --tables timed tables in one process, report "
+        "how late the deadlines fire (p50/p99/max) and the memory a clock adds per table.")
+    b.add_argument("--tables", type=int, default=10_000, help="tables of each kind (10000)")
+    b.add_argument("--action-ms", type=int, default=30_000,
+                   help="each timed table's allowance, so that every table is created before "
+                   "the first deadline (30000)")
+    b.add_argument("--postgres", action="store_true",
+                   help="on the PostgreSQL of POSTGRES_* (a schema of its own) instead of SQLite")
+
     from projections.cli import add_parsers
 
     add_parsers(sub, bench)
@@ -204,6 +215,15 @@ def _main(argv: Sequence[str] | None) -> int:
             return 2
         print(json.dumps(streams.run(args.streams, args.seconds,
                                      server_checkout=args.server_checkout), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "clocks":
+        from referee.benchmarks import clocks
+
+        if args.tables < 1 or args.action_ms < 1:
+            print("referee bench clocks: --tables and --action-ms must be 1 or more",
+                  file=sys.stderr)
+            return 2
+        print(json.dumps(clocks.run(args.tables, args.action_ms, args.postgres), indent=2))
         return 0
     if args.command == "bench" and args.bench == "service":
         from referee.benchmarks.service import BenchError

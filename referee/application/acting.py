@@ -43,10 +43,8 @@ from referee.application.ports import Commits, RejectionTrail
 from referee.application.principals import Principal, Role, Tokens
 from referee.changes import ChangeWaiters
 from referee.domain.errors import (
-    ClockPausedError,
     CommandIdReusedError,
     MatchNotFoundError,
-    MatchOverError,
     PermissionDeniedError,
     RefereeError,
     TimedOutError,
@@ -55,7 +53,7 @@ from referee.domain.errors import (
 from referee.domain.facts import HAND_ENDED, MATCH_ENDED
 from referee.domain.match import Match, Outcome
 from referee.rejections import Rejection
-from referee.rules.errors import InvalidActionError, NotYourTurnError, RulesError
+from referee.rules.errors import InvalidActionError, RulesError
 
 T = TypeVar("T")
 Refusal = (RefereeError, RulesError)
@@ -86,68 +84,77 @@ class Acting:
     ) -> Answer:
         """Apply one action for the seat the token belongs to; see the module docstring. A
         refusal (other than an unknown match) goes to the rejection trail."""
-        loop = asyncio.get_running_loop()
-        principal: Principal | None = None
+        asking: list[Principal] = []  # who, once the token is read
         try:
-            lock = self._live.lock(match_id)
-            await self._acquire(lock, loop)
-            owned = True  # until the committer's ``settled`` takes the lock over
-            try:
-                match = self._live.peek(match_id)
-                if match is None:
-                    match = await loop.run_in_executor(None, self._live.get, match_id, False)
-                principal = self._tokens.authorize(match, token)
-                args = (principal, action, command_id, expected_version, seat)
-                if match.clock is not None and match.clock.expired(match.to_act, self._now()):
-                    # The deadline passed before this action came: the timeout comes first,
-                    # and the action, too late, is refused naming it.
-                    lock.release()
-                    owned = False
-                    late = await loop.run_in_executor(None, self.update_match, match_id,
-                                                      timing_out(self._now()))
-                    if late is None:  # another server timed it out, or the match moved on
-                        return await self.submit(match_id, token, action, command_id,
-                                                 expected_version, seat)
-                    raise _timed_out(principal, late)
-                try:
-                    done = self._apply(match, *args)
-                except Refusal as exc:
-                    # Never refuse on a stale cache: catch up with other processes first
-                    # (unless the refusal cannot depend on the state, or the aggregate was
-                    # dropped and reloaded already).
-                    if (isinstance(exc, InvalidActionError | PermissionDeniedError)
-                            or self._live.peek(match_id) is not match
-                            or not await loop.run_in_executor(
-                                None, self._live.catch_up, match)):
-                        raise
-                    done = self._apply(match, *args)
-                if done is not None:
-                    return done
-                # The answer is taken now, while the lock is held: once the commit is settled
-                # the lock is free, and another caller may act on this same live match before
-                # this coroutine resumes.
-                assert match.last_outcome is not None
-                answer = self._answer(match, match.last_outcome)
-                settled = functools.partial(self._settled, match, lock)
-                owned = False
-                try:
-                    future = self._commits.enqueue(match, match.collect_events(), settled)
-                except BaseException as exc:
-                    settled(exc)
-                    raise
-            finally:
-                if owned:
-                    lock.release()
-            error = await future
-            if isinstance(error, IntegrityError):
-                return await self._decide_again(match_id, *args)
-            if error is not None:
-                raise error
-            return answer
+            return await self._submit(match_id, token, action, command_id, expected_version,
+                                      seat, asking)
         except Refusal as exc:
             if not isinstance(exc, MatchNotFoundError):
-                self.reject(match_id, principal, action, exc)
+                self.reject(match_id, asking[0] if asking else None, action, exc)
             raise
+
+    async def _submit(self, match_id: UUID, token: str, action: str, command_id: str,
+                      expected_version: int | None, seat: int | None,
+                      asking: list[Principal]) -> Answer:
+        """:meth:`submit` without the rejection trail (it may call itself once: after a
+        timeout another server recorded first)."""
+        loop = asyncio.get_running_loop()
+        lock = self._live.lock(match_id)
+        await self._acquire(lock, loop)
+        owned = True  # until the committer's ``settled`` takes the lock over
+        try:
+            match = self._live.peek(match_id)
+            if match is None:
+                match = await loop.run_in_executor(None, self._live.get, match_id, False)
+            principal = self._tokens.authorize(match, token)
+            asking[:] = [principal]
+            args = (principal, action, command_id, expected_version, seat)
+            if match.clock is not None and match.clock.expired(match.to_act, self._now()):
+                # The deadline passed before this action came: the timeout comes first,
+                # and the action, too late, is refused naming it.
+                lock.release()
+                owned = False
+                late = await loop.run_in_executor(None, self.update_match, match_id,
+                                                  timing_out(self._now()))
+                if late is None:  # another server timed it out, or the match moved on
+                    return await self._submit(match_id, token, action, command_id,
+                                              expected_version, seat, asking)
+                raise _timed_out(principal, late)
+            try:
+                done = self._apply(match, *args)
+            except Refusal as exc:
+                # Never refuse on a stale cache: catch up with other processes first
+                # (unless the refusal cannot depend on the state, or the aggregate was
+                # dropped and reloaded already).
+                if (isinstance(exc, InvalidActionError | PermissionDeniedError)
+                        or self._live.peek(match_id) is not match
+                        or not await loop.run_in_executor(
+                            None, self._live.catch_up, match)):
+                    raise
+                done = self._apply(match, *args)
+            if done is not None:
+                return done
+            # The answer is taken now, while the lock is held: once the commit is settled
+            # the lock is free, and another caller may act on this same live match before
+            # this coroutine resumes.
+            assert match.last_outcome is not None
+            answer = self._answer(match, match.last_outcome)
+            settled = functools.partial(self._settled, match, lock)
+            owned = False
+            try:
+                future = self._commits.enqueue(match, match.collect_events(), settled)
+            except BaseException as exc:
+                settled(exc)
+                raise
+        finally:
+            if owned:
+                lock.release()
+        error = await future
+        if isinstance(error, IntegrityError):
+            return await self._decide_again(match_id, *args)
+        if error is not None:
+            raise error
+        return answer
 
     async def _acquire(self, lock: threading.Lock, loop: asyncio.AbstractEventLoop) -> None:
         """Take ``lock`` without blocking the loop. A caller that stops waiting leaves no lock
@@ -207,10 +214,12 @@ class Acting:
             match.take_action(principal.seat, text, command_id)
             if match.needs_deal:
                 deal_next(match)
-        except (NotYourTurnError, MatchOverError, ClockPausedError) as exc:
+        except Refusal as exc:
+            # Refused after this seat timed out, before it acted again: most likely the
+            # action the referee took for it (the refusal is named too).
             late = match.last_timeout
-            if late is not None and late["seat"] == principal.seat:
-                raise _timed_out(principal, late) from exc
+            if late is not None and late["seat"] == principal.seat and match.version == before:
+                raise _timed_out(principal, late, exc) from exc
             raise
         except BaseException:
             if match.version != before:  # mutated but refused: drop it
@@ -308,15 +317,18 @@ class Acting:
         ))
 
     # -- other commands ----------------------------------------------------------------------
-    def update_match(self, match_id: UUID, command: Callable[[Match], T]) -> T:
+    def update_match(self, match_id: UUID, command: Callable[[Match], T],
+                     fresh: bool = True) -> T:
         """Run ``command`` on the live match under its lock (after catching up with other
-        processes) and commit the events it triggered, as actions are: a concurrent action
-        in this process waits for the lock instead of causing a version conflict.
+        processes, unless not ``fresh``) and commit the events it triggered, as actions are:
+        a concurrent action in this process waits for the lock instead of causing a version
+        conflict.
 
-        :raises VersionConflictError: if another process wrote first (the save conflicts).
+        :raises VersionConflictError: if another process wrote first (the save conflicts;
+            the match is dropped from the cache, so the next command reads it fresh).
         """
         with self._live.lock(match_id):
-            match = self._live.get(match_id, fresh=True)
+            match = self._live.get(match_id, fresh=fresh)
             before = match.version
             try:
                 result = command(match)
@@ -352,10 +364,17 @@ class Acting:
             yield commit
 
 
-def _timed_out(principal: Principal, late: dict[str, Any]) -> TimedOutError:
-    """The refusal of an action that came after its seat's timeout."""
+def _timed_out(principal: Principal, late: dict[str, Any],
+               refused: Exception | None = None) -> TimedOutError:
+    """The refusal of an action that came after its seat's timeout (``refused``: what the
+    rules said of it now)."""
+    more: dict[str, Any] = {}
+    why = ""
+    if refused is not None:
+        more["refused"] = getattr(refused, "reason", type(refused).__name__)
+        why = f"; now: {refused}"
     return TimedOutError(
         f"seat {principal.seat}'s time ran out at {late['deadline']}: the referee recorded "
-        f"the timeout as event {late['version']} (policy {late['policy']})",
+        f"the timeout as event {late['version']} (policy {late['policy']}){why}",
         seat=principal.seat, timeoutVersion=late["version"], policy=late["policy"],
-        deadline=late["deadline"])
+        deadline=late["deadline"], **more)

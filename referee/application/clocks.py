@@ -63,7 +63,7 @@ class Timers:
     workers, so that many deadlines at once are committed together)."""
 
     def __init__(self, fire: Callable[[UUID], None], now: Now = utc_now,
-                 workers: int = 4) -> None:
+                 workers: int = 32) -> None:
         self._fire, self._now = fire, now
         self._heap: list[tuple[datetime, int, UUID, int]] = []
         self._due: dict[UUID, tuple[datetime, int]] = {}
@@ -243,10 +243,13 @@ class ClockCommands:
         return int(self._update(match_id, run))
 
 
-def fire(acting_update: Callable[[UUID, Callable[[Match], Any]], Any],
-         watch: Callable[[Match], None], now: Now) -> Callable[[UUID], None]:
+def fire(update: Callable[..., Any], watch: Callable[[Match], None], now: Now
+         ) -> Callable[[UUID], None]:
     """What a timer does when a deadline comes: time the seat out if the deadline has really
-    passed (the match read fresh), then schedule whatever deadline the match has next."""
+    passed, then schedule whatever deadline the match has next. The match is taken as this
+    process has it (no read); if another process wrote first the commit conflicts, and the
+    match, read fresh, is scheduled again (its deadline may have moved, or passed: then it
+    fires again at once)."""
     def run(match_id: UUID) -> None:
         command = timing_out(now())
 
@@ -256,9 +259,9 @@ def fire(acting_update: Callable[[UUID, Callable[[Match], Any]], Any],
             finally:
                 watch(match)
         try:
-            acting_update(match_id, timed)
-        except VersionConflictError:  # another server was first: take up its next deadline
-            acting_update(match_id, lambda match: watch(match))
+            update(match_id, timed, False)
+        except VersionConflictError:  # another server wrote first: its state decides
+            update(match_id, watch, True)
         except RefereeError as exc:
             _log.warning("match %s: no timeout: %s", match_id, exc)
     return run

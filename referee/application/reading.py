@@ -103,13 +103,14 @@ class Reading:
             return _hand_record(match, log).to_json(), log.result is not None
 
     def match_record(self, match_id: UUID, token: str) -> tuple[dict[str, JSON], bool]:
-        """The match as a ``referee.match/v1`` record (finished hands; the auditor also gets
-        the running one)."""
+        """The match as a ``referee.match/v1`` record (finished hands, and the one a forfeit
+        ended; the auditor also gets the running one)."""
         with self._live.reading(match_id) as match:
             who = self._tokens.authorize(match, token)
+            forfeited = match.forfeit["hand"] if match.forfeit is not None else None
             hands = [
                 _hand_record(match, h) for h in match.hands
-                if h.result is not None or who.role is Role.AUDITOR
+                if h.result is not None or who.role is Role.AUDITOR or h.number == forfeited
             ]
             result: dict[str, JSON] | None = None
             if match.over:

@@ -284,22 +284,21 @@ def is_public(game: Game[Any], text: str) -> bool:
 
 def default_action(game: Game[Any], state: Any) -> Action:
     """The action the referee takes for a seat whose time ran out (a match's ``auto``
-    timeout policy): a game's own ``default_action(state)`` if it defines one, else ``pass``
-    where it is legal (an auction), else the first of the game's legal actions (in play:
-    the first card of the legal set in the game's order). Deterministic: the same state
-    always gives the same action.
+    timeout policy): the first legal action whose verb is one of the game's
+    ``default_verbs`` (optional; by default ``("pass",)``), in that order of preference,
+    else the first of the game's legal actions (in play: the first legal card in the
+    game's order). Deterministic: the same state always gives the same action.
 
     :raises ValueError: the state has no legal action (the hand is over)."""
-    own = getattr(game, "default_action", None)
-    if own is not None:
-        chosen: Action = own(state)
-        return chosen
     legal = game.legal_actions(state)
     if not legal:
         raise ValueError("no legal action: the hand is over")
+    by_verb: dict[str, Action] = {}
     for action in legal:
-        if game.format_action(action) == "pass":
-            return action
+        by_verb.setdefault(game.format_action(action).partition(":")[0], action)
+    for verb in getattr(game, "default_verbs", ("pass",)):
+        if verb in by_verb:
+            return by_verb[verb]
     return legal[0]
 
 
