@@ -81,6 +81,8 @@ class Step:
     announced: list[dict[str, Any]] = field(default_factory=list)
     table: dict[str, Any] = field(default_factory=dict)
     error: dict[str, Any] | None = None
+    timeout: bool = False
+    """The referee took this action for a seat whose time ran out."""
 
 
 @dataclass
@@ -117,7 +119,8 @@ def replay_for_view(record: dict[str, Any]) -> Replayed:
     error = None
     for played in replay(game, parsed.deal, parsed.dealer, parsed.rules, parsed.actions):
         legal = sorted(game.format_action(a) for a in game.legal_actions(played.before))
-        step = Step(played.index, played.seat, played.text, legal)
+        step = Step(played.index, played.seat, played.text, legal,
+                    timeout=played.index in parsed.timeouts)
         steps.append(step)
         if played.error is not None:
             exc = played.error
@@ -230,6 +233,7 @@ table.list svg {{ vertical-align: middle; }} .note, .note td {{ color: #ffe08a; 
 #score th {{ padding-right: 18px; }} #score td.num {{ text-align: right; padding-right: 28px; }}
 .trick .note {{ font-size: 12px; margin-top: 4px; }} .headline {{ font-size: 16px; }}
 .muted {{ color: #c9d8cc; font-size: 12px; }}
+.timeout {{ color: #ffb4a8; font-size: 12px; }}
 """
 
 
@@ -323,13 +327,20 @@ def _auction(rep: HandReplay, table: words.Table) -> list[str]:
         out.append(f'<tr data-step="{s.index}"><td>{s.index + 1}</td>'
                    f"<td>{_seat_label(s.seat, table)}</td>"
                    f"<td>{_action_html(rep.game, s.action, s.seat, rep.dealer)}"
-                   f"{when.get(s.index, '')}</td></tr>")
+                   f"{when.get(s.index, '')}{_timeout_note(s)}</td></tr>")
         out += [f'<tr class="note"><td></td><td></td><td>{html.escape(text)}</td></tr>'
                 for text in _notes(rep.game, s, table)]
     if not rep.auction:
         out.append("<tr><td colspan=3>no decisions before play</td></tr>")
     out.append("</table>")
     return out
+
+
+def _timeout_note(step: StepLike) -> str:
+    """A mark on an action the referee took for a seat whose time ran out."""
+    if not getattr(step, "timeout", False):
+        return ""
+    return ' <span class="timeout">(time ran out: the referee\'s action)</span>'
 
 
 def _during_play(rep: HandReplay) -> dict[int, str]:
@@ -407,6 +418,10 @@ def _tricks(rep: HandReplay, table: words.Table) -> list[str]:
         if s.action.partition(":")[0] in CARD_VERBS:  # during play are in the auction)
             notes.setdefault(done + 1, []).extend(
                 words.announcement(rep.game, a["what"], a["data"], table) for a in s.announced)
+            if getattr(s, "timeout", False):
+                notes.setdefault(done + 1, []).append(
+                    f"{table.seat(s.seat)}'s time ran out: the referee played "
+                    f"{s.action.partition(':')[2]} for it")
         done += len(s.tricks)
     out = ['<h2>The tricks</h2><div id="tricks">']
     for t in rep.tricks:

@@ -286,3 +286,16 @@ def test_the_arbiter_pauses_and_resumes_a_table(app: Referee) -> None:
         app.resume_clocks(c.match_id, AUDITOR)
     kinds = [type(e).__name__ for e in events(app, c.match_id)]
     assert kinds[-2:] == ["ClockPaused", "ClockResumed"]
+
+
+def test_the_viewer_marks_the_referees_actions(app: Referee) -> None:
+    """Issue 19: timeouts are marked in records, replays and the viewer."""
+    from referee.rules.render import render_hand, replay_for_view
+
+    c = app.create_match("euchre", time_control={**QUICK, "policy": "auto"})
+    eventually(lambda: len(app.get_match(c.match_id).hand.timeouts) >= 2, "two timeouts")
+    record, _ = app.hand_record(c.match_id, 1, AUDITOR)
+    replayed = replay_for_view(record)
+    assert [s.timeout for s in replayed.steps[:2]] == [True, True]
+    page = render_hand(replayed)
+    assert page.count("time ran out: the referee") >= 2
