@@ -31,6 +31,7 @@ from referee.domain.errors import (
     ViewNotReadyError,
 )
 from referee.domain.match import Match
+from referee.domain.result import match_result
 from referee.integrity import (
     StoredMatchEvent,
     check_links,
@@ -270,12 +271,20 @@ class Queries:
 
     def _match_record(self, m: Doc) -> Doc:
         game = find_game(m["game"])
+        forfeited = (m.get("forfeit") or {}).get("hand")  # the hand the forfeit ended
         hands = [self._record(m, h)
                  for _, h in self.views["hands"].children("hand", m["match_id"])
-                 if h["finished"]]
+                 if h["finished"] or h["hand"] == forfeited]
+        rulings = m.get("rulings", [])
+        played = m["result"]
+        result = None if played is None else match_result(
+            played["scores"], played["winner"], True, rulings, m.get("forfeit"))
         record = MatchRecord(game=game.name, rules=game.rules_class.from_dict(m["rules"]),
-                             players=tuple(m["players"]), hands=tuple(hands),
-                             result=m["result"])
+                             players=tuple(m["players"]), hands=tuple(hands), result=result,
+                             match_id=m["match_id"],
+                             rulings=tuple({"hand": r["hand"], "kind": r["kind"],
+                                            "adjust": r["adjust"], "reason": r["reason"]}
+                                           for r in rulings))
         return record.to_json()
 
     def tournament_export(self, tournament_id: UUID, token: str) -> Iterator[str]:

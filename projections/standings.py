@@ -1,10 +1,9 @@
 """Tournament standings and the duplicate comparison: a pure function of the tournament and
 its matches' summaries (what the standings projection stores).
 
-- A match counts once it is over: each side's entrant gets the match's final scores with
-  rulings applied as points for (its own) and against (the other sides'); the winner is the
-  rules' winner, or, when rulings changed the scores, the one highest adjusted score (a tie
-  is a draw).
+- A match counts once it is over: each side's entrant gets the match's official scores
+  (rulings applied) as points for (its own) and against (the other sides'), and the official
+  winner (``referee.domain.result``: the one place that rule lives; no winner is a draw).
 - Duplicate boards: matches attached with the same ``board`` were dealt the same fixed packs,
   so hand ``h`` (for ``h`` up to the number of fixed deals) is the same deal at every table.
   For each such hand finished at two or more tables, side ``i``'s *net* at a table is
@@ -19,6 +18,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from referee.domain.result import match_result
+
 
 def _hand_points(summary: dict[str, Any], hand: int) -> list[int] | None:
     points = summary["hands"].get(str(hand))
@@ -32,14 +33,10 @@ def _hand_points(summary: dict[str, Any], hand: int) -> list[int] | None:
 
 
 def _final(summary: dict[str, Any]) -> tuple[list[int], int | None]:
-    scores = list(summary["scores"])
-    if not summary["rulings"]:
-        return scores, summary["winner"]
-    for r in summary["rulings"]:
-        scores = [a + b for a, b in zip(scores, r["adjust"], strict=True)]
-    best = max(scores)
-    leaders = [i for i, s in enumerate(scores) if s == best]
-    return scores, leaders[0] if len(leaders) == 1 else None
+    """The match's official scores and winner (``referee.domain.result``)."""
+    result = match_result(summary["scores"], summary["winner"], True, summary["rulings"],
+                          summary.get("forfeit"))
+    return result["scores"], result["winner"]
 
 
 def _net(points: list[int], side: int) -> int:

@@ -23,6 +23,7 @@ from projections.store import Doc, DocView
 from referee.domain.chain import event_hash
 from referee.domain.clock import Clock, TimeControl
 from referee.domain.match import Match
+from referee.domain.result import match_result
 from referee.domain.tournament import Tournament
 from referee.rules.game import sides_of
 from referee.rules.registry import find_game
@@ -129,13 +130,6 @@ def _sides(game: str) -> int:
     return sides_of(find_game(game))  # the Game contract's static shape, not the rules
 
 
-def adjusted(scores: list[int], rulings: list[dict[str, Any]]) -> list[int]:
-    out = list(scores)
-    for r in rulings:
-        out = [a + b for a, b in zip(out, r["adjust"], strict=True)]
-    return out
-
-
 def _auth(e: MatchCreated) -> Doc:
     return {"seat_token_hashes": list(e.seat_token_hashes),
             "spectator_token_hash": e.spectator_token_hash,
@@ -161,7 +155,10 @@ class ScoreboardProjection(Projection[DocView]):
         return doc
 
     def _save(self, doc: Doc, tracking: Tracking) -> None:
-        doc["adjusted_scores"] = adjusted(doc["scores"], doc["rulings"])
+        result = match_result(doc["scores"], doc["winner"], doc["state"] == "over",
+                              doc["rulings"], doc.get("forfeit"))
+        doc["adjusted_scores"] = result["scores"]
+        doc["result"] = result
         self.view.put("match", doc["match_id"], doc)
         self.view.commit(tracking)
 
@@ -206,6 +203,8 @@ class ScoreboardProjection(Projection[DocView]):
     @process_event.register(TIMED_OUT)
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
+        if e.policy == "forfeit":
+            doc["forfeit"] = {"seat": e.seat, "hand": doc["hand"]}
         doc["timeouts"].append({"seat": e.seat, "policy": e.policy, "deadline": e.deadline,
                                 "hand": doc["hand"], "version": e.originator_version,
                                 "time": _ts(e)})
@@ -366,8 +365,12 @@ class HandsProjection(Projection[DocView]):
     @process_event.register(RULING_RECORDED)
     def _(self, e: RulingRecorded, tracking: Tracking) -> None:
         doc = self._hand(e, e.hand)
-        doc["rulings"].append({"kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
-                               "by": e.by, "version": e.originator_version, "time": _ts(e)})
+        ruling = {"kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
+                  "by": e.by, "version": e.originator_version, "time": _ts(e)}
+        doc["rulings"].append(ruling)
+        m = self._match(e)
+        m.setdefault("rulings", []).append({"hand": e.hand, **ruling})
+        self.view.put("match", m["match_id"], m)
         self._put_hand(doc, tracking)
 
 
@@ -427,6 +430,15 @@ class StandingsProjection(Projection[DocView]):
         doc = self._summary(e)
         doc["rulings"].append({"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust),
                                "reason": e.reason})
+        self._save_summary(doc, tracking)
+
+    @process_event.register(TIMED_OUT)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        if e.policy != "forfeit":
+            self.view.commit(tracking)
+            return
+        doc = self._summary(e)
+        doc["forfeit"] = {"seat": e.seat}
         self._save_summary(doc, tracking)
 
     # -- tournaments -----------------------------------------------------------------------

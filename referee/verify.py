@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from referee.domain.result import match_result
 from referee.rules.errors import RecordError
 from referee.rules.game import forfeit_winner
 from referee.rules.handrecord import (
@@ -133,12 +134,21 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
                 return ILLEGAL, _fail(out, h, "HAND_UNFINISHED", f"hand {h} is not finished")
             break
         match = game.after_hand(match, replay.result, record.rules)
-    out["result"] = match_state_json(match) if match else None
+    played = match_state_json(match) if match else None
     forfeit = record.result.get("forfeit") if record.result is not None else None
     if forfeit is not None and match is not None:
-        problem = _forfeited(game, match, forfeit, out)
+        seat = forfeit.get("seat") if isinstance(forfeit, dict) else None
+        problem = _forfeited(game, match, seat)
         if problem:
+            out["result"] = played
             return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
+        assert isinstance(seat, int)
+        played = {"scores": list(match.scores), "over": True,
+                  "winner": forfeit_winner(game, match.scores, seat)}
+    # The official result: the rulings of the record applied (referee.domain.result).
+    out["result"] = None if played is None else match_result(
+        played["scores"], played["winner"], played["over"], record.rulings,
+        forfeit if isinstance(forfeit, dict) else None)
     if record.result is not None:
         problem = result_mismatch(record.result, out["result"]) if out["result"] else "no hands"
         if problem:
@@ -146,18 +156,13 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
     return OK, out
 
 
-def _forfeited(game: Any, match: Any, forfeit: Any, out: dict[str, Any]) -> str | None:
-    """A match its record says was forfeited on time (``result.forfeit``: the seat whose
-    time ran out): the forfeit ends it, and the winner follows from the scores so far
-    (``referee.rules.game.forfeit_winner``). Returns what is wrong with the claim, if any."""
-    seat = forfeit.get("seat") if isinstance(forfeit, dict) else None
+def _forfeited(game: Any, match: Any, seat: object) -> str | None:
+    """What is wrong with a record's claim that ``seat`` forfeited the match on time (the
+    forfeit ends it; the winner follows from the scores so far), if anything."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
         return f"result.forfeit.seat must be a seat 0..{game.num_seats - 1}"
     if match.over:
         return "result.forfeit: the match was already over when it was forfeited"
-    out["result"] = {"scores": list(match.scores),
-                     "winner": forfeit_winner(game, match.scores, seat), "over": True,
-                     "forfeit": dict(forfeit)}
     return None
 
 

@@ -30,10 +30,11 @@ from referee.domain.facts import (
     TIMED_OUT,
 )
 from referee.domain.match import HandLog, Match
+from referee.domain.result import match_result
 from referee.rejections import Rejection
 from referee.rules.cards import parse_card
 from referee.rules.game import JSON, is_public
-from referee.rules.handrecord import HandRecord, MatchRecord, match_state_json
+from referee.rules.handrecord import HandRecord, MatchRecord
 
 Update = tuple[list[PublicEvent], View | None, int]
 
@@ -112,14 +113,12 @@ class Reading:
                 _hand_record(match, h) for h in match.hands
                 if h.result is not None or who.role is Role.AUDITOR or h.number == forfeited
             ]
-            result: dict[str, JSON] | None = None
-            if match.over:
-                result = match_state_json(match.match_state)
-                if match.forfeit is not None:
-                    result["forfeit"] = dict(match.forfeit)
+            result = match_result(match.match_state.scores, match.match_state.winner, True,
+                                  match.rulings, match.forfeit) if match.over else None
             record = MatchRecord(
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
-                hands=tuple(hands), result=result,
+                hands=tuple(hands), result=result, match_id=str(match.id),
+                rulings=tuple(_ruling_json(r) for r in match.rulings),
             )
             return record.to_json(), match.over
 
@@ -194,14 +193,21 @@ def view_of(match: Match, who: Principal) -> View:
     legal: list[str] = []
     if to_act is not None and who.role is Role.SEAT and who.seat == to_act:
         legal = [game.format_action(a) for a in game.legal_actions(state)]
+    result = match_result(match.match_state.scores, match.match_state.winner, match.over,
+                          match.rulings, match.forfeit)
     return View(
         match_id=match.id, version=match.version, game=match.game_name, principal=who,
         hand=match.hand.number, dealer=match.hand.dealer, to_act=to_act,
-        legal_actions=legal, scores=list(match.match_state.scores),
-        match_over=match.over, winner=match.match_state.winner, state=shown,
+        legal_actions=legal, scores=result["scores"],
+        match_over=match.over, winner=result["winner"], state=shown,
         players=list(match.players), commitment=match.hand.commitment,
         clock=match.clock_json(datetime.now(UTC)),
     )
+
+
+def _ruling_json(ruling: dict[str, Any]) -> dict[str, JSON]:
+    return {"hand": ruling["hand"], "kind": ruling["kind"], "adjust": list(ruling["adjust"]),
+            "reason": ruling["reason"]}
 
 
 def _hand(match: Match, hand: int, who: Principal) -> HandLog:

@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.rules.cards import CARD_NAMES, Card, parse_card
 from referee.rules.errors import InvalidActionError, RecordError, RuleParameterError, RulesError
-from referee.rules.game import JSON, Deal, Fact, Game, HandResult, MatchState
+from referee.rules.game import JSON, Deal, Fact, Game, HandResult, MatchState, sides_of
 from referee.rules.params import RuleSet
 from referee.rules.registry import find_game
 from referee.rules.seats import Seat
@@ -64,15 +64,24 @@ class MatchRecord:
     players: tuple[str, ...]
     hands: tuple[HandRecord, ...]
     result: Mapping[str, JSON] | None = None
+    match_id: str = ""
+    rulings: tuple[Mapping[str, JSON], ...] = ()
+    """The arbiter's rulings in order: ``hand``, ``kind``, ``adjust`` (added to each side's
+    score), ``reason``; the result's ``scores`` and ``winner`` are after them, its
+    ``as_played`` before."""
 
     def to_json(self) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "format": MATCH_FORMAT,
+        out: dict[str, JSON] = {"format": MATCH_FORMAT}
+        if self.match_id:
+            out["match_id"] = self.match_id
+        out.update({
             "game": self.game,
             "rules": self.rules.to_dict(),
             "players": list(self.players),
             "hands": [h.to_json(in_match=True) for h in self.hands],
-        }
+        })
+        if self.rulings:
+            out["rulings"] = [dict(r) for r in self.rulings]
         if self.result is not None:
             out["result"] = dict(self.result)
         return out
@@ -113,6 +122,9 @@ def read_record(data: object) -> HandRecord | MatchRecord:
     hands = obj.get("hands")
     if not isinstance(hands, list):
         raise RecordError("hands must be a list of hand records", "hands")
+    match_id = obj.get("match_id", "")
+    if not isinstance(match_id, str):
+        raise RecordError("match_id must be a string", "match_id")
     return MatchRecord(
         game=game.name,
         rules=rules,
@@ -122,7 +134,27 @@ def read_record(data: object) -> HandRecord | MatchRecord:
             for i, h in enumerate(hands)
         ),
         result=_optional_object(obj.get("result"), "result"),
+        match_id=match_id,
+        rulings=_rulings(obj.get("rulings", []), sides_of(game), len(hands)),
     )
+
+
+def _rulings(data: object, sides: int, hands: int) -> tuple[Mapping[str, JSON], ...]:
+    """A match record's rulings: each names a hand of the record and adjusts every side."""
+    if not isinstance(data, list):
+        raise RecordError("rulings must be a list of ruling objects", "rulings")
+    out = []
+    for i, r in enumerate(data):
+        where = f"rulings[{i}]"
+        obj = _object(r, where)
+        hand, adjust = obj.get("hand"), obj.get("adjust")
+        if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= hands:
+            raise RecordError(f"hand must be a hand of this record, 1..{hands}", where)
+        if (not isinstance(adjust, list) or len(adjust) != sides
+                or not all(isinstance(a, int) and not isinstance(a, bool) for a in adjust)):
+            raise RecordError(f"adjust must list {sides} whole numbers, one per side", where)
+        out.append(obj)
+    return tuple(out)
 
 
 def _object(data: object, where: str) -> dict[str, Any]:

@@ -57,8 +57,12 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
     )
     if doc["to_act"] is not None:
         out.to_act = doc["to_act"]
+    result = doc.get("result")
+    winner = result["winner"] if result is not None else doc["winner"]
+    if winner is not None:
+        out.winner = winner
     if doc["winner"] is not None:
-        out.winner = doc["winner"]
+        out.as_played_winner = doc["winner"]
     if doc.get("clock") is not None:
         out.clock.CopyFrom(clock_pb(doc["clock"]))
     out.timeouts.extend(
