@@ -19,6 +19,7 @@ from eventsourcing.utils import get_topic
 from referee import limits
 from referee.application import Referee
 from referee.domain.errors import (
+    CommandIdReusedError,
     HandNotFinishedError,
     HandNotFoundError,
     InvalidRulingError,
@@ -38,20 +39,31 @@ _CREATED_TOPIC = get_topic(Tournament.Created)
 
 def record_ruling(
     app: Referee, match_id: UUID, token: str, hand: int, kind: str, points: list[int],
-    reason: str,
-) -> tuple[int, list[int]]:
-    """Record a ruling on a finished hand; return the match's new version and the adjustment.
+    reason: str, command_id: str = "",
+) -> tuple[int, list[int], bool]:
+    """Record a ruling on a finished hand; return the match's version after it, the
+    adjustment, and whether this was a retry answered from the record.
 
     ``penalty``: ``points[i]`` (>= 0) is taken from side ``i``; ``correction``: ``points`` is
     added as given; ``annul``: the hand's effect on the scores is undone (``points`` ignored).
+    ``command_id``: an idempotency key: a retry with it is applied once and answered the same
+    (the same key for another ruling: COMMAND_ID_REUSED).
     """
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
     app.tokens.require_auditor(token)
     if kind not in RULING_KINDS:
         raise InvalidRulingError(f"ruling kind must be one of {', '.join(RULING_KINDS)}",
                                  kind=kind)
     if not reason.strip():
         raise InvalidRulingError("a ruling needs a reason")
-    def rule(match: Match) -> tuple[int, list[int]]:
+    def rule(match: Match) -> tuple[int, list[int], bool]:
+        done = match.ruling_commands.get(command_id) if command_id else None
+        if done is not None:
+            if (done["hand"], done["kind"], done["reason"]) != (hand, kind, reason.strip()):
+                raise CommandIdReusedError(
+                    f"command id {command_id!r} was used for another ruling (hand "
+                    f"{done['hand']}, {done['kind']})", commandId=command_id)
+            return done["version"], list(done["adjust"]), True
         if not 1 <= hand <= len(match.hands):
             raise HandNotFoundError(
                 f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
@@ -71,8 +83,8 @@ def record_ruling(
                 most = limits.MAX_RULING_POINTS
                 raise InvalidRulingError(f"points must be within -{most}..{most}", limit=most)
             adjust = [-p for p in points] if kind == "penalty" else list(points)
-        match.record_ruling(hand, kind, adjust, reason.strip())
-        return match.version, adjust
+        match.record_ruling(hand, kind, adjust, reason.strip(), command_id=command_id)
+        return match.version, adjust, False
 
     # Under the match's lock and through the group committer, as actions are.
     return app.update_match(match_id, rule)
@@ -91,8 +103,19 @@ def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
 
 
 # -- tournaments -----------------------------------------------------------------------------
-def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
+def create_tournament(app: Referee, token: str, name: str, game: str, command_id: str = ""
+                      ) -> UUID:
+    """Create a tournament; return its id. With a ``command_id`` (idempotency key) the id is
+    derived from it: a retry answers the same id (COMMAND_ID_REUSED if the key created
+    another tournament)."""
+    return create_tournament_once(app, token, name, game, command_id)[0]
+
+
+def create_tournament_once(app: Referee, token: str, name: str, game: str,
+                           command_id: str = "") -> tuple[UUID, bool]:
+    """:func:`create_tournament`, also saying whether it was a retry answered as before."""
     app.tokens.require_auditor(token)
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
     if not name.strip():
         raise MalformedRequestError("a tournament needs a name")
     limits.check_name("name", name, limits.MAX_TITLE)
@@ -100,10 +123,21 @@ def create_tournament(app: Referee, token: str, name: str, game: str) -> UUID:
         g = find_game(game)
     except ValueError as exc:
         raise MalformedRequestError(str(exc), game=game) from None
-    t = Tournament(name=name.strip(), game=g.name)
+    t = Tournament(name=name.strip(), game=g.name, command_id=command_id)
     with app.updating(t.id) as commit:
+        if command_id:
+            try:
+                earlier = get_tournament(app, t.id)
+            except TournamentNotFoundError:
+                earlier = None
+            if earlier is not None:
+                if (earlier.name, earlier.game) != (t.name, t.game):
+                    raise CommandIdReusedError(
+                        f"command id {command_id!r} created another tournament "
+                        f"({earlier.name!r})", commandId=command_id)
+                return t.id, True
         commit(t)
-    return t.id
+    return t.id, False
 
 
 def get_tournament(app: Referee, tournament_id: UUID) -> Tournament:
@@ -122,12 +156,31 @@ def get_tournament(app: Referee, tournament_id: UUID) -> Tournament:
     return t
 
 
+def _replayed(t: Tournament, command_id: str, what: str, *args: Any) -> int | None:
+    """The version a command with this idempotency key made, if it was made (a retry);
+    :raises CommandIdReusedError: the key was used for another command."""
+    done = t.commands.get(command_id) if command_id else None
+    if done is None:
+        return None
+    if (done[0], done[1]) != (what, args):
+        raise CommandIdReusedError(f"command id {command_id!r} was used for another {done[0]}",
+                                   commandId=command_id)
+    return done[2]
+
+
 def register_entrant(
-    app: Referee, token: str, tournament_id: UUID, entrant: str, members: list[str]
+    app: Referee, token: str, tournament_id: UUID, entrant: str, members: list[str],
+    command_id: str = "",
 ) -> int:
+    """Register an entrant; return the tournament's version after it (with a ``command_id``,
+    a retry is answered with the same version)."""
     app.tokens.require_auditor(token)
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
     with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
         t = get_tournament(app, tournament_id)
+        before = _replayed(t, command_id, "register", entrant, list(members))
+        if before is not None:
+            return before
         if not entrant.strip():
             raise MalformedRequestError("an entrant needs a name")
         limits.check_name("entrant", entrant, limits.MAX_TITLE)
@@ -136,19 +189,25 @@ def register_entrant(
         if entrant in t.entrants:
             raise MalformedRequestError(f"entrant {entrant!r} is already registered",
                                         entrant=entrant)
-        t.register(entrant, list(members))
+        t.register(entrant, list(members), command_id)
         commit(t)
         return t.version
 
 
 def attach_match(
     app: Referee, token: str, tournament_id: UUID, match_id: UUID, sides: list[str],
-    board: str = "",
+    board: str = "", command_id: str = "",
 ) -> int:
+    """Attach a match; return the tournament's version after it (with a ``command_id``, a
+    retry is answered with the same version)."""
     app.tokens.require_auditor(token)
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
     match = app.get_match(match_id)  # read only (a copy): its lock is not held below
     with app.updating(tournament_id) as commit:  # the tournament's lock, the group committer
         t = get_tournament(app, tournament_id)
+        before = _replayed(t, command_id, "attach", str(match_id), list(sides), board)
+        if before is not None:
+            return before
         if match.game_name != t.game:
             raise MalformedRequestError(
                 f"the match plays {match.game_name}, the tournament {t.game}")
@@ -165,6 +224,6 @@ def attach_match(
         if board and not match.fixed_deals:
             raise MalformedRequestError(
                 "a duplicate board needs a match created with fixed deals")
-        t.attach(str(match_id), list(sides), board)
+        t.attach(str(match_id), list(sides), board, command_id)
         commit(t)
         return t.version

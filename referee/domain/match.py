@@ -106,11 +106,14 @@ class Match(Aggregate):
         winner: int | None
 
     class RulingRecorded(Event):
+        """An arbiter's ruling; ``command_id``: its idempotency key (empty: none)."""
+
         hand: int
         kind: str
         adjust: list[int]
         reason: str
         by: str
+        command_id: str
 
     class TimeControlled(Event):
         """The match's time control (``referee.domain.clock.TimeControl``), right after
@@ -181,6 +184,8 @@ class Match(Aggregate):
         self.outcomes: dict[str, Outcome] = {}
         self.last_outcome: Outcome | None = None
         self.rulings: list[dict[str, Any]] = []
+        #: The rulings recorded with an idempotency key, by key (a retry is answered from it).
+        self.ruling_commands: dict[str, dict[str, Any]] = {}
         self.clock: Clock | None = None
         #: The latest timeout ``{"seat", "version", "policy", "deadline"}`` until that seat
         #: acts again (a late action is refused naming it).
@@ -332,11 +337,14 @@ class Match(Aggregate):
         self._clock_resumed(by=by, add_ms=add_ms)
 
     def record_ruling(
-        self, hand: int, kind: str, adjust: list[int], reason: str, by: str = "auditor"
+        self, hand: int, kind: str, adjust: list[int], reason: str, by: str = "auditor",
+        command_id: str = "",
     ) -> None:
         """Record an auditor's ruling on a finished hand: ``adjust`` is added to the reported
-        scores (penalty, annulled hand, correction). History and match flow are unchanged."""
-        self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by)
+        scores (penalty, annulled hand, correction). History and match flow are unchanged.
+        ``command_id``: the command's idempotency key (see :attr:`ruling_commands`)."""
+        self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by,
+                              command_id=command_id)
 
     # -- events ----------------------------------------------------------------------------
     def _trigger_computed(
@@ -453,8 +461,11 @@ class Match(Aggregate):
 
     @event(RulingRecorded)
     def _ruling_recorded(
-        self, hand: int, kind: str, adjust: list[int], reason: str, by: str
+        self, hand: int, kind: str, adjust: list[int], reason: str, by: str,
+        command_id: str = "",
     ) -> None:
-        self.rulings.append(
-            {"hand": hand, "kind": kind, "adjust": list(adjust), "reason": reason, "by": by}
-        )
+        ruling = {"hand": hand, "kind": kind, "adjust": list(adjust), "reason": reason,
+                  "by": by, "version": self.version + 1}
+        self.rulings.append(ruling)
+        if command_id:
+            self.ruling_commands[command_id] = ruling

@@ -8,27 +8,46 @@ duplicate comparison can be projected from the log.
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID, uuid4, uuid5
 
 from eventsourcing.domain import Aggregate, event
+
+#: The namespace of the ids derived from idempotency keys.
+COMMANDS = UUID("8d4f2a52-6b0e-4c55-9a3e-0d9b7f1c2e64")
 
 
 class Tournament(Aggregate):
     """One tournament: its entrants (teams or players) and attached matches."""
 
+    @staticmethod
+    def create_id(name: str, game: str, command_id: str = "") -> UUID:
+        """A random id, or, for a creation with an idempotency key, one derived from it (a
+        retried creation then names the same tournament)."""
+        return uuid5(COMMANDS, f"tournament:{command_id}") if command_id else uuid4()
+
     @event("Created")
-    def __init__(self, name: str, game: str) -> None:
+    def __init__(self, name: str, game: str, command_id: str = "") -> None:
+        self.command_id = command_id
         self.name = name
         self.game = game
         self.entrants: dict[str, str] = {}
         self.matches: dict[str, dict[str, Any]] = {}
+        #: Commands recorded with an idempotency key: key -> (what, its arguments, version).
+        self.commands: dict[str, tuple[str, tuple[Any, ...], int]] = {}
+
+    def _remember(self, command_id: str, what: str, *args: Any) -> None:
+        if command_id:
+            self.commands[command_id] = (what, args, self.version + 1)
 
     @event("EntrantRegistered")
-    def register(self, entrant: str, members: list[str]) -> None:
+    def register(self, entrant: str, members: list[str], command_id: str = "") -> None:
         """Register a team or player under a unique ``entrant`` name."""
+        self._remember(command_id, "register", entrant, list(members))
         self.entrants[entrant] = ",".join(members)
 
     @event("MatchAttached")
-    def attach(self, match_id: str, sides: list[str], board: str) -> None:
+    def attach(self, match_id: str, sides: list[str], board: str, command_id: str = "") -> None:
         """Attach a match: ``sides[i]`` is the entrant playing side ``i`` (team, or seat in
         Ulti); matches with the same non-empty ``board`` were dealt the same fixed packs."""
+        self._remember(command_id, "attach", match_id, list(sides), board)
         self.matches[match_id] = {"sides": list(sides), "board": board}

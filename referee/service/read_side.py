@@ -130,10 +130,10 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     @unary_handler
     def RecordRuling(self, request: pb.RecordRulingRequest, context: grpc.ServicerContext
                      ) -> pb.RecordRulingResponse:
-        version, adjust = tour.record_ruling(
+        version, adjust, replayed = tour.record_ruling(
             self.app, _uuid(request.match_id, "match_id"), request.token, request.hand,
-            request.kind, list(request.points), request.reason)
-        return pb.RecordRulingResponse(version=version, adjust=adjust)
+            request.kind, list(request.points), request.reason, request.command_id)
+        return pb.RecordRulingResponse(version=version, adjust=adjust, replayed=replayed)
 
     @unary_handler
     def CheckChain(self, request: pb.CheckChainRequest, context: grpc.ServicerContext
@@ -169,15 +169,16 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def CreateTournament(self, request: pb.CreateTournamentRequest,
                          context: grpc.ServicerContext) -> pb.CreateTournamentResponse:
-        tid = tour.create_tournament(self.app, request.token, request.name, request.game)
-        return pb.CreateTournamentResponse(tournament_id=str(tid))
+        tid, replayed = tour.create_tournament_once(self.app, request.token, request.name,
+                                                    request.game, request.command_id)
+        return pb.CreateTournamentResponse(tournament_id=str(tid), replayed=replayed)
 
     @unary_handler
     def RegisterEntrant(self, request: pb.RegisterEntrantRequest,
                         context: grpc.ServicerContext) -> pb.TournamentChangeResponse:
         v = tour.register_entrant(self.app, request.token,
                                   _uuid(request.tournament_id, "tournament_id"),
-                                  request.entrant, list(request.members))
+                                  request.entrant, list(request.members), request.command_id)
         return pb.TournamentChangeResponse(version=v)
 
     @unary_handler
@@ -186,7 +187,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         v = tour.attach_match(self.app, request.token,
                               _uuid(request.tournament_id, "tournament_id"),
                               _uuid(request.match_id, "match_id"), list(request.sides),
-                              request.board)
+                              request.board, request.command_id)
         return pb.TournamentChangeResponse(version=v)
 
     @unary_handler

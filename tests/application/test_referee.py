@@ -315,7 +315,7 @@ def test_rulings_race_with_actions_on_one_match_without_conflicts(
         start.wait()
         for k in range(15):
             try:
-                version, _ = record_ruling(app, mid, AUDITOR, 1, "correction", [k, 0],
+                version, _, _ = record_ruling(app, mid, AUDITOR, 1, "correction", [k, 0],
                                            f"ruling {k}")
                 ruled.append(version)
             except Exception as exc:

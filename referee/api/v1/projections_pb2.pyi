@@ -186,28 +186,32 @@ class ExportResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class RecordRulingRequest(_message.Message):
-    __slots__ = ("token", "match_id", "hand", "kind", "points", "reason")
+    __slots__ = ("token", "match_id", "hand", "kind", "points", "reason", "command_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     token: str
     match_id: str
     hand: int
     kind: str
     points: _containers.RepeatedScalarFieldContainer[int]
     reason: str
-    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ...) -> None: ...
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class RecordRulingResponse(_message.Message):
-    __slots__ = ("version", "adjust")
+    __slots__ = ("version", "adjust", "replayed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     ADJUST_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     version: int
     adjust: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, version: _Optional[int] = ..., adjust: _Optional[_Iterable[int]] = ...) -> None: ...
+    replayed: bool
+    def __init__(self, version: _Optional[int] = ..., adjust: _Optional[_Iterable[int]] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class CheckChainRequest(_message.Message):
     __slots__ = ("match_id", "token", "anchor_version", "anchor_head")
@@ -258,46 +262,54 @@ class GetHandViewResponse(_message.Message):
     def __init__(self, html: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("token", "name", "game")
+    __slots__ = ("token", "name", "game", "command_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     game: str
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ...) -> None: ...
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
-    __slots__ = ("tournament_id",)
+    __slots__ = ("tournament_id", "replayed")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
-    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
+    replayed: bool
+    def __init__(self, tournament_id: _Optional[str] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class RegisterEntrantRequest(_message.Message):
-    __slots__ = ("token", "tournament_id", "entrant", "members")
+    __slots__ = ("token", "tournament_id", "entrant", "members", "command_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     ENTRANT_FIELD_NUMBER: _ClassVar[int]
     MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     token: str
     tournament_id: str
     entrant: str
     members: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., entrant: _Optional[str] = ..., members: _Optional[_Iterable[str]] = ...) -> None: ...
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., entrant: _Optional[str] = ..., members: _Optional[_Iterable[str]] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class AttachMatchRequest(_message.Message):
-    __slots__ = ("token", "tournament_id", "match_id", "sides", "board")
+    __slots__ = ("token", "tournament_id", "match_id", "sides", "board", "command_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDES_FIELD_NUMBER: _ClassVar[int]
     BOARD_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     token: str
     tournament_id: str
     match_id: str
     sides: _containers.RepeatedScalarFieldContainer[str]
     board: str
-    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., board: _Optional[str] = ...) -> None: ...
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class TournamentChangeResponse(_message.Message):
     __slots__ = ("version",)
