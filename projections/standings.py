@@ -101,4 +101,6 @@ def compute_standings(
                                                     r["entrant"]))
     return {"tournament_id": tournament["tournament_id"], "name": tournament["name"],
             "game": tournament["game"], "entrants": ranking, "boards": comparisons,
-            "matches": len(tournament["matches"])}
+            "matches": len(tournament["matches"]),
+            # Provisional until the correction window closes (FinalizeResults).
+            "final": bool(tournament.get("final"))}

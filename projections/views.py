@@ -50,6 +50,8 @@ CLOCK_RESUMED = Match.ClockResumed
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
+TOURNAMENT_FINALIZED = _event_class(Tournament, "ResultsFinalized")
+MATCH_FINALIZED = Match.ResultsFinalized
 MATCH_EVENTS = (MATCH_CREATED, HAND_DEALT, ACTION_TAKEN, HAND_SCORED, MATCH_ENDED,
                 RULING_RECORDED, TIME_CONTROLLED, TIMED_OUT, CLOCK_PAUSED, CLOCK_RESUMED)
 TOURNAMENT_EVENTS = (TOURNAMENT_CREATED, ENTRANT_REGISTERED, MATCH_ATTACHED)
@@ -255,7 +257,8 @@ class ScoreboardProjection(Projection[DocView]):
     def _(self, e: RulingRecorded, tracking: Tracking) -> None:
         doc = self._doc(e)
         ruling = {"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust), "reason": e.reason,
-                  "by": e.by, "version": e.originator_version, "time": _ts(e)}
+                  "by": e.by, "version": e.originator_version, "time": _ts(e),
+                  "rule": getattr(e, "rule", ""), "ref": getattr(e, "ref", 0)}
         doc["rulings"].append(ruling)
         for h in doc["hands"]:
             if h["hand"] == e.hand:
@@ -474,6 +477,20 @@ class StandingsProjection(Projection[DocView]):
             self.view.put("match", e.match_id, summary, parent=doc["tournament_id"])
         self._dirty.add(doc["tournament_id"])
         self.view.commit(tracking)
+
+    @process_event.register(TOURNAMENT_FINALIZED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._tournament(e)
+        doc["final"] = True
+        self.view.put("tournament", doc["tournament_id"], doc)
+        self._dirty.add(doc["tournament_id"])
+        self.view.commit(tracking)
+
+    @process_event.register(MATCH_FINALIZED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        doc["final"] = True
+        self._save_summary(doc, tracking)
 
     def _recompute(self) -> None:
         for tid in sorted(self._dirty):

@@ -24,13 +24,17 @@ from referee.domain.errors import (
     HandNotFoundError,
     InvalidRulingError,
     MalformedRequestError,
+    ResultsFinalError,
     TournamentNotFoundError,
 )
 from referee.domain.match import Match
 from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
 
-RULING_KINDS = ("penalty", "annul", "correction")
+RULING_KINDS = ("penalty", "annul", "correction", "artificial", "weighted", "withdraw", "amend",
+                "appeal")
+#: Artificial scores: a share of the hand's points as played (duplicate play's A+, A, A-).
+GRADES = {"average_plus": 60, "average": 50, "average_minus": 40}
 #: Most points one ruling may take from or add to a side: far beyond any game's scores, and
 #: small enough that scores stay inside the API's int64 (leaving it takes ~10**13 rulings).
 limits.MAX_RULING_POINTS = 1_000_000
@@ -39,55 +43,133 @@ _CREATED_TOPIC = get_topic(Tournament.Created)
 
 def record_ruling(
     app: Referee, match_id: UUID, token: str, hand: int, kind: str, points: list[int],
-    reason: str, command_id: str = "",
+    reason: str, command_id: str = "", *, rule: str = "", ref: int = 0,
+    grades: list[str] | None = None,
 ) -> tuple[int, list[int], bool]:
-    """Record a ruling on a finished hand; return the match's version after it, the
-    adjustment, and whether this was a retry answered from the record.
+    """Record a ruling; return the match's version after it, the adjustment added to each
+    side's score, and whether this was a retry answered from the record.
 
-    ``penalty``: ``points[i]`` (>= 0) is taken from side ``i``; ``correction``: ``points`` is
-    added as given; ``annul``: the hand's effect on the scores is undone (``points`` ignored).
-    ``command_id``: an idempotency key: a retry with it is applied once and answered the same
-    (the same key for another ruling: COMMAND_ID_REUSED).
+    Kinds (docs/tournaments.md): ``penalty`` (``points[i]`` >= 0 taken from side ``i``),
+    ``correction`` (``points`` added), ``annul`` (the hand's effect undone), ``artificial``
+    (``grades``: each side gets ``average_plus``, ``average`` or ``average_minus``: 60, 50 or
+    40% of the hand's points as played), ``weighted`` (``points``: each side's percentage of
+    the hand's points, summing to 100), ``withdraw`` (undo the ruling at version ``ref``),
+    ``amend`` (the ruling at ``ref`` should have adjusted by ``points``), ``appeal``
+    (``points`` added; the only kind once the results are final). ``rule``: the rule or
+    regulation cited. ``command_id``: an idempotency key (a retry is applied once and
+    answered the same; the key for another ruling: COMMAND_ID_REUSED).
     """
     limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
+    limits.check_length("rule", rule, limits.MAX_STRING, "characters")
     app.tokens.require_auditor(token)
     if kind not in RULING_KINDS:
         raise InvalidRulingError(f"ruling kind must be one of {', '.join(RULING_KINDS)}",
                                  kind=kind)
     if not reason.strip():
         raise InvalidRulingError("a ruling needs a reason")
-    def rule(match: Match) -> tuple[int, list[int], bool]:
+
+    def rule_on(match: Match) -> tuple[int, list[int], bool]:
         done = match.ruling_commands.get(command_id) if command_id else None
         if done is not None:
-            if (done["hand"], done["kind"], done["reason"]) != (hand, kind, reason.strip()):
+            asked = (kind, reason.strip(), ref)
+            same = ((done["kind"], done["reason"], done.get("ref", 0)) == asked
+                    and (kind in ("withdraw", "amend") or done["hand"] == hand))
+            if not same:
                 raise CommandIdReusedError(
                     f"command id {command_id!r} was used for another ruling (hand "
                     f"{done['hand']}, {done['kind']})", commandId=command_id)
             return done["version"], list(done["adjust"]), True
-        if not 1 <= hand <= len(match.hands):
-            raise HandNotFoundError(
-                f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand
-            )
-        log = match.hands[hand - 1]
-        if log.result is None:
-            raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
-        sides = len(match.match_state.scores)
-        if kind == "annul":
-            adjust = [-x for x in _hand_effect(app, match, hand)]
-        else:
-            if len(points) != sides:
-                raise InvalidRulingError(f"points must list {sides} values, one per side")
-            if kind == "penalty" and any(p < 0 for p in points):
-                raise InvalidRulingError("penalty points are taken away: give them as >= 0")
-            if any(abs(p) > limits.MAX_RULING_POINTS for p in points):
-                most = limits.MAX_RULING_POINTS
-                raise InvalidRulingError(f"points must be within -{most}..{most}", limit=most)
-            adjust = [-p for p in points] if kind == "penalty" else list(points)
-        match.record_ruling(hand, kind, adjust, reason.strip(), command_id=command_id)
+        if match.results_final and kind != "appeal":
+            raise ResultsFinalError(
+                "the match's result is final (its tournament closed the correction window): "
+                "only an appeal ruling may change it", kind=kind)
+        on, adjust = _adjustment(app, match, hand, kind, points, ref, grades or [])
+        match.record_ruling(on, kind, adjust, reason.strip(), command_id=command_id,
+                            rule=rule.strip(), ref=ref)
         return match.version, adjust, False
 
     # Under the match's lock and through the group committer, as actions are.
-    return app.update_match(match_id, rule)
+    return app.update_match(match_id, rule_on)
+
+
+def _adjustment(app: Referee, match: Match, hand: int, kind: str, points: list[int],
+                ref: int, grades: list[str]) -> tuple[int, list[int]]:
+    """The hand ruled on and the adjustment per side (see :func:`record_ruling`).
+    :raises InvalidRulingError, HandNotFoundError, HandNotFinishedError:"""
+    sides = len(match.match_state.scores)
+    if kind in ("withdraw", "amend"):
+        earlier = next((r for r in match.rulings if r["version"] == ref), None)
+        if earlier is None or ref <= 0:
+            raise InvalidRulingError(f"{kind} names the ruling it changes: ref must be the "
+                                     f"version of a ruling of this match, not {ref}", ref=ref)
+        if any(r["ref"] == ref for r in match.rulings if r["kind"] in ("withdraw", "amend")):
+            raise InvalidRulingError(f"the ruling at version {ref} was already withdrawn or "
+                                     "amended: change the newer ruling", ref=ref)
+        if kind == "withdraw":
+            return earlier["hand"], [-a for a in earlier["adjust"]]
+        _check_points(points, sides)
+        return earlier["hand"], [p - a for p, a in zip(points, earlier["adjust"], strict=True)]
+    if not 1 <= hand <= len(match.hands):
+        raise HandNotFoundError(
+            f"hand {hand} does not exist (hands 1..{len(match.hands)})", hand=hand)
+    log = match.hands[hand - 1]
+    if log.result is None:
+        raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    played = list(log.result["points"])
+    if kind == "annul":
+        return hand, [-x for x in _hand_effect(app, match, hand)]
+    if kind == "artificial":
+        if len(grades) != sides or any(g not in GRADES for g in grades):
+            raise InvalidRulingError(
+                f"grades must give each of the {sides} sides one of {', '.join(GRADES)}")
+        total = sum(played)
+        return hand, [round(total * GRADES[g] / 100) - p
+                      for g, p in zip(grades, played, strict=True)]
+    _check_points(points, sides)
+    if kind == "weighted":
+        if any(p < 0 for p in points) or sum(points) != 100:
+            raise InvalidRulingError("weighted: points are each side's percentage of the "
+                                     "hand's points, >= 0 and summing to 100")
+        total = sum(played)
+        return hand, [round(total * w / 100) - p for w, p in zip(points, played, strict=True)]
+    if kind == "penalty" and any(p < 0 for p in points):
+        raise InvalidRulingError("penalty points are taken away: give them as >= 0")
+    return hand, [-p for p in points] if kind == "penalty" else list(points)
+
+
+def _check_points(points: list[int], sides: int) -> None:
+    if len(points) != sides:
+        raise InvalidRulingError(f"points must list {sides} values, one per side")
+    if any(abs(p) > limits.MAX_RULING_POINTS for p in points):
+        most = limits.MAX_RULING_POINTS
+        raise InvalidRulingError(f"points must be within -{most}..{most}", limit=most)
+
+
+def finalize_results(app: Referee, token: str, tournament_id: UUID, command_id: str = ""
+                     ) -> tuple[int, list[str]]:
+    """Close the tournament's correction window: a ``ResultsFinalized`` event on the
+    tournament and on each of its matches that is over (their results are final: later
+    rulings on them must be appeals). Returns the tournament's version and the matches made
+    final. A retry (``command_id``) finishes what a failed attempt left undone."""
+    app.tokens.require_auditor(token)
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
+    with app.updating(tournament_id) as commit:
+        t = get_tournament(app, tournament_id)
+        version = _replayed(t, command_id, "finalize")
+        if version is None:
+            t.finalize("auditor", command_id)
+            commit(t)
+            version = t.version
+        matches = list(t.matches)
+    final: list[str] = []
+    for mid in matches:
+        def close(match: Match) -> bool:
+            if match.over:
+                match.finalize_results("auditor", str(tournament_id))
+            return match.over
+        if app.update_match(UUID(mid), close):
+            final.append(mid)
+    return version, final
 
 
 def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:

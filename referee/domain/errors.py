@@ -161,3 +161,10 @@ class ClockStateError(RefereeError):
     """A clock command that does not fit the table (no time control, already paused, ...)."""
 
     reason = "CLOCK_STATE"
+
+
+class ResultsFinalError(RefereeError):
+    """The match's result is final (its tournament closed the correction window): only an
+    appeal ruling may change it."""
+
+    reason = "RESULTS_FINAL"

@@ -106,7 +106,9 @@ class Match(Aggregate):
         winner: int | None
 
     class RulingRecorded(Event):
-        """An arbiter's ruling; ``command_id``: its idempotency key (empty: none)."""
+        """An arbiter's ruling: ``adjust`` added to each side's score, the ``rule`` or
+        regulation cited, ``ref`` the version of the ruling it withdraws or amends (0: none),
+        ``command_id`` its idempotency key (empty: none)."""
 
         hand: int
         kind: str
@@ -114,6 +116,14 @@ class Match(Aggregate):
         reason: str
         by: str
         command_id: str
+        rule: str
+        ref: int
+
+    class ResultsFinalized(Event):
+        """The tournament's correction window is closed: later rulings are appeals."""
+
+        by: str
+        tournament_id: str
 
     class TimeControlled(Event):
         """The match's time control (``referee.domain.clock.TimeControl``), right after
@@ -186,6 +196,8 @@ class Match(Aggregate):
         self.rulings: list[dict[str, Any]] = []
         #: The rulings recorded with an idempotency key, by key (a retry is answered from it).
         self.ruling_commands: dict[str, dict[str, Any]] = {}
+        #: True once a tournament closed the correction window (``ResultsFinalized``).
+        self.results_final = False
         self.clock: Clock | None = None
         #: The latest timeout ``{"seat", "version", "policy", "deadline"}`` until that seat
         #: acts again (a late action is refused naming it).
@@ -338,13 +350,19 @@ class Match(Aggregate):
 
     def record_ruling(
         self, hand: int, kind: str, adjust: list[int], reason: str, by: str = "auditor",
-        command_id: str = "",
+        command_id: str = "", rule: str = "", ref: int = 0,
     ) -> None:
         """Record an auditor's ruling on a finished hand: ``adjust`` is added to the reported
-        scores (penalty, annulled hand, correction). History and match flow are unchanged.
-        ``command_id``: the command's idempotency key (see :attr:`ruling_commands`)."""
+        scores. History and match flow are unchanged. ``command_id``: the command's
+        idempotency key (see :attr:`ruling_commands`); ``rule``: the rule or regulation
+        cited; ``ref``: the ruling this one withdraws or amends."""
         self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by,
-                              command_id=command_id)
+                              command_id=command_id, rule=rule, ref=ref)
+
+    def finalize_results(self, by: str, tournament_id: str) -> None:
+        """Close the correction window: the result is final; later rulings are appeals."""
+        if not self.results_final:
+            self._results_finalized(by=by, tournament_id=tournament_id)
 
     # -- events ----------------------------------------------------------------------------
     def _trigger_computed(
@@ -428,6 +446,10 @@ class Match(Aggregate):
     def _match_ended(self, scores: list[int], winner: int | None) -> None:
         self._caused({"kind": MATCH_ENDED, "scores": scores, "winner": winner})
 
+    @event(ResultsFinalized)
+    def _results_finalized(self, by: str, tournament_id: str) -> None:
+        self.results_final = True
+
     @event(TimeControlled)
     def _time_controlled(self, control: dict[str, Any]) -> None:
         self.clock = Clock.start(TimeControl(**control), self.game.num_seats)
@@ -462,10 +484,10 @@ class Match(Aggregate):
     @event(RulingRecorded)
     def _ruling_recorded(
         self, hand: int, kind: str, adjust: list[int], reason: str, by: str,
-        command_id: str = "",
+        command_id: str = "", rule: str = "", ref: int = 0,
     ) -> None:
         ruling = {"hand": hand, "kind": kind, "adjust": list(adjust), "reason": reason,
-                  "by": by, "version": self.version + 1}
+                  "by": by, "version": self.version + 1, "rule": rule, "ref": ref}
         self.rulings.append(ruling)
         if command_id:
             self.ruling_commands[command_id] = ruling

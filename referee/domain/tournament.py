@@ -28,6 +28,7 @@ class Tournament(Aggregate):
     @event("Created")
     def __init__(self, name: str, game: str, command_id: str = "") -> None:
         self.command_id = command_id
+        self.final = False
         self.name = name
         self.game = game
         self.entrants: dict[str, str] = {}
@@ -44,6 +45,12 @@ class Tournament(Aggregate):
         """Register a team or player under a unique ``entrant`` name."""
         self._remember(command_id, "register", entrant, list(members))
         self.entrants[entrant] = ",".join(members)
+
+    @event("ResultsFinalized")
+    def finalize(self, by: str, command_id: str = "") -> None:
+        """Close the correction window: the results of the matches over now are final."""
+        self._remember(command_id, "finalize")
+        self.final = True
 
     @event("MatchAttached")
     def attach(self, match_id: str, sides: list[str], board: str, command_id: str = "") -> None:

@@ -48,6 +48,7 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (d.StreamLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_STREAMS"),
     (d.MatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),
     (d.TimedOutError, grpc.StatusCode.FAILED_PRECONDITION, "TIMED_OUT"),
+    (d.ResultsFinalError, grpc.StatusCode.FAILED_PRECONDITION, "RESULTS_FINAL"),
     (d.ClockPausedError, grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_PAUSED"),
     (d.ClockStateError, grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_STATE"),
     (d.HandNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION, "HAND_NOT_FINISHED"),

@@ -39,7 +39,7 @@ def _uuid(text: str, field: str) -> UUID:
 
 def _ruling(r: dict[str, Any]) -> pb.Ruling:
     return pb.Ruling(hand=r["hand"], kind=r["kind"], adjust=r["adjust"], reason=r["reason"],
-                     version=r.get("version", 0))
+                     version=r.get("version", 0), rule=r.get("rule", ""), ref=r.get("ref", 0))
 
 
 def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
@@ -132,7 +132,8 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
                      ) -> pb.RecordRulingResponse:
         version, adjust, replayed = tour.record_ruling(
             self.app, _uuid(request.match_id, "match_id"), request.token, request.hand,
-            request.kind, list(request.points), request.reason, request.command_id)
+            request.kind, list(request.points), request.reason, request.command_id,
+            rule=request.rule, ref=request.ref, grades=list(request.grades))
         return pb.RecordRulingResponse(version=version, adjust=adjust, replayed=replayed)
 
     @unary_handler
@@ -191,13 +192,21 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         return pb.TournamentChangeResponse(version=v)
 
     @unary_handler
+    def FinalizeResults(self, request: pb.FinalizeResultsRequest,
+                        context: grpc.ServicerContext) -> pb.FinalizeResultsResponse:
+        version, final = tour.finalize_results(
+            self.app, request.token, _uuid(request.tournament_id, "tournament_id"),
+            request.command_id)
+        return pb.FinalizeResultsResponse(version=version, final_matches=final)
+
+    @unary_handler
     def GetStandings(self, request: pb.GetStandingsRequest, context: grpc.ServicerContext
                      ) -> pb.GetStandingsResponse:
         s = self.q.standings(_uuid(request.tournament_id, "tournament_id"))
         return pb.GetStandingsResponse(
             tournament_id=s["tournament_id"], name=s["name"], game=s["game"],
             standings=[pb.Standing(**row) for row in s["entrants"]],
-            boards_json=json.dumps(s["boards"], sort_keys=True),
+            boards_json=json.dumps(s["boards"], sort_keys=True), final=s.get("final", False),
         )
 
     @stream_handler

@@ -88,3 +88,20 @@ def _check_record(record: dict[str, Any], match_id: str, official: list[int], wi
     bad = dict(record, rulings=[{"hand": 99, "kind": "penalty", "adjust": [0, 0],
                                  "reason": "x"}])
     assert verify_data(bad)[0] == 2  # not a valid record: no hand 99
+
+
+def test_standings_are_provisional_until_the_results_are_final(app: Referee) -> None:
+    from referee.tournaments import finalize_results
+
+    tid = create_tournament(app, AUDITOR, "league", "euchre")
+    register_entrant(app, AUDITOR, tid, "north", ["n1", "n2"])
+    register_entrant(app, AUDITOR, tid, "east", ["e1", "e2"])
+    c = app.create_match("euchre", rules={"target_score": 3})
+    attach_match(app, AUDITOR, tid, c.match_id, ["north", "east"])
+    play(app, c.match_id, c.seat_tokens, random.Random(9))
+    catch_up(app)
+    q = Queries(app)
+    assert q.standings(tid)["final"] is False
+    finalize_results(app, AUDITOR, tid)
+    catch_up(app)
+    assert q.standings(tid)["final"] is True

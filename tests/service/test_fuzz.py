@@ -226,6 +226,7 @@ def _populate(world: World) -> None:
         ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
                                match_id=create(stub, "euchre").match_id, sides=entrants),
         ppb.GetStandingsRequest(tournament_id=tid),
+        ppb.FinalizeResultsRequest(token=AUDITOR, tournament_id=tid, command_id="close"),
         ppb.ExportTournamentRequest(tournament_id=tid, token=AUDITOR),
     ]
     by_input = {m.input_type.full_name: m for m in METHODS}

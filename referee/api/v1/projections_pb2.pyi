@@ -26,18 +26,22 @@ class WatchScoreboardRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
 
 class Ruling(_message.Message):
-    __slots__ = ("hand", "kind", "adjust", "reason", "version")
+    __slots__ = ("hand", "kind", "adjust", "reason", "version", "rule", "ref")
     HAND_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     ADJUST_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
     hand: int
     kind: str
     adjust: _containers.RepeatedScalarFieldContainer[int]
     reason: str
     version: int
-    def __init__(self, hand: _Optional[int] = ..., kind: _Optional[str] = ..., adjust: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+    rule: str
+    ref: int
+    def __init__(self, hand: _Optional[int] = ..., kind: _Optional[str] = ..., adjust: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ...) -> None: ...
 
 class HandScore(_message.Message):
     __slots__ = ("hand", "dealer", "points", "scores_after", "detail_json", "rulings")
@@ -186,7 +190,7 @@ class ExportResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class RecordRulingRequest(_message.Message):
-    __slots__ = ("token", "match_id", "hand", "kind", "points", "reason", "command_id")
+    __slots__ = ("token", "match_id", "hand", "kind", "points", "reason", "command_id", "rule", "ref", "grades")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
@@ -194,6 +198,9 @@ class RecordRulingRequest(_message.Message):
     POINTS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    GRADES_FIELD_NUMBER: _ClassVar[int]
     token: str
     match_id: str
     hand: int
@@ -201,7 +208,10 @@ class RecordRulingRequest(_message.Message):
     points: _containers.RepeatedScalarFieldContainer[int]
     reason: str
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    rule: str
+    ref: int
+    grades: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ..., grades: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RecordRulingResponse(_message.Message):
     __slots__ = ("version", "adjust", "replayed")
@@ -344,18 +354,38 @@ class Standing(_message.Message):
     def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
-    __slots__ = ("tournament_id", "name", "game", "standings", "boards_json")
+    __slots__ = ("tournament_id", "name", "game", "standings", "boards_json", "final")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     BOARDS_JSON_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
     standings: _containers.RepeatedCompositeFieldContainer[Standing]
     boards_json: str
-    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ...) -> None: ...
+    final: bool
+    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ..., final: _Optional[bool] = ...) -> None: ...
+
+class FinalizeResultsRequest(_message.Message):
+    __slots__ = ("token", "tournament_id", "command_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    tournament_id: str
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+
+class FinalizeResultsResponse(_message.Message):
+    __slots__ = ("version", "final_matches")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    FINAL_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    final_matches: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, version: _Optional[int] = ..., final_matches: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ExportTournamentRequest(_message.Message):
     __slots__ = ("tournament_id", "token")

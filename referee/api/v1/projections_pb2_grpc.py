@@ -435,6 +435,11 @@ class TournamentServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
                 _registered_method=True)
+        self.FinalizeResults = channel.unary_unary(
+                '/referee.api.v1.TournamentService/FinalizeResults',
+                request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsResponse.FromString,
+                _registered_method=True)
         self.GetStandings = channel.unary_unary(
                 '/referee.api.v1.TournamentService/GetStandings',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetStandingsRequest.SerializeToString,
@@ -472,6 +477,14 @@ class TournamentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FinalizeResults(self, request, context):
+        """Closes the correction window: the results of the tournament's finished matches are
+        final (auditor only; later rulings on them must be appeals).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetStandings(self, request, context):
         """The standings: matches won, points for and against, duplicate comparison per board.
         """
@@ -503,6 +516,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.AttachMatch,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.SerializeToString,
+            ),
+            'FinalizeResults': grpc.unary_unary_rpc_method_handler(
+                    servicer.FinalizeResults,
+                    request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsResponse.SerializeToString,
             ),
             'GetStandings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStandings,
@@ -597,6 +615,33 @@ class TournamentService:
             '/referee.api.v1.TournamentService/AttachMatch',
             referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FinalizeResults(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.TournamentService/FinalizeResults',
+            referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsResponse.FromString,
             options,
             channel_credentials,
             insecure,
