@@ -100,8 +100,13 @@ class Queries:
     def scoreboard(self, match_id: UUID, token: str) -> Doc:
         """The match's scoreboard (anyone who may watch the match)."""
         doc = self._doc("scoreboard", match_id)
-        self._who(doc, token)
+        who = self._who(doc, token)
         out = {k: v for k, v in doc.items() if k != "auth"}
+        hidden = ([] if who.role is Role.AUDITOR or not doc.get("board")
+                  else self.app.hidden_hands(match_id))
+        if hidden:  # a board another table still plays: its points, not its cards
+            out["hands"] = [dict(h, detail={}, withheld=True) if h["hand"] in hidden else h
+                            for h in out["hands"]]
         if doc.get("clock") is not None:  # the deadline and the time left, as of now
             out["clock"] = Clock.from_state(doc["clock"]).to_json(
                 None if doc["state"] == "over" else doc["to_act"], datetime.now(UTC))
@@ -164,6 +169,7 @@ class Queries:
                 f"hand {hand} is still being played: only the auditor may replay it now"
                 f"{self.app.tokens.auditor_hint}",
                 hand=hand)
+        self.app.check_board(match_id, hand, token)
         actions = h["actions"]
         if not 0 <= index <= len(actions):
             raise ActionIndexOutOfRangeError(
@@ -217,6 +223,7 @@ class Queries:
                 f"hand {hand} is still being played: only the auditor may view it now"
                 f"{self.app.tokens.auditor_hint}",
                 hand=hand)
+        self.app.check_board(match_id, hand, token)
         title = f"{m['game'].capitalize()} — hand {hand} of match {match_id}"
         page = render_hand(replay_for_view(self._record(m, h).to_json()),
                            players=m["players"], title=title)
@@ -261,12 +268,15 @@ class Queries:
         h = self._hand(match_id, hand, int(m["hands"]))
         if not h["finished"]:
             raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+        self.app.check_board(match_id, hand, token)
         return self._record(m, h).to_json()
 
     def match_record(self, match_id: UUID, token: str) -> Doc:
         """The match's finished hands as a ``referee.match/v1`` record."""
         m = self._doc("hands", match_id)
         self._who(m, token)
+        for hand in self.app.hidden_hands(match_id):
+            self.app.check_board(match_id, hand, token)
         return self._match_record(m)
 
     def _match_record(self, m: Doc) -> Doc:

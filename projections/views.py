@@ -224,6 +224,12 @@ class ScoreboardProjection(Projection[DocView]):
         _tick(doc, e, lambda clock: clock.pause(e.timestamp))
         self._save(doc, tracking)
 
+    @process_event.register(Match.BoardAssigned)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["board"] = e.board  # reads of its hands are checked while other tables play it
+        self._save(doc, tracking)
+
     @process_event.register(CLOCK_RESUMED)
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)

@@ -145,6 +145,25 @@ def _check_points(points: list[int], sides: int) -> None:
         raise InvalidRulingError(f"points must be within -{most}..{most}", limit=most)
 
 
+def release_board(app: Referee, token: str, tournament_id: UUID, board: str,
+                  command_id: str = "") -> int:
+    """Let every table's callers read duplicate board ``board`` before all tables have
+    played it (auditor only; an event). Returns the tournament's version."""
+    app.tokens.require_auditor(token)
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
+    with app.updating(tournament_id) as commit:
+        t = get_tournament(app, tournament_id)
+        before = _replayed(t, command_id, "release", board)
+        if before is not None:
+            return before
+        if board not in {m["board"] for m in t.matches.values()} - {""}:
+            raise MalformedRequestError(f"the tournament has no board {board!r}", board=board)
+        if board not in t.released:
+            t.release(board, command_id)
+            commit(t)
+        return t.version
+
+
 def finalize_results(app: Referee, token: str, tournament_id: UUID, command_id: str = ""
                      ) -> tuple[int, list[str]]:
     """Close the tournament's correction window: a ``ResultsFinalized`` event on the
@@ -308,4 +327,7 @@ def attach_match(
                 "a duplicate board needs a match created with fixed deals")
         t.attach(str(match_id), list(sides), board, command_id)
         commit(t)
-        return t.version
+        version = t.version
+    if board:  # the match keeps its board: its reads are withheld while others play it
+        app.update_match(match_id, lambda m: m.assign_board(str(tournament_id), board))
+    return version

@@ -15,6 +15,7 @@ from uuid import UUID
 
 from referee import limits
 from referee.application.answers import DealCheck, PublicEvent, View
+from referee.application.boards import Boards
 from referee.application.live import LiveMatches
 from referee.application.ports import MatchStore, RejectionTrail
 from referee.application.principals import Principal, Role, Tokens
@@ -43,9 +44,9 @@ class Reading:
     """The queries of the write side (the projections answer the others)."""
 
     def __init__(self, live: LiveMatches, store: MatchStore, tokens: Tokens,
-                 rejections: RejectionTrail, changes: ChangeWaiters) -> None:
+                 rejections: RejectionTrail, changes: ChangeWaiters, boards: Boards) -> None:
         self._live, self._store, self._tokens = live, store, tokens
-        self._rejections, self._changes = rejections, changes
+        self._rejections, self._changes, self._boards = rejections, changes, boards
 
     def get_match(self, match_id: UUID) -> Match:
         """A private copy of the match as committed (safe to mutate)."""
@@ -100,7 +101,9 @@ class Reading:
         """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
         any hand for the auditor."""
         with self._live.reading(match_id) as match:
-            log = _hand(match, hand, self._tokens.authorize(match, token))
+            who = self._tokens.authorize(match, token)
+            log = _hand(match, hand, who)
+            self._boards.check(match, hand, who.role is Role.AUDITOR)
             return _hand_record(match, log).to_json(), log.result is not None
 
     def match_record(self, match_id: UUID, token: str) -> tuple[dict[str, JSON], bool]:
@@ -108,6 +111,8 @@ class Reading:
         ended; the auditor also gets the running one)."""
         with self._live.reading(match_id) as match:
             who = self._tokens.authorize(match, token)
+            for hand in self._boards.hidden(match) if who.role is not Role.AUDITOR else ():
+                self._boards.check(match, hand, False)
             forfeited = match.forfeit["hand"] if match.forfeit is not None else None
             hands = [
                 _hand_record(match, h) for h in match.hands
@@ -125,7 +130,9 @@ class Reading:
     def verify_deal(self, match_id: UUID, hand: int, token: str) -> DealCheck:
         """Reveal a finished hand's pack and nonce and check them against its commitment."""
         with self._live.reading(match_id) as match:
-            log = _hand(match, hand, self._tokens.authorize(match, token))
+            who = self._tokens.authorize(match, token)
+            log = _hand(match, hand, who)
+            self._boards.check(match, hand, who.role is Role.AUDITOR)
         ok = hmac.compare_digest(commitment(log.nonce, log.cards), log.commitment)
         return DealCheck(log.commitment, log.nonce, list(log.cards), ok)
 

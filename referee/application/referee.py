@@ -14,11 +14,12 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.utils import strtobool
 
 from referee.application.acting import Acting
 from referee.application.answers import Answer, Created, DealCheck, View
+from referee.application.boards import Boards
 from referee.application.clocks import ClockCommands, ClockFollower, Timers, fire, utc_now
 from referee.application.creating import Creating, deal_next
 from referee.application.live import LiveMatches
@@ -74,7 +75,10 @@ class Referee(Application[UUID]):
         self.live.on_live = self.timers.watch
         self.clocks = ClockCommands(self.acting.update_match, self.tokens.require_auditor)
         self._clock_follower: ClockFollower | None = None
-        self.reading = Reading(self.live, store, self.tokens, self.rejections, self.changes)
+        #: Duplicate boards still in play at another table (their cards stay hidden).
+        self.boards = Boards(self.live, self._tournament)
+        self.reading = Reading(self.live, store, self.tokens, self.rejections, self.changes,
+                               self.boards)
         #: The log as the projections read it (the port they use; this process's commits
         #: wake them).
         self.event_log = LogReader(self.settings, self.recorder, self.mapper,
@@ -121,6 +125,27 @@ class Referee(Application[UUID]):
         if self._clock_follower is None:
             self._clock_follower = ClockFollower(self.recorder, self._rewatch_clock,
                                                  max(self.settings.follow_interval, 1.0))
+
+    def _tournament(self, tournament_id: UUID) -> Any:
+        """A tournament aggregate as stored (None if there is none with this id)."""
+        try:
+            return self.repository.get(tournament_id)
+        except AggregateNotFoundError:
+            return None
+
+    def check_board(self, match_id: UUID, hand: int, token: str) -> None:
+        """:raises BoardInPlayError: ``hand`` of the match is a duplicate board another table
+        still plays, and ``token`` is not the auditor's (see :mod:`.boards`)."""
+        auditor = self.tokens.is_auditor(token)
+        if auditor:
+            return
+        with self.live.reading(match_id) as match:
+            self.boards.check(match, hand, auditor)
+
+    def hidden_hands(self, match_id: UUID) -> list[int]:
+        """The hands of the match that are duplicate boards still in play elsewhere."""
+        with self.live.reading(match_id) as match:
+            return self.boards.hidden(match)
 
     def _watch_clock(self, match: Match) -> None:
         self.timers.watch(match)

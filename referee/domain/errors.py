@@ -168,3 +168,10 @@ class ResultsFinalError(RefereeError):
     appeal ruling may change it."""
 
     reason = "RESULTS_FINAL"
+
+
+class BoardInPlayError(RefereeError):
+    """The hand is a duplicate board another table is still playing: its cards stay hidden
+    (from everyone but the auditor) until every table has finished it or it is released."""
+
+    reason = "BOARD_IN_PLAY"

@@ -119,6 +119,13 @@ class Match(Aggregate):
         rule: str
         ref: int
 
+    class BoardAssigned(Event):
+        """The match plays duplicate board ``board`` of tournament ``tournament_id``: its
+        fixed deals are played at other tables too."""
+
+        tournament_id: str
+        board: str
+
     class ResultsFinalized(Event):
         """The tournament's correction window is closed: later rulings are appeals."""
 
@@ -198,6 +205,8 @@ class Match(Aggregate):
         self.ruling_commands: dict[str, dict[str, Any]] = {}
         #: True once a tournament closed the correction window (``ResultsFinalized``).
         self.results_final = False
+        #: ``(tournament_id, board)`` when the match plays a duplicate board.
+        self.board: tuple[str, str] | None = None
         self.clock: Clock | None = None
         #: The latest timeout ``{"seat", "version", "policy", "deadline"}`` until that seat
         #: acts again (a late action is refused naming it).
@@ -359,6 +368,11 @@ class Match(Aggregate):
         self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by,
                               command_id=command_id, rule=rule, ref=ref)
 
+    def assign_board(self, tournament_id: str, board: str) -> None:
+        """Record that the match plays this duplicate board (once)."""
+        if self.board is None:
+            self._board_assigned(tournament_id=tournament_id, board=board)
+
     def finalize_results(self, by: str, tournament_id: str) -> None:
         """Close the correction window: the result is final; later rulings are appeals."""
         if not self.results_final:
@@ -445,6 +459,10 @@ class Match(Aggregate):
     @event(MatchEnded)
     def _match_ended(self, scores: list[int], winner: int | None) -> None:
         self._caused({"kind": MATCH_ENDED, "scores": scores, "winner": winner})
+
+    @event(BoardAssigned)
+    def _board_assigned(self, tournament_id: str, board: str) -> None:
+        self.board = (tournament_id, board)
 
     @event(ResultsFinalized)
     def _results_finalized(self, by: str, tournament_id: str) -> None:

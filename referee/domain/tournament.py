@@ -29,6 +29,7 @@ class Tournament(Aggregate):
     def __init__(self, name: str, game: str, command_id: str = "") -> None:
         self.command_id = command_id
         self.final = False
+        self.released: list[str] = []
         self.name = name
         self.game = game
         self.entrants: dict[str, str] = {}
@@ -51,6 +52,12 @@ class Tournament(Aggregate):
         """Close the correction window: the results of the matches over now are final."""
         self._remember(command_id, "finalize")
         self.final = True
+
+    @event("BoardReleased")
+    def release(self, board: str, command_id: str = "") -> None:
+        """Let everyone with access to its tables read ``board`` before all have played it."""
+        self._remember(command_id, "release", board)
+        self.released.append(board)
 
     @event("MatchAttached")
     def attach(self, match_id: str, sides: list[str], board: str, command_id: str = "") -> None:

@@ -49,6 +49,7 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (d.MatchOverError, grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER"),
     (d.TimedOutError, grpc.StatusCode.FAILED_PRECONDITION, "TIMED_OUT"),
     (d.ResultsFinalError, grpc.StatusCode.FAILED_PRECONDITION, "RESULTS_FINAL"),
+    (d.BoardInPlayError, grpc.StatusCode.FAILED_PRECONDITION, "BOARD_IN_PLAY"),
     (d.ClockPausedError, grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_PAUSED"),
     (d.ClockStateError, grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_STATE"),
     (d.HandNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION, "HAND_NOT_FINISHED"),

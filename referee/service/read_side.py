@@ -192,6 +192,14 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         return pb.TournamentChangeResponse(version=v)
 
     @unary_handler
+    def ReleaseBoard(self, request: pb.ReleaseBoardRequest, context: grpc.ServicerContext
+                     ) -> pb.TournamentChangeResponse:
+        v = tour.release_board(self.app, request.token,
+                               _uuid(request.tournament_id, "tournament_id"), request.board,
+                               request.command_id)
+        return pb.TournamentChangeResponse(version=v)
+
+    @unary_handler
     def FinalizeResults(self, request: pb.FinalizeResultsRequest,
                         context: grpc.ServicerContext) -> pb.FinalizeResultsResponse:
         version, final = tour.finalize_results(

@@ -146,6 +146,11 @@ def _populate(world: World) -> None:
                                                         entrant=e, members=["a", "b"]))
     tour.AttachMatch(ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
                                             match_id=played.match_id, sides=entrants))
+    deals = [pb.FixedDeal(cards=[CARD_NAMES[c] for c in GAMES["euchre"].pack])]
+    for _ in range(2):  # two tables of one duplicate board, neither finished
+        tour.AttachMatch(ppb.AttachMatchRequest(
+            token=AUDITOR, tournament_id=tid, sides=entrants, board="b1",
+            match_id=create(stub, "euchre", fixed_deals=deals).match_id))
     world.worker.wait()
     board = ppbg.ProjectionsServiceStub(world.channel).GetScoreboard(
         ppb.GetScoreboardRequest(match_id=played.match_id, token=AUDITOR))
@@ -227,6 +232,7 @@ def _populate(world: World) -> None:
                                match_id=create(stub, "euchre").match_id, sides=entrants),
         ppb.GetStandingsRequest(tournament_id=tid),
         ppb.FinalizeResultsRequest(token=AUDITOR, tournament_id=tid, command_id="close"),
+        ppb.ReleaseBoardRequest(token=AUDITOR, tournament_id=tid, board="b1"),
         ppb.ExportTournamentRequest(tournament_id=tid, token=AUDITOR),
     ]
     by_input = {m.input_type.full_name: m for m in METHODS}

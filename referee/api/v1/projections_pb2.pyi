@@ -369,6 +369,18 @@ class GetStandingsResponse(_message.Message):
     final: bool
     def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ..., final: _Optional[bool] = ...) -> None: ...
 
+class ReleaseBoardRequest(_message.Message):
+    __slots__ = ("token", "tournament_id", "board", "command_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    tournament_id: str
+    board: str
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+
 class FinalizeResultsRequest(_message.Message):
     __slots__ = ("token", "tournament_id", "command_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]

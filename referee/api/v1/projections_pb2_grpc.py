@@ -440,6 +440,11 @@ class TournamentServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsResponse.FromString,
                 _registered_method=True)
+        self.ReleaseBoard = channel.unary_unary(
+                '/referee.api.v1.TournamentService/ReleaseBoard',
+                request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+                _registered_method=True)
         self.GetStandings = channel.unary_unary(
                 '/referee.api.v1.TournamentService/GetStandings',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetStandingsRequest.SerializeToString,
@@ -485,6 +490,14 @@ class TournamentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReleaseBoard(self, request, context):
+        """Lets everyone with access to its tables read a duplicate board before every table has
+        played it (auditor only; an event).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetStandings(self, request, context):
         """The standings: matches won, points for and against, duplicate comparison per board.
         """
@@ -521,6 +534,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.FinalizeResults,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsResponse.SerializeToString,
+            ),
+            'ReleaseBoard': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseBoard,
+                    request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.SerializeToString,
             ),
             'GetStandings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStandings,
@@ -642,6 +660,33 @@ class TournamentService:
             '/referee.api.v1.TournamentService/FinalizeResults',
             referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_projections__pb2.FinalizeResultsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseBoard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.TournamentService/ReleaseBoard',
+            referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
             options,
             channel_credentials,
             insecure,
