@@ -91,19 +91,30 @@ _END = object()
 def stream_handler(method: F) -> F:
     """A server-streaming handler for the ``grpc.aio`` server, exceptions going through the
     error table. An async generator runs on the loop. A blocking generator gets each item
-    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`."""
+    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`.
+
+    A stream never ends OK because the server stops: once the servicer's ``stopping()`` is
+    true, the stream ends UNAVAILABLE / ``SERVER_STOPPING`` ("server shutting down; resume
+    from version N", N the last version sent, or the request's ``after_version``), so that a
+    client cannot take a shutdown for the end of its match; it resumes from N."""
     from referee.service.errors import abort
 
     @functools.wraps(method)
     async def native(self: Any, request: Any, context: grpc.aio.ServicerContext
                      ) -> AsyncIterator[Any]:
+        sent = _Sent(request)
         try:
             admit(self, request, context)
             with stream_place(self, context):
                 async for item in method(self, request, context):
+                    sent.note(item)
                     yield item
+                    if _stopping(self):
+                        break
+            if _stopping(self):  # ended by the shutdown, not by its subject: retryable
+                raise sent.stopping()
         except Exception as exc:
-            await abort(context, exc)
+            await abort(context, _stopped(self, sent, exc))
 
     @functools.wraps(method)
     async def blocking(self: Any, request: Any, context: grpc.aio.ServicerContext
@@ -114,23 +125,62 @@ def stream_handler(method: F) -> F:
         items = method(self, request, StreamContext(ended))
         pending: asyncio.Future[Any] | None = None
         place = contextlib.ExitStack()
+        sent = _Sent(request)
         try:
             admit(self, request, context)
             place.enter_context(stream_place(self, context))
             while True:
+                if _stopping(self):  # the shutdown ends it: retryable
+                    raise sent.stopping()
                 pending = loop.run_in_executor(None, next, items, _END)
                 item = await pending
                 if item is _END:
                     return
+                sent.note(item)
                 yield item
         except Exception as exc:
-            await abort(context, exc)
+            await abort(context, _stopped(self, sent, exc))
         finally:
             place.close()
             ended.set()
             _close_after(pending, items, loop)
 
     return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
+
+
+def _stopping(servicer: Any) -> bool:
+    stopping: Callable[[], bool] | None = getattr(servicer, "stopping", None)
+    return stopping is not None and stopping()
+
+
+class _Sent:
+    """Where a stream is: the last ``version`` it sent (from the request's ``after_version``
+    on), or, for a stream of unversioned items, how many it sent."""
+
+    def __init__(self, request: Any) -> None:
+        self.versioned = "after_version" in request.DESCRIPTOR.fields_by_name
+        self.position = int(request.after_version) if self.versioned else 0
+
+    def note(self, item: Any) -> None:
+        if not self.versioned:
+            self.position += 1
+        elif "version" in item.DESCRIPTOR.fields_by_name:
+            self.position = max(self.position, int(item.version))
+
+    def stopping(self) -> Exception:
+        from referee.service.errors import ServerStoppingError
+
+        return ServerStoppingError(self.position, "version" if self.versioned else "item")
+
+
+def _stopped(servicer: Any, sent: _Sent, exc: Exception) -> Exception:
+    """A failure caused by the shutdown (a store closed under the stream) is the shutdown's
+    retryable end; any other, the error it is."""
+    from referee.domain.errors import RefereeError
+
+    if _stopping(servicer) and not isinstance(exc, RefereeError):
+        return sent.stopping()
+    return exc
 
 
 def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],
