@@ -9,6 +9,7 @@ highest winning card when it can, else throws its lowest card.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,6 +136,8 @@ class Seat:
     token: str
     strategy: Strategy
     rng: random.Random = field(default_factory=random.Random)
+    think: float = 0.0
+    """Seconds to wait before each action (a human pace)."""
 
 
 def act_once(client: RefereeClient, match_id: str, bot: Seat,
@@ -143,6 +146,8 @@ def act_once(client: RefereeClient, match_id: str, bot: Seat,
     view = view or client.get_view(match_id, bot.token)
     if not view.my_turn:
         return None
+    if bot.think > 0:
+        time.sleep(bot.think)
     action = bot.strategy(view, bot.rng)
     try:
         return client.submit_action(match_id, bot.token, action, expected_version=view.version,

@@ -77,14 +77,19 @@ def _common() -> argparse.ArgumentParser:
     return p
 
 
-def _seconds(text: str) -> float:
+def _seconds(text: str, *, zero: bool = False) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of seconds")
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a {'non-negative' if zero else 'positive'} number of seconds")
     return value
+
+
+def _pause(text: str) -> float:
+    return _seconds(text, zero=True)
 
 
 def _match_args(p: argparse.ArgumentParser, *, seat: bool = True) -> None:
@@ -269,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strategy", choices=sorted(STRATEGIES), default="greedy",
                    help="random: any legal action; greedy: a cheap heuristic (default)")
     p.add_argument("--seed", type=int, help="random seed")
+    p.add_argument("--think", type=_pause, default=0.0, metavar="SECONDS",
+                   help="wait this long before each action (a human pace; default none)")
     p.add_argument("--quiet", action="store_true", help="print only the final scores")
 
     p = add("demo", "start a referee (or use --address), seat bots, play a whole match")
@@ -951,7 +958,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
                 tokens = local_state.seat_tokens(_state_path(args), args.match)
                 if not tokens:
                     raise UsageProblem(f"no saved tokens for match {args.match}")
-            bots = [Seat(s, t, strategy, random.Random(rng.random()))
+            bots = [Seat(s, t, strategy, random.Random(rng.random()), args.think)
                     for s, t in sorted(tokens.items())]
             view = play_all(client, args.match, bots, resume_for=args.resume_for,
                             on_action=None if args.quiet or args.json else _print_action)
@@ -959,7 +966,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
             if args.seat is None:
                 raise UsageProblem("bot needs --seat and --token, or --tokens / --all")
             token = _token(args)
-            bot = Seat(args.seat, token, strategy, random.Random(rng.random()))
+            bot = Seat(args.seat, token, strategy, random.Random(rng.random()), args.think)
             view = play_seat(client, args.match, bot, resume_for=args.resume_for,
                              on_action=None if args.quiet or args.json else _print_action)
     # The bot returns only at the match's end: anything else (the referee gone longer than

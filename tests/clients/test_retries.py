@@ -59,7 +59,7 @@ class Flaky(grpc.aio.ServerInterceptor):
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(details)
-        if handler is None or not details.method.endswith("/" + self.method):  # type: ignore[attr-defined]
+        if handler is None or not details.method.endswith("/" + self.method):
             return handler
         inner = handler.unary_unary
 
@@ -67,9 +67,9 @@ class Flaky(grpc.aio.ServerInterceptor):
             self.requests.append(request)
             if len(self.requests) <= self.times:
                 if self.after:
-                    await inner(request, context)  # type: ignore[misc]
+                    await inner(request, context)
                 await context.abort_with_status(self.status())
-            return await inner(request, context)  # type: ignore[misc]
+            return await inner(request, context)
 
         return grpc.unary_unary_rpc_method_handler(
             flaky, request_deserializer=handler.request_deserializer,
@@ -246,8 +246,8 @@ def test_a_stopping_server_ends_watch_streams_unavailable_saying_where_to_resume
             watch = stub.WatchMatch(pb.WatchMatchRequest(
                 match_id=m.match_id, token=m.spectator_token, heartbeat_seconds=1))
             err = _first_then_stop(s, watch)
-    assert err.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
-    assert err.details() == f"server shutting down; resume from version {m.version + 1}"  # type: ignore[attr-defined]
+    assert err.code() == grpc.StatusCode.UNAVAILABLE
+    assert err.details() == f"server shutting down; resume from version {m.version + 1}"
     assert e.from_rpc_error(err).reason == "SERVER_STOPPING"
     stopping = e.from_rpc_error(err)
     assert isinstance(stopping, e.ServerStopping) and stopping.resume_from == m.version + 1
@@ -266,9 +266,9 @@ def test_a_stopping_server_ends_scoreboard_streams_unavailable(
             boards = stub.WatchScoreboard(ppb.WatchScoreboardRequest(
                 match_id=m.match_id, token=m.tokens[0]))
             err = _first_then_stop(s, boards)
-    assert err.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert err.code() == grpc.StatusCode.UNAVAILABLE
     assert e.from_rpc_error(err).reason == "SERVER_STOPPING"
-    assert "resume from version" in err.details()  # type: ignore[attr-defined]
+    assert "resume from version" in err.details()
 
 
 def _until(condition: Callable[[], object], timeout: float = 15.0) -> None:
