@@ -74,6 +74,33 @@ def unary_handler(method: F) -> F:
     return unary  # type: ignore[return-value]
 
 
+class Stopping:
+    """The server's stop, as its handlers see it: call it (``stopping()``, any thread) for
+    whether the server is stopping; ``await wait()`` on the server's loop. :meth:`set` runs on
+    that loop (``RefereeServer.stop``)."""
+
+    def __init__(self) -> None:
+        self._flag = threading.Event()
+        self._event: asyncio.Event | None = None
+
+    def __call__(self) -> bool:
+        return self._flag.is_set()
+
+    def _loop_event(self) -> asyncio.Event:
+        if self._event is None:
+            self._event = asyncio.Event()
+            if self._flag.is_set():
+                self._event.set()
+        return self._event
+
+    def set(self) -> None:
+        self._flag.set()
+        self._loop_event().set()
+
+    async def wait(self) -> None:
+        await self._loop_event().wait()
+
+
 class StreamContext:
     """What a blocking stream body may ask of its call from a worker thread: whether the
     call is still on (the client has not gone, the server is not stopping)."""
@@ -106,11 +133,9 @@ def stream_handler(method: F) -> F:
         try:
             admit(self, request, context)
             with stream_place(self, context):
-                async for item in method(self, request, context):
+                async for item in _until_stopped(self, method(self, request, context)):
                     sent.note(item)
                     yield item
-                    if _stopping(self):
-                        break
             if _stopping(self):  # ended by the shutdown, not by its subject: retryable
                 raise sent.stopping()
         except Exception as exc:
@@ -146,6 +171,38 @@ def stream_handler(method: F) -> F:
             _close_after(pending, items, loop)
 
     return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
+
+
+async def _until_stopped(servicer: Any, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """``items`` until they end or the server stops, whichever is first: a body waiting for
+    a change that no wake reaches (one that began to wait after the stop's wake) is not left
+    to the end of the grace period."""
+    stop: Stopping | None = getattr(servicer, "stopping", None)
+    if not isinstance(stop, Stopping):
+        async for item in items:
+            yield item
+        return
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop():
+            step = asyncio.ensure_future(anext(items))
+            await asyncio.wait((step, stopped), return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                step.cancel()
+                with contextlib.suppress(BaseException):
+                    await step
+                return
+            try:
+                item = step.result()
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        stopped.cancel()
+        aclose = getattr(items, "aclose", None)
+        if aclose is not None:
+            with contextlib.suppress(Exception):
+                await aclose()
 
 
 def _stopping(servicer: Any) -> bool:

@@ -317,7 +317,10 @@ def test_watches_resume_after_a_restart_and_give_up_after_their_budget(
             player.submit_action(m.match_id, m.tokens[1], "pass")
         _until(lambda: updates[-1] == m.version + 1 and boards[-1] == m.version + 1)
         assert not ended
-        assert updates == [m.version, m.version + 1] and boards == [m.version, m.version + 1]
+        # A reopened watch begins with the current view, as any watch does: its version may
+        # be one already seen. Never an older one, nothing skipped.
+        assert updates == sorted(updates) and set(updates) == {m.version, m.version + 1}
+        assert boards == [m.version, m.version + 1]
         s.stop(0.5)  # for good
         for t in threads:
             t.join(15)
@@ -327,3 +330,43 @@ def test_watches_resume_after_a_restart_and_give_up_after_their_budget(
             assert "gave up after 3s without an answer from the referee" in str(ended[kind])
     finally:
         client.close()
+
+
+# -- referee-client bot: it gives up only after its budget, and says so ------------------------
+
+def test_the_bot_exits_1_only_when_the_referee_stays_away_past_its_budget(
+        served: Callable[..., Served], capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.cli import main
+
+    s = served()
+    with RefereeClient(s.address) as client:
+        m = client.create_match("euchre")
+    codes: list[int] = []
+    bot = threading.Thread(target=lambda: codes.append(main([
+        "bot", "--match", m.match_id, "--seat", "1", f"--token={m.tokens[1]}",
+        "--address", s.address, "--resume-for", "1.5", "--quiet"])), daemon=True)
+    bot.start()
+    with RefereeClient(s.address) as client:
+        _until(lambda: client.get_view(m.match_id, AUDITOR).version > m.version)  # it played
+    started = time.monotonic()
+    s.stop(0.5)  # for good
+    bot.join(20)
+    assert codes == [1]
+    assert 1.5 <= time.monotonic() - started < 10
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("referee-client: RESUME_EXHAUSTED: gave up after 1.5s without an "
+                          f"answer from the referee at {s.address}: the watch of match "
+                          f"{m.match_id} (last version "), err
+
+
+def test_a_bad_address_list_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.cli import main
+
+    assert main(["games", "--address", "referee-a:50051,referee-b:50051"]) == 2
+    err = capsys.readouterr().err
+    assert "'referee-a:50051' is not an IP address:port" in err
+    with pytest.raises(SystemExit) as caught:  # argparse's own exit
+        main(["bot", "--match", "m", "--seat", "0", "--token=t", "--resume-for", "0"])
+    assert caught.value.code == 2
+    assert "--resume-for: '0': give a positive number of seconds" in capsys.readouterr().err
