@@ -59,7 +59,8 @@ RETRIED: tuple[tuple[str, str], ...] = (
 """(service, method) of the unary calls gRPC retries on UNAVAILABLE (the service config)."""
 
 NOT_RETRIED: tuple[tuple[str, str], ...] = (
-    (_REFEREE, "CreateMatch"), (_PROJECTIONS, "RecordRuling"),
+    (_REFEREE, "CreateMatch"), (_REFEREE, "PauseClocks"), (_REFEREE, "ResumeClocks"),
+    (_PROJECTIONS, "RecordRuling"),
     (_TOURNAMENTS, "CreateTournament"), (_TOURNAMENTS, "RegisterEntrant"),
     (_TOURNAMENTS, "AttachMatch"),
 )
