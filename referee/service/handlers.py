@@ -183,15 +183,13 @@ async def _until_stopped(servicer: Any, items: AsyncIterator[Any]) -> AsyncItera
             yield item
         return
     stopped = asyncio.ensure_future(stop.wait())
+    step: asyncio.Future[Any] | None = None
     try:
         while not stop():
             step = asyncio.ensure_future(anext(items))
             await asyncio.wait((step, stopped), return_when=asyncio.FIRST_COMPLETED)
             if not step.done():
-                step.cancel()
-                with contextlib.suppress(BaseException):
-                    await step
-                return
+                return  # the stop came first (the step is cancelled below)
             try:
                 item = step.result()
             except StopAsyncIteration:
@@ -199,6 +197,11 @@ async def _until_stopped(servicer: Any, items: AsyncIterator[Any]) -> AsyncItera
             yield item
     finally:
         stopped.cancel()
+        if step is not None and not step.done():  # the stop, or the call cancelled
+            step.cancel()
+            await asyncio.wait((step,))  # its cancel is ours; a cancel of this call is not
+            if not step.cancelled():
+                step.exception()  # retrieved: the stop decides how the stream ends
         aclose = getattr(items, "aclose", None)
         if aclose is not None:
             with contextlib.suppress(Exception):
