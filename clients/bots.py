@@ -9,13 +9,14 @@ highest winning card when it can, else throws its lowest card.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.errors import NotYourTurn, VersionConflict
+from clients.errors import NotYourTurn, RefereeError, ResumeExhausted, VersionConflict
 from clients.render import trump_of
-from clients.sdk import ActionResult, RefereeClient, View
+from clients.sdk import ActionResult, Backoff, RefereeClient, View
 from referee.rules.render import CARD_VERBS, RANKS
 
 Strategy = Callable[[View, random.Random], str]
@@ -135,6 +136,8 @@ class Seat:
     token: str
     strategy: Strategy
     rng: random.Random = field(default_factory=random.Random)
+    think: float = 0.0
+    """Seconds to wait before each action (a human pace)."""
 
 
 def act_once(client: RefereeClient, match_id: str, bot: Seat,
@@ -143,6 +146,8 @@ def act_once(client: RefereeClient, match_id: str, bot: Seat,
     view = view or client.get_view(match_id, bot.token)
     if not view.my_turn:
         return None
+    if bot.think > 0:
+        time.sleep(bot.think)
     action = bot.strategy(view, bot.rng)
     try:
         return client.submit_action(match_id, bot.token, action, expected_version=view.version,
@@ -151,30 +156,73 @@ def act_once(client: RefereeClient, match_id: str, bot: Seat,
         return None  # someone else moved first: look again
 
 
+def transient(exc: RefereeError) -> bool:
+    """An error that a restart or a failover causes (the referee unreachable, stopping, its
+    store down, a lost deadline): try again later. Any other is an answer."""
+    return exc.code in ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED") and not isinstance(
+        exc, ResumeExhausted)
+
+
 def play_seat(client: RefereeClient, match_id: str, bot: Seat,
-              on_action: Callable[[ActionResult], None] | None = None) -> View:
-    """Play one seat until the match is over, following the match with ``WatchMatch``."""
+              on_action: Callable[[ActionResult], None] | None = None, *,
+              resume_for: float = 60.0) -> View:
+    """Play one seat until the match is over, following the match with ``WatchMatch``.
+
+    Survives restarts: the watch resumes from the last version seen (:meth:`RefereeClient.
+    watch`), and an action whose call fails on the way (the referee unreachable) is chosen
+    again from the next view or heartbeat (``expected_version`` keeps it from being made
+    twice). :raises ResumeExhausted: when the referee stays unreachable ``resume_for``
+    seconds."""
     last: View | None = None
-    for update in client.watch(match_id, bot.token, heartbeat_seconds=5):
-        if update.view is None:
-            continue
-        last = update.view
-        if last.match_over:
-            break
-        if last.my_turn:
-            result = act_once(client, match_id, bot, last)
-            if result and on_action:
-                on_action(result)
-    return last or client.get_view(match_id, bot.token)
+    again = False  # an action failed for a transient reason: look again on the next beat
+    for update in client.watch(match_id, bot.token, heartbeat_seconds=5, resume_for=resume_for):
+        if update.view is None and not again:
+            continue  # a heartbeat
+        try:
+            last = update.view or client.get_view(match_id, bot.token)
+            again = False
+            if last.match_over:
+                break
+            if last.my_turn:
+                result = act_once(client, match_id, bot, last)
+                if result and on_action:
+                    on_action(result)
+        except RefereeError as exc:
+            if not transient(exc):
+                raise
+            again = True  # the watch resumes, or the next heartbeat retries
+    if last is not None and last.match_over:
+        return last
+    return client.get_view(match_id, bot.token)
 
 
 def play_all(client: RefereeClient, match_id: str, bots: Sequence[Seat], *,
              max_actions: int = 100_000,
-             on_action: Callable[[ActionResult], None] | None = None) -> View:
-    """Play every seat of a match in turn until it is over; returns the last view."""
+             on_action: Callable[[ActionResult], None] | None = None,
+             resume_for: float = 60.0) -> View:
+    """Play every seat of a match in turn until it is over; returns the last view. A call that
+    fails for a transient reason (a restart) is tried again with jittered backoff until
+    ``resume_for`` seconds pass without an answer (then :class:`ResumeExhausted`)."""
     by_seat = {b.seat: b for b in bots}
-    view = client.get_view(match_id, bots[0].token)
-    for _ in range(max_actions):
+    backoff = Backoff(client.backoff, resume_for)
+
+    def step(view: View | None) -> View:
+        while True:
+            try:
+                return turn(view)
+            except RefereeError as exc:
+                if not transient(exc):
+                    raise
+                if not backoff.wait():
+                    raise ResumeExhausted(
+                        f"gave up after {resume_for:g}s without an answer from the referee at "
+                        f"{client.address}: playing match {match_id} (last: {exc})",
+                        code="UNAVAILABLE") from None
+                view = None  # read it again
+
+    def turn(view: View | None) -> View:
+        view = view or client.get_view(match_id, bots[0].token)
+        backoff.reset()
         if view.match_over:
             return view
         if view.to_act is None or view.to_act not in by_seat:
@@ -186,5 +234,11 @@ def play_all(client: RefereeClient, match_id: str, bots: Sequence[Seat], *,
         if result and on_action:
             on_action(result)
         nxt = by_seat.get((bot.seat + 1) % (len(view.players) or len(bots)), bot)
-        view = client.get_view(match_id, nxt.token)
+        return client.get_view(match_id, nxt.token)
+
+    view = step(None)
+    for _ in range(max_actions):
+        if view.match_over:
+            return view
+        view = step(view)
     raise RuntimeError(f"the match did not end within {max_actions} actions")

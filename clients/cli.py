@@ -59,17 +59,37 @@ def _common() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("connection and output")
     g.add_argument("--address", default=os.environ.get("REFEREE_ADDRESS", DEFAULT_ADDRESS),
-                   help="referee host:port (env REFEREE_ADDRESS; default %(default)s)")
+                   help="referee host:port, or IP:port,IP:port,... of its replicas "
+                        "(env REFEREE_ADDRESS; default %(default)s)")
     g.add_argument("--tls", action="store_true", help="connect with TLS")
     g.add_argument("--ca", metavar="PEM", help="CA certificate file for --tls (default: system)")
     g.add_argument("--timeout", type=float, default=10.0, help="deadline per call, seconds")
-    g.add_argument("--retries", type=int, default=3,
-                   help="retries of idempotent calls when the referee is unreachable")
+    g.add_argument("--retries", type=int, default=3, choices=range(5), metavar="0..4",
+                   help="retries of idempotent calls when the referee is unreachable "
+                        "(default %(default)s)")
+    g.add_argument("--resume-for", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="how long a stream (watch, bot) keeps resuming while the referee is "
+                        "unreachable, e.g. restarting, before giving up (default %(default)g)")
     g.add_argument("--json", action="store_true", help="print JSON for scripts")
     g.add_argument("--state", metavar="FILE", type=Path,
                    help="local token file (default $REFEREE_CLIENT_STATE or "
                         "~/.config/referee-client/state.json); written only with --save")
     return p
+
+
+def _seconds(text: str, *, zero: bool = False) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a {'non-negative' if zero else 'positive'} number of seconds")
+    return value
+
+
+def _pause(text: str) -> float:
+    return _seconds(text, zero=True)
 
 
 def _match_args(p: argparse.ArgumentParser, *, seat: bool = True) -> None:
@@ -254,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strategy", choices=sorted(STRATEGIES), default="greedy",
                    help="random: any legal action; greedy: a cheap heuristic (default)")
     p.add_argument("--seed", type=int, help="random seed")
+    p.add_argument("--think", type=_pause, default=0.0, metavar="SECONDS",
+                   help="wait this long before each action (a human pace; default none)")
     p.add_argument("--quiet", action="store_true", help="print only the final scores")
 
     p = add("demo", "start a referee (or use --address), seat bots, play a whole match")
@@ -276,8 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _client(args: argparse.Namespace) -> RefereeClient:
     root = Path(args.ca).read_bytes() if getattr(args, "ca", None) else None
-    return RefereeClient(args.address, tls=args.tls, root_certificates=root,
-                         timeout=args.timeout, retries=args.retries)
+    try:
+        return RefereeClient(args.address, tls=args.tls, root_certificates=root,
+                             timeout=args.timeout, retries=args.retries)
+    except ValueError as exc:  # a bad address list
+        raise UsageProblem(str(exc)) from None
 
 
 def _state_path(args: argparse.Namespace) -> Path:
@@ -505,7 +530,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     table: Table | None = None
     with _client(args) as client:
         for update in client.watch(args.match, token, after_version=args.after_version,
-                                   heartbeat_seconds=10):
+                                   heartbeat_seconds=10, resume_for=args.resume_for):
             if update.heartbeat:
                 continue
             n += 1
@@ -544,7 +569,7 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
     token = _token(args)
     with _client(args) as client:
         if args.watch:
-            for board in client.watch_scoreboard(args.match, token):
+            for board in client.watch_scoreboard(args.match, token, resume_for=args.resume_for):
                 if args.json:
                     _print_json(_board_json(board), flush=True)
                 else:
@@ -681,7 +706,7 @@ def _export_tournament(args: argparse.Namespace) -> int:
         raise UsageProblem("export --tournament needs the auditor token (--token)")
     n = 0
     with _client(args) as client:
-        lines = client.export_tournament(args.tournament, args.token)
+        lines = client.export_tournament(args.tournament, args.token, resume_for=args.resume_for)
         if args.out:
             with args.out.open("w", encoding="utf-8") as f:
                 for line in lines:
@@ -933,22 +958,24 @@ def cmd_bot(args: argparse.Namespace) -> int:
                 tokens = local_state.seat_tokens(_state_path(args), args.match)
                 if not tokens:
                     raise UsageProblem(f"no saved tokens for match {args.match}")
-            bots = [Seat(s, t, strategy, random.Random(rng.random()))
+            bots = [Seat(s, t, strategy, random.Random(rng.random()), args.think)
                     for s, t in sorted(tokens.items())]
-            view = play_all(client, args.match, bots,
+            view = play_all(client, args.match, bots, resume_for=args.resume_for,
                             on_action=None if args.quiet or args.json else _print_action)
         else:
             if args.seat is None:
                 raise UsageProblem("bot needs --seat and --token, or --tokens / --all")
             token = _token(args)
-            bot = Seat(args.seat, token, strategy, random.Random(rng.random()))
-            view = play_seat(client, args.match, bot,
+            bot = Seat(args.seat, token, strategy, random.Random(rng.random()), args.think)
+            view = play_seat(client, args.match, bot, resume_for=args.resume_for,
                              on_action=None if args.quiet or args.json else _print_action)
+    # The bot returns only at the match's end: anything else (the referee gone longer than
+    # --resume-for) raised ResumeExhausted, a clear one-line error and exit 1.
     _emit(args, {"match_id": args.match, "scores": view.scores, "winner": view.winner,
                  "match_over": view.match_over},
           f"match over: {scores_text(view.scores, len(view.players))}" if view.match_over
-          else f"stopped: {scores_text(view.scores, len(view.players))}")
-    return 0
+          else f"stopped before the match ended: {scores_text(view.scores, len(view.players))}")
+    return 0 if view.match_over else 1
 
 
 def _print_action(r: Any) -> None:

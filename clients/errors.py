@@ -192,6 +192,26 @@ class ViewNotReady(Unavailable):
     reason_name = "VIEW_NOT_READY"
 
 
+class ServerStopping(Unavailable):
+    """The referee is shutting down (a restart, a rolling update): the stream was ended for
+    that, not because its match ended. ``resume_from`` is where to resume; the SDK's streams
+    resume by themselves."""
+
+    reason_name = "SERVER_STOPPING"
+
+    @property
+    def resume_from(self) -> int | None:
+        value = self.metadata.get("resumeFrom")
+        return int(value) if value is not None and value.isdigit() else None
+
+
+class ResumeExhausted(Unavailable):
+    """A stream ended before its match did and could not be reopened within its budget (the
+    SDK's ``resume_for``): the referee stayed unreachable. Not sent by the referee."""
+
+    reason_name = "RESUME_EXHAUSTED"
+
+
 class DeadlineExceeded(RefereeError):
     """The call did not finish before its deadline."""
 
@@ -204,7 +224,7 @@ BY_REASON: dict[str, type[RefereeError]] = {
         InvalidAction, MalformedRequest, UnknownGame, InvalidRules, NotYourTurn, IllegalAction,
         MatchOver, HandNotFinished, CommandIdReused, MatchNotFound, HandNotFound, BadToken,
         PermissionDenied, VersionConflict, StoreUnavailable, Internal, HandInProgress,
-        InvalidRuling, TournamentNotFound, ActionIndexOutOfRange, ViewNotReady,
+        InvalidRuling, TournamentNotFound, ActionIndexOutOfRange, ViewNotReady, ServerStopping,
     )
 }
 """ErrorInfo reason -> exception class."""

@@ -1,8 +1,20 @@
 """``RefereeClient``: typed methods for every RPC of ``referee.api.v1``.
 
 It talks to the referee only over gRPC (the generated stubs), maps every error to an exception
-of :mod:`clients.errors`, applies a deadline to each call and retries idempotent calls (reads,
-and ``submit_action`` with the same ``command_id``) when the referee is unreachable.
+of :mod:`clients.errors` and applies a deadline to each call. Two kinds of retry, both safe
+across a server restart (docs/clients.md, "Restarts, retries and resuming"):
+
+- **unary calls** are retried by gRPC itself, from the service config the channel is opened
+  with (:func:`channel_options`): the idempotent methods (:data:`RETRIED`: every read, and
+  ``SubmitAction``, whose ``command_id`` the referee answers from its record when it already
+  recorded it) on UNAVAILABLE, with gRPC's jittered exponential backoff. The others
+  (:data:`NOT_RETRIED`: creating a match, rulings, tournament changes) carry no idempotency
+  key and are never retried;
+- **streams** (``watch``, ``watch_scoreboard``, ``export_tournament``) go through one helper,
+  :meth:`RefereeClient._resuming`: any end that is not the end of their subject (the match is
+  over; the export is complete) reopens the stream from the last version seen, with jittered
+  exponential backoff (:class:`Backoff`), until ``resume_for`` seconds pass without an
+  answer; then :class:`~clients.errors.ResumeExhausted`.
 
 >>> with RefereeClient("127.0.0.1:50051") as client:            # doctest: +SKIP
 ...     match = client.create_match("euchre", players=["ann", "bob", "cy", "dee"])
@@ -13,24 +25,124 @@ and ``submit_action`` with the same ``command_id``) when the referee is unreacha
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 
-from clients.errors import RefereeError, from_rpc_error
+from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
-RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
-"""Codes on which an idempotent call is retried (the same request, the same ``command_id``)."""
+
+_REFEREE = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
+_PROJECTIONS = ppb.DESCRIPTOR.services_by_name["ProjectionsService"].full_name
+_TOURNAMENTS = ppb.DESCRIPTOR.services_by_name["TournamentService"].full_name
+
+RETRIED: tuple[tuple[str, str], ...] = (
+    (_REFEREE, "ListGames"), (_REFEREE, "GetView"), (_REFEREE, "GetHandRecord"),
+    (_REFEREE, "GetMatchRecord"), (_REFEREE, "VerifyDeal"), (_REFEREE, "ListRejections"),
+    (_REFEREE, "SubmitAction"),  # its command_id makes it idempotent
+    (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
+    (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
+    (_TOURNAMENTS, "GetStandings"),
+)
+"""(service, method) of the unary calls gRPC retries on UNAVAILABLE (the service config)."""
+
+NOT_RETRIED: tuple[tuple[str, str], ...] = (
+    (_REFEREE, "CreateMatch"), (_REFEREE, "PauseClocks"), (_REFEREE, "ResumeClocks"),
+    (_PROJECTIONS, "RecordRuling"),
+    (_TOURNAMENTS, "CreateTournament"), (_TOURNAMENTS, "RegisterEntrant"),
+    (_TOURNAMENTS, "AttachMatch"),
+)
+"""Changes without an idempotency key: a retry could apply them twice, so none is made."""
+
+RESUMED: tuple[tuple[str, str], ...] = (
+    (_REFEREE, "WatchMatch"), (_PROJECTIONS, "WatchScoreboard"),
+    (_TOURNAMENTS, "ExportTournament"),
+)
+"""The server streams: resumed by :meth:`RefereeClient._resuming`, not by gRPC."""
+
+FINAL_CODES = frozenset({
+    grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.OUT_OF_RANGE, grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.DATA_LOSS,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+})
+"""Codes that answer the request itself (a bad token, no such match, too many streams): a
+stream ending with one is not resumed. Any other end before the stream's subject ended
+(UNAVAILABLE, a server's cancel, a broken connection, an OK end) is."""
+
+#: How long a channel waits between attempts to reconnect (gRPC's default grows to 120 s,
+#: which would leave a client idle long after a restarted referee is back).
+RECONNECT_BACKOFF_MS = (250, 2_000)
+
+
+def service_config(retries: int = 3, backoff: float = 0.1) -> str:
+    """The gRPC service config of the SDK's channels: the :data:`RETRIED` methods retried up to
+    ``retries`` times on UNAVAILABLE, the first wait ``backoff`` seconds (randomized by gRPC,
+    doubling to at most 2 s). gRPC caps attempts at 5 (``retries`` 4)."""
+    config: dict[str, Any] = {"methodConfig": []}
+    if retries > 0:
+        config["methodConfig"].append({
+            "name": [{"service": service, "method": method} for service, method in RETRIED],
+            "retryPolicy": {
+                "maxAttempts": min(1 + retries, 5),
+                "initialBackoff": f"{max(backoff, 0.001):.3f}s",
+                "maxBackoff": "2s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        })
+    return json.dumps(config)
+
+
+def channel_options(retries: int = 3, backoff: float = 0.1) -> list[tuple[str, Any]]:
+    """Options for a channel of your own (``RefereeClient(channel=...)``) that behaves as the
+    SDK's: gRPC retries (:func:`service_config`) and a short reconnection backoff."""
+    return [
+        ("grpc.enable_retries", 1),
+        ("grpc.service_config", service_config(retries, backoff)),
+        ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[0]),
+        ("grpc.max_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[1]),
+    ]
+
+
+def target(address: str) -> str:
+    """The gRPC target for ``address``: ``host:port``, any gRPC target (``dns:///name:port``,
+    ``ipv4:a:p,b:q``), or a comma-separated list of IP ``address:port`` (the replicas of one
+    referee: the channel connects to the first that answers, and moves on when it stops).
+
+    :raises ValueError: for a list with a host name in it (use a DNS name that resolves to
+        every replica instead, e.g. a Kubernetes headless service)."""
+    parts = [p.strip() for p in address.split(",")]
+    if len(parts) == 1 or address.startswith(("ipv4:", "ipv6:", "dns:", "unix:")):
+        return address
+    families = set()
+    for part in parts:
+        host, _, port = part.rpartition(":")
+        try:
+            ip = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            raise ValueError(f"address list {address!r}: {part!r} is not an IP address:port "
+                             "(a list takes IP addresses; for host names use one DNS name "
+                             "that resolves to every replica)") from None
+        if not port.isdigit():
+            raise ValueError(f"address list {address!r}: {part!r} has no port")
+        families.add(ip.version)
+    if len(families) > 1:
+        raise ValueError(f"address list {address!r} mixes IPv4 and IPv6 addresses")
+    return f"ipv{families.pop()}:" + ",".join(parts)
 
 ROLES = {pb.ROLE_SEAT: "seat", pb.ROLE_SPECTATOR: "spectator", pb.ROLE_AUDITOR: "auditor"}
 FACT_KINDS = {
@@ -44,12 +156,7 @@ FACT_KINDS = {
 R = TypeVar("R")
 
 
-class _Versioned(Protocol):
-    @property
-    def version(self) -> int: ...
-
-
-W = TypeVar("W", bound=_Versioned)
+W = TypeVar("W")
 
 
 @dataclass(frozen=True)
@@ -374,39 +481,54 @@ class Standings:
         return asdict(self)
 
 
-class _Outage:
-    """How long a stream may stay down before a watch gives up: waits with doubling backoff
-    (capped at 2 s) while under ``budget`` seconds since the last update."""
+class Backoff:
+    """Jittered exponential backoff within a budget: :meth:`wait` sleeps a random time between
+    half and all of ``first * 2**n`` (at most ``cap``) seconds, and says False, without
+    sleeping, once ``budget`` seconds have passed since the first wait after the last
+    :meth:`reset` (the last sign of life)."""
 
-    def __init__(self, backoff: float, budget: float) -> None:
-        self.backoff, self.budget = backoff, budget
+    def __init__(self, first: float = 0.1, budget: float = 60.0, cap: float = 2.0,
+                 rng: random.Random | None = None) -> None:
+        self.first, self.budget, self.cap = max(first, 0.001), budget, cap
+        self.rng = rng or random.Random()
         self.since: float | None = None
-        self.delay = backoff
+        self.attempt = 0
 
-    def clear(self) -> None:
-        self.since, self.delay = None, self.backoff
+    def reset(self) -> None:
+        self.since, self.attempt = None, 0
+
+    @property
+    def waited(self) -> float:
+        """Seconds since this outage began (0 when none is going on)."""
+        return 0.0 if self.since is None else time.monotonic() - self.since
 
     def wait(self) -> bool:
         """Sleep before the next attempt; False when the budget is spent."""
         now = time.monotonic()
         if self.since is None:
             self.since = now
-        if now - self.since >= self.budget:
+        left = self.budget - (now - self.since)
+        if left <= 0:
             return False
-        time.sleep(min(self.delay, self.budget - (now - self.since)))
-        self.delay = min(self.delay * 2, 2.0)
+        delay = min(self.cap, self.first * 2 ** self.attempt)
+        self.attempt += 1
+        time.sleep(min(left, self.rng.uniform(delay / 2, delay)))
         return True
 
 
 class RefereeClient:
     """A connection to one referee.
 
-    :param address: ``host:port``.
+    :param address: ``host:port``, any gRPC target, or a list of IP ``address:port`` of the
+        replicas of one referee (see :func:`target`).
     :param tls: use TLS (``root_certificates``: PEM bytes of the CA, default: the system's).
-    :param timeout: the deadline of each call, in seconds.
-    :param retries: extra attempts of an idempotent call on UNAVAILABLE / DEADLINE_EXCEEDED.
-    :param backoff: the first wait between attempts, doubled each time.
-    :param channel: use this channel instead of opening one (the client will not close it).
+    :param timeout: the deadline of each call, in seconds (for a retried call: of all its
+        attempts together).
+    :param retries: extra attempts gRPC makes of an idempotent call on UNAVAILABLE (at most 4).
+    :param backoff: the first wait between attempts (gRPC's, and when resuming a stream),
+        doubled each time, randomized.
+    :param channel: use this channel instead of opening one (the client will not close it;
+        open it with :func:`channel_options` for the SDK's retries).
     """
 
     def __init__(
@@ -419,12 +541,14 @@ class RefereeClient:
         self.retries = retries
         self.backoff = backoff
         self._owns_channel = channel is None
+        self._closed = False
         if channel is None:
+            options = channel_options(retries, backoff)
             if tls:
                 creds = grpc.ssl_channel_credentials(root_certificates=root_certificates)
-                channel = grpc.secure_channel(address, creds)
+                channel = grpc.secure_channel(target(address), creds, options=options)
             else:
-                channel = grpc.insecure_channel(address)
+                channel = grpc.insecure_channel(target(address), options=options)
         self.channel = channel
         self.stub = pbg.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
         self.projections = ppbg.ProjectionsServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -437,7 +561,8 @@ class RefereeClient:
         self.close()
 
     def close(self) -> None:
-        """Close the channel (if this client opened it)."""
+        """Close the channel (if this client opened it); open streams end."""
+        self._closed = True
         if self._owns_channel:
             self.channel.close()
 
@@ -456,26 +581,66 @@ class RefereeClient:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _call(self, method: Callable[..., R], request: object, *, idempotent: bool) -> R:
-        attempts = 1 + (self.retries if idempotent else 0)
-        delay = self.backoff
-        for attempt in range(attempts):
+    def _call(self, method: Callable[..., R], request: object) -> R:
+        """One unary call with the client's deadline; gRPC retries it when its method is one
+        of :data:`RETRIED` (the channel's service config)."""
+        try:
+            return method(request, timeout=self.timeout)
+        except grpc.RpcError as err:
+            raise from_rpc_error(err, self.address) from None
+
+    def _resuming(self, what: Callable[[], str], opened: Callable[[], Any],
+                  accept: Callable[[Any], W | None], over: Callable[[W], bool] | None,
+                  resume: bool, resume_for: float) -> Iterator[W]:
+        """The one way every stream is read. ``opened()`` opens it from where the caller is
+        (it reads the position ``accept`` keeps); ``accept(message)`` is the item to yield, or
+        None for one already delivered; ``over(item)``: the item ends the stream's subject
+        (the match is over), None: the stream's own OK end is its end (a finite export).
+
+        Any other end (OK before the match is over, UNAVAILABLE from a stopping server, a
+        broken connection, a cancel from the server) reopens it, after a jittered exponential
+        backoff, for as long as ``resume_for`` seconds pass without a message; then
+        :class:`ResumeExhausted` (``what()`` says which stream and where it was). Errors that
+        answer the request (:data:`FINAL_CODES`) are raised at once. ``resume=False``: the
+        first such end raises."""
+        backoff = Backoff(self.backoff, resume_for)
+        done = False
+        while True:
+            stream = opened()
             try:
-                return method(request, timeout=self.timeout)
+                for message in stream:
+                    backoff.reset()
+                    item = accept(message)
+                    if item is None:
+                        continue
+                    done = done or (over is not None and over(item))
+                    yield item
+                if done or over is None:
+                    return
+                last: RefereeError = RefereeError(
+                    "the stream ended before the match did", code="OK")
             except grpc.RpcError as err:
+                if done or self._closed:
+                    return
                 code = err.code() if hasattr(err, "code") else None
-                if code in RETRYABLE and attempt + 1 < attempts:
-                    time.sleep(delay)
-                    delay *= 2
-                    continue
-                raise from_rpc_error(err, self.address) from None
-        raise AssertionError("unreachable")  # pragma: no cover
+                last = from_rpc_error(err, self.address)
+                if code in FINAL_CODES:
+                    raise last from None
+            finally:
+                stream.cancel()
+            if not resume:
+                raise last
+            if not backoff.wait():
+                raise ResumeExhausted(
+                    f"gave up after {resume_for:g}s without an answer from the referee at "
+                    f"{self.address}: {what()} (last: {last})", code="UNAVAILABLE",
+                    metadata={"lastCode": last.code, "lastReason": last.reason})
 
     # -- the RPCs -------------------------------------------------------------------------
 
     def list_games(self) -> list[pb.GameInfo]:
         """Every registered game with its seats and rule parameters."""
-        return list(self._call(self.stub.ListGames, pb.ListGamesRequest(), idempotent=True).games)
+        return list(self._call(self.stub.ListGames, pb.ListGamesRequest()).games)
 
     def create_match(
         self, game: str, *, rules: dict[str, Any] | None = None,
@@ -493,7 +658,7 @@ class RefereeClient:
         )
         if first_dealer is not None:
             request.first_dealer = first_dealer
-        return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request, idempotent=False))
+        return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request))
 
     def submit_action(
         self, match_id: str, token: str, action: str, *, command_id: str | None = None,
@@ -508,82 +673,61 @@ class RefereeClient:
             request.expected_version = expected_version
         if seat is not None:
             request.seat = seat
-        resp = self._call(self.stub.SubmitAction, request, idempotent=True)
+        resp = self._call(self.stub.SubmitAction, request)
         return ActionResult.from_pb(resp, command_id)
 
     def get_view(self, match_id: str, token: str = "") -> View:
         """The caller's view of the match now."""
         req = pb.GetViewRequest(match_id=match_id, token=token)
-        return View.from_pb(self._call(self.stub.GetView, req, idempotent=True))
+        return View.from_pb(self._call(self.stub.GetView, req))
 
     def watch(
         self, match_id: str, token: str = "", *, after_version: int = 0,
         heartbeat_seconds: int = 0, resume: bool = True, resume_for: float = 60.0,
     ) -> Iterator[Update]:
-        """Stream updates (no overall deadline). With ``resume``, a stream that ends before
-        the match is over (a server's graceful restart ends it normally; a lost connection
-        ends it UNAVAILABLE) is reopened from the last version seen, with backoff, for as
-        long as ``resume_for`` seconds pass without an update."""
-        def opened(after: int) -> Any:
+        """Stream updates until the match is over (no overall deadline). Any end before that
+        (a server's graceful restart ends it UNAVAILABLE / ``SERVER_STOPPING``, a killed one
+        breaks the connection) reopens it from the last version seen, with jittered backoff,
+        for as long as ``resume_for`` seconds pass without an update; then
+        :class:`~clients.errors.ResumeExhausted`. With ``resume=False`` such an end raises."""
+        after = [after_version]
+
+        def opened() -> Any:
             return self.stub.WatchMatch(pb.WatchMatchRequest(
-                match_id=match_id, token=token, after_version=after,
+                match_id=match_id, token=token, after_version=after[0],
                 heartbeat_seconds=heartbeat_seconds))
 
-        yield from self._resuming(
-            opened, Update.from_pb, lambda u: u.view is not None and u.view.match_over,
-            after_version, resume, resume_for)
+        def accept(message: pb.WatchMatchResponse) -> Update:
+            update = Update.from_pb(message)
+            after[0] = max(after[0], update.version)
+            return update
 
-    def _resuming(self, opened: Callable[[int], Any], read: Callable[[Any], W],
-                  over: Callable[[W], bool], after: int, resume: bool, resume_for: float,
-                  ) -> Iterator[W]:
-        """The items of a watch stream (``opened(after_version)``), reopened after the last
-        version seen whenever it ends before an item says the match is ``over``: normally
-        (a graceful restart) or UNAVAILABLE, with backoff, for as long as ``resume_for``
-        seconds pass without an item."""
-        outage = _Outage(self.backoff, resume_for)
-        done = False
-        while True:
-            stream = opened(after)
-            try:
-                for message in stream:
-                    outage.clear()
-                    item = read(message)
-                    after = max(after, item.version)
-                    done = done or over(item)
-                    yield item
-                if done or not resume or not outage.wait():
-                    return
-            except grpc.RpcError as err:
-                code = err.code() if hasattr(err, "code") else None
-                if code == grpc.StatusCode.CANCELLED:
-                    return
-                if not (resume and code in RETRYABLE and outage.wait()):
-                    raise from_rpc_error(err, self.address) from None
-            finally:
-                stream.cancel()
+        yield from self._resuming(
+            lambda: f"the watch of match {match_id} (last version {after[0]})", opened, accept,
+            lambda u: u.view is not None and u.view.match_over, resume, resume_for)
 
     def get_hand_record(self, match_id: str, hand: int, token: str = "") -> Record:
         """One hand as a ``referee.hand/v1`` record."""
         req = pb.GetHandRecordRequest(match_id=match_id, hand=hand, token=token)
-        resp = self._call(self.stub.GetHandRecord, req, idempotent=True)
+        resp = self._call(self.stub.GetHandRecord, req)
         return Record(json.loads(resp.record_json), resp.finished)
 
     def get_match_record(self, match_id: str, token: str = "") -> Record:
         """The match as a ``referee.match/v1`` record (finished hands)."""
         req = pb.GetMatchRecordRequest(match_id=match_id, token=token)
-        resp = self._call(self.stub.GetMatchRecord, req, idempotent=True)
+        resp = self._call(self.stub.GetMatchRecord, req)
         return Record(json.loads(resp.record_json), resp.finished)
 
     def verify_deal(self, match_id: str, hand: int, token: str = "") -> DealCheck:
         """The revealed pack of a finished hand and its commitment."""
         req = pb.VerifyDealRequest(match_id=match_id, hand=hand, token=token)
-        resp = self._call(self.stub.VerifyDeal, req, idempotent=True)
+        resp = self._call(self.stub.VerifyDeal, req)
         return DealCheck(resp.commitment, resp.nonce, list(resp.cards), resp.valid)
 
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
         """Refused attempts (auditor token)."""
         req = pb.ListRejectionsRequest(token=token, match_id=match_id, limit=limit)
-        resp = self._call(self.stub.ListRejections, req, idempotent=True)
+        resp = self._call(self.stub.ListRejections, req)
         return [
             Rejection(r.match_id, r.seat if r.HasField("seat") else None, r.action, r.reason,
                       r.rule, r.message, r.time)
@@ -602,8 +746,7 @@ class RefereeClient:
         req = ppb.GetScoreboardRequest(match_id=match_id, token=token)
         deadline = time.monotonic() + wait
         while True:
-            board = Scoreboard.from_pb(self._call(self.projections.GetScoreboard, req,
-                                                  idempotent=True))
+            board = Scoreboard.from_pb(self._call(self.projections.GetScoreboard, req))
             if board.version >= min_version or time.monotonic() >= deadline:
                 return board
             time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
@@ -611,14 +754,22 @@ class RefereeClient:
     def watch_scoreboard(self, match_id: str, token: str = "", *, after_version: int = 0,
                          resume: bool = True, resume_for: float = 60.0) -> Iterator[Scoreboard]:
         """The scoreboard after every change (first: the current one), until the match is
-        over or the caller stops iterating. A stream that ends before (normally or
-        UNAVAILABLE) is reopened after the last version seen, as :meth:`watch` does."""
-        def opened(after: int) -> Any:
-            return self.projections.WatchScoreboard(ppb.WatchScoreboardRequest(
-                match_id=match_id, token=token, after_version=after))
+        over or the caller stops iterating. Any end before the match is over reopens it after
+        the last version seen, as :meth:`watch` does."""
+        after = [after_version]
 
-        yield from self._resuming(opened, Scoreboard.from_pb, lambda b: b.state == "over",
-                                  after_version, resume, resume_for)
+        def opened() -> Any:
+            return self.projections.WatchScoreboard(ppb.WatchScoreboardRequest(
+                match_id=match_id, token=token, after_version=after[0]))
+
+        def accept(message: ppb.Scoreboard) -> Scoreboard:
+            board = Scoreboard.from_pb(message)  # the referee sends only versions > after
+            after[0] = max(after[0], board.version)
+            return board
+
+        yield from self._resuming(
+            lambda: f"the scoreboard watch of match {match_id} (last version {after[0]})",
+            opened, accept, lambda b: b.state == "over", resume, resume_for)
 
     def get_replay(self, match_id: str, hand: int, action_index: int, token: str) -> ReplayStep:
         """The hand's state before action ``action_index`` (``0..n``, ``n``: the end): cards,
@@ -626,7 +777,7 @@ class RefereeClient:
         The auditor may replay any time; other tokens of the match once the hand is over."""
         req = ppb.GetReplayRequest(match_id=match_id, hand=hand, action_index=action_index,
                                    token=token)
-        return ReplayStep.from_pb(self._call(self.projections.GetReplay, req, idempotent=True))
+        return ReplayStep.from_pb(self._call(self.projections.GetReplay, req))
 
     def replay_steps(self, match_id: str, hand: int, token: str) -> Iterator[ReplayStep]:
         """Every state of the hand, action index 0 to the end (one ``GetReplay`` each)."""
@@ -638,15 +789,14 @@ class RefereeClient:
     def export_hand(self, match_id: str, hand: int, token: str = "") -> Record:
         """A finished hand as a ``referee.hand/v1`` record, from the read side."""
         req = ppb.ExportHandRequest(match_id=match_id, hand=hand, token=token)
-        resp = self._call(self.projections.ExportHand, req, idempotent=True)
+        resp = self._call(self.projections.ExportHand, req)
         return Record(json.loads(resp.record_json), True)
 
     def export_match(self, match_id: str, token: str = "") -> Record:
         """The match's finished hands as a ``referee.match/v1`` record, from the read side
         (``finished`` once the record has a result)."""
         req = ppb.ExportMatchRequest(match_id=match_id, token=token)
-        data = json.loads(self._call(self.projections.ExportMatch, req,
-                                     idempotent=True).record_json)
+        data = json.loads(self._call(self.projections.ExportMatch, req).record_json)
         return Record(data, data.get("result") is not None)
 
     def record_ruling(self, token: str, match_id: str, hand: int, kind: str,
@@ -657,7 +807,7 @@ class RefereeClient:
         retried: a retry could record it twice."""
         req = ppb.RecordRulingRequest(token=token, match_id=match_id, hand=hand, kind=kind,
                                       points=list(points), reason=reason)
-        resp = self._call(self.projections.RecordRuling, req, idempotent=False)
+        resp = self._call(self.projections.RecordRuling, req)
         return resp.version, list(resp.adjust)
 
     def check_chain(self, match_id: str, token: str, *, anchor_version: int = 0,
@@ -666,7 +816,7 @@ class RefereeClient:
         (a ``version``/``head`` saved earlier), also that the event there was not rewritten."""
         req = ppb.CheckChainRequest(match_id=match_id, token=token,
                                     anchor_version=anchor_version, anchor_head=anchor_head)
-        r = self._call(self.projections.CheckChain, req, idempotent=True)
+        r = self._call(self.projections.CheckChain, req)
         return ChainCheck(r.ok, r.events, r.head,
                           r.first_break if r.HasField("first_break") else None, r.message,
                           r.version, r.anchor_ok if r.HasField("anchor_ok") else None)
@@ -677,15 +827,14 @@ class RefereeClient:
     def create_tournament(self, token: str, name: str, game: str) -> str:
         """A new tournament of ``game``; returns its id."""
         req = ppb.CreateTournamentRequest(token=token, name=name, game=game)
-        return str(self._call(self.tournaments.CreateTournament, req,
-                              idempotent=False).tournament_id)
+        return str(self._call(self.tournaments.CreateTournament, req).tournament_id)
 
     def register_entrant(self, token: str, tournament_id: str, entrant: str,
                          members: Sequence[str] = ()) -> int:
         """Register a team or player (a unique name); returns the tournament's version."""
         req = ppb.RegisterEntrantRequest(token=token, tournament_id=tournament_id,
                                          entrant=entrant, members=list(members))
-        return int(self._call(self.tournaments.RegisterEntrant, req, idempotent=False).version)
+        return int(self._call(self.tournaments.RegisterEntrant, req).version)
 
     def attach_match(self, token: str, tournament_id: str, match_id: str,
                      sides: Sequence[str], board: str = "") -> int:
@@ -693,12 +842,12 @@ class RefereeClient:
         the same board must be created with the same ``fixed_deals``)."""
         req = ppb.AttachMatchRequest(token=token, tournament_id=tournament_id,
                                      match_id=match_id, sides=list(sides), board=board)
-        return int(self._call(self.tournaments.AttachMatch, req, idempotent=False).version)
+        return int(self._call(self.tournaments.AttachMatch, req).version)
 
     def get_standings(self, tournament_id: str) -> Standings:
         """The tournament's standings (ranked) and duplicate comparison per board."""
         req = ppb.GetStandingsRequest(tournament_id=tournament_id)
-        s = self._call(self.tournaments.GetStandings, req, idempotent=True)
+        s = self._call(self.tournaments.GetStandings, req)
         return Standings(
             s.tournament_id, s.name, s.game,
             [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
@@ -706,28 +855,35 @@ class RefereeClient:
             json.loads(s.boards_json or "[]"),
         )
 
-    def export_tournament(self, tournament_id: str, token: str) -> Iterator[str]:
+    def export_tournament(self, tournament_id: str, token: str, *,
+                          resume_for: float = 60.0) -> Iterator[str]:
         """Every attached match as a ``referee.match/v1`` record, one JSON line each (NDJSON;
-        auditor token). Retried when the stream fails before its first line."""
+        auditor token). A stream that fails before its first line is reopened (as every
+        stream is, :meth:`_resuming`); one that fails later raises
+        :class:`~clients.errors.Unavailable`: the export has no position to resume from (its
+        records carry no match id), so run it again."""
         req = ppb.ExportTournamentRequest(tournament_id=tournament_id, token=token)
-        delay = self.backoff
-        for attempt in range(1 + self.retries):
-            sent = False
-            try:
-                for message in self.tournaments.ExportTournament(req, timeout=self.timeout):
-                    sent = True
-                    yield message.record_json
-                return
-            except grpc.RpcError as err:
-                code = err.code() if hasattr(err, "code") else None
-                if sent or code not in RETRYABLE or attempt == self.retries:
-                    raise from_rpc_error(err, self.address) from None
-                time.sleep(delay)
-                delay *= 2
+        delivered = [0]
+
+        def opened() -> Any:
+            if delivered[0]:
+                raise Unavailable(
+                    f"the export of tournament {tournament_id} broke after {delivered[0]} "
+                    "records and cannot be resumed (records have no position): run it again",
+                    code="UNAVAILABLE")
+            return self.tournaments.ExportTournament(req, timeout=self.timeout)
+
+        def accept(message: ppb.ExportResponse) -> str:
+            delivered[0] += 1
+            return str(message.record_json)
+
+        yield from self._resuming(
+            lambda: f"the export of tournament {tournament_id}", opened, accept, None, True,
+            resume_for)
 
 
 __all__ = [
-    "ActionResult", "ChainCheck", "CreatedMatch", "DealCheck", "Fact", "HandScore",
+    "ActionResult", "Backoff", "ChainCheck", "CreatedMatch", "DealCheck", "Fact", "HandScore",
     "IllegalAlternative", "MatchEvent", "Record", "RefereeClient", "RefereeError", "Rejection",
     "ReplayStep", "Ruling", "Scoreboard", "Standing", "Standings", "Update", "View",
 ]

@@ -23,6 +23,18 @@ from referee.rules import errors as r
 DOMAIN = "referee.cardgames"
 log = logging.getLogger("referee.service")
 
+class ServerStoppingError(d.RefereeError):
+    """The server is shutting down (SIGTERM): a stream it ends before its subject did. The
+    client resumes elsewhere or after the restart, from ``resumeFrom`` (the last version sent;
+    for a stream without versions, the items sent)."""
+
+    reason = "SERVER_STOPPING"
+
+    def __init__(self, position: int, unit: str = "version") -> None:
+        super().__init__(f"server shutting down; resume from {unit} {position}",
+                         resumeFrom=position)
+
+
 # (exception class, code, reason or None to use the exception's own ``reason``). First match
 # wins, so subclasses come before their bases.
 ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...] = (
@@ -31,6 +43,7 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (d.TournamentNotFoundError, grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND"),
     (d.ActionIndexOutOfRangeError, grpc.StatusCode.OUT_OF_RANGE, "ACTION_INDEX_OUT_OF_RANGE"),
     (d.ViewNotReadyError, grpc.StatusCode.UNAVAILABLE, "VIEW_NOT_READY"),
+    (ServerStoppingError, grpc.StatusCode.UNAVAILABLE, "SERVER_STOPPING"),
     (r.InvalidActionError, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ACTION"),
     (r.NotYourTurnError, grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
     (r.IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION, "ILLEGAL_ACTION"),
@@ -63,7 +76,7 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
 )
 
 #: Reasons whose status also carries a ``google.rpc.RetryInfo``: retry after this many seconds.
-RETRY_DELAY: dict[str, float] = {"STORE_UNAVAILABLE": 1.0}
+RETRY_DELAY: dict[str, float] = {"STORE_UNAVAILABLE": 1.0, "SERVER_STOPPING": 0.5}
 
 
 def to_status(exc: BaseException) -> grpc.Status:

@@ -74,6 +74,33 @@ def unary_handler(method: F) -> F:
     return unary  # type: ignore[return-value]
 
 
+class Stopping:
+    """The server's stop, as its handlers see it: call it (``stopping()``, any thread) for
+    whether the server is stopping; ``await wait()`` on the server's loop. :meth:`set` runs on
+    that loop (``RefereeServer.stop``)."""
+
+    def __init__(self) -> None:
+        self._flag = threading.Event()
+        self._event: asyncio.Event | None = None
+
+    def __call__(self) -> bool:
+        return self._flag.is_set()
+
+    def _loop_event(self) -> asyncio.Event:
+        if self._event is None:
+            self._event = asyncio.Event()
+            if self._flag.is_set():
+                self._event.set()
+        return self._event
+
+    def set(self) -> None:
+        self._flag.set()
+        self._loop_event().set()
+
+    async def wait(self) -> None:
+        await self._loop_event().wait()
+
+
 class StreamContext:
     """What a blocking stream body may ask of its call from a worker thread: whether the
     call is still on (the client has not gone, the server is not stopping)."""
@@ -91,19 +118,28 @@ _END = object()
 def stream_handler(method: F) -> F:
     """A server-streaming handler for the ``grpc.aio`` server, exceptions going through the
     error table. An async generator runs on the loop. A blocking generator gets each item
-    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`."""
+    produced on the loop's executor (its waits hold a thread) and a :class:`StreamContext`.
+
+    A stream never ends OK because the server stops: once the servicer's ``stopping()`` is
+    true, the stream ends UNAVAILABLE / ``SERVER_STOPPING`` ("server shutting down; resume
+    from version N", N the last version sent, or the request's ``after_version``), so that a
+    client cannot take a shutdown for the end of its match; it resumes from N."""
     from referee.service.errors import abort
 
     @functools.wraps(method)
     async def native(self: Any, request: Any, context: grpc.aio.ServicerContext
                      ) -> AsyncIterator[Any]:
+        sent = _Sent(request)
         try:
             admit(self, request, context)
             with stream_place(self, context):
-                async for item in method(self, request, context):
+                async for item in _until_stopped(self, method(self, request, context)):
+                    sent.note(item)
                     yield item
+            if _stopping(self):  # ended by the shutdown, not by its subject: retryable
+                raise sent.stopping()
         except Exception as exc:
-            await abort(context, exc)
+            await abort(context, _stopped(self, sent, exc))
 
     @functools.wraps(method)
     async def blocking(self: Any, request: Any, context: grpc.aio.ServicerContext
@@ -114,23 +150,97 @@ def stream_handler(method: F) -> F:
         items = method(self, request, StreamContext(ended))
         pending: asyncio.Future[Any] | None = None
         place = contextlib.ExitStack()
+        sent = _Sent(request)
         try:
             admit(self, request, context)
             place.enter_context(stream_place(self, context))
             while True:
+                if _stopping(self):  # the shutdown ends it: retryable
+                    raise sent.stopping()
                 pending = loop.run_in_executor(None, next, items, _END)
                 item = await pending
                 if item is _END:
                     return
+                sent.note(item)
                 yield item
         except Exception as exc:
-            await abort(context, exc)
+            await abort(context, _stopped(self, sent, exc))
         finally:
             place.close()
             ended.set()
             _close_after(pending, items, loop)
 
     return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
+
+
+async def _until_stopped(servicer: Any, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """``items`` until they end or the server stops, whichever is first: a body waiting for
+    a change that no wake reaches (one that began to wait after the stop's wake) is not left
+    to the end of the grace period."""
+    stop: Stopping | None = getattr(servicer, "stopping", None)
+    if not isinstance(stop, Stopping):
+        async for item in items:
+            yield item
+        return
+    stopped = asyncio.ensure_future(stop.wait())
+    step: asyncio.Future[Any] | None = None
+    try:
+        while not stop():
+            step = asyncio.ensure_future(anext(items))
+            await asyncio.wait((step, stopped), return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                return  # the stop came first (the step is cancelled below)
+            try:
+                item = step.result()
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        stopped.cancel()
+        if step is not None and not step.done():  # the stop, or the call cancelled
+            step.cancel()
+            await asyncio.wait((step,))  # its cancel is ours; a cancel of this call is not
+            if not step.cancelled():
+                step.exception()  # retrieved: the stop decides how the stream ends
+        aclose = getattr(items, "aclose", None)
+        if aclose is not None:
+            with contextlib.suppress(Exception):
+                await aclose()
+
+
+def _stopping(servicer: Any) -> bool:
+    stopping: Callable[[], bool] | None = getattr(servicer, "stopping", None)
+    return stopping is not None and stopping()
+
+
+class _Sent:
+    """Where a stream is: the last ``version`` it sent (from the request's ``after_version``
+    on), or, for a stream of unversioned items, how many it sent."""
+
+    def __init__(self, request: Any) -> None:
+        self.versioned = "after_version" in request.DESCRIPTOR.fields_by_name
+        self.position = int(request.after_version) if self.versioned else 0
+
+    def note(self, item: Any) -> None:
+        if not self.versioned:
+            self.position += 1
+        elif "version" in item.DESCRIPTOR.fields_by_name:
+            self.position = max(self.position, int(item.version))
+
+    def stopping(self) -> Exception:
+        from referee.service.errors import ServerStoppingError
+
+        return ServerStoppingError(self.position, "version" if self.versioned else "item")
+
+
+def _stopped(servicer: Any, sent: _Sent, exc: Exception) -> Exception:
+    """A failure caused by the shutdown (a store closed under the stream) is the shutdown's
+    retryable end; any other, the error it is."""
+    from referee.domain.errors import RefereeError
+
+    if _stopping(servicer) and not isinstance(exc, RefereeError):
+        return sent.stopping()
+    return exc
 
 
 def _close_after(pending: asyncio.Future[Any] | None, items: Iterator[Any],

@@ -163,8 +163,9 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
 
 
 class TournamentServicer(pbg.TournamentServiceServicer):
-    def __init__(self, app: Referee, queries: Queries) -> None:
-        self.app, self.q = app, queries
+    def __init__(self, app: Referee, queries: Queries,
+                 stopping: Callable[[], bool] = lambda: False) -> None:
+        self.app, self.q, self.stopping = app, queries, stopping
         self.peers: PeerLimits | None = None
 
     @unary_handler
@@ -231,7 +232,7 @@ def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], 
     ``peers``: the per-peer limits shared with the other services of the port."""
     queries = Queries(app)
     read = ProjectionsServicer(app, queries, stopping)
-    tournaments = TournamentServicer(app, queries)
+    tournaments = TournamentServicer(app, queries, stopping)
     read.peers = tournaments.peers = peers
     pbg.add_ProjectionsServiceServicer_to_server(read, server)  # type: ignore[no-untyped-call]
     pbg.add_TournamentServiceServicer_to_server(  # type: ignore[no-untyped-call]

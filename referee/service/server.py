@@ -24,6 +24,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.limits import MAX_REQUEST_BYTES
 from referee.service.decoding import DecodeErrorInterceptor
+from referee.service.handlers import Stopping
 from referee.service.health_service import HealthServicer
 from referee.service.keepalive import keepalive_options
 from referee.service.peers import PeerLimits
@@ -48,7 +49,7 @@ class RefereeServer:
         self, app: Referee, address: str, *, max_workers: int,
         interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool,
     ) -> None:
-        self._stopping = threading.Event()
+        self._stopping = Stopping()
         self._executor = futures.ThreadPoolExecutor(max_workers, thread_name_prefix="referee")
         self._loop = asyncio.new_event_loop()
         self._loop.set_default_executor(self._executor)
@@ -80,7 +81,7 @@ class RefereeServer:
                 *keepalive_options(),
             ],
         )
-        stopping = self._stopping.is_set
+        stopping = self._stopping
         self._app = app
         peers = PeerLimits.from_settings(app.settings)
         pbg.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]

@@ -158,28 +158,7 @@ class _RichError(grpc.RpcError):
         return self._status.trailing_metadata
 
 
-def test_view_not_ready_is_unavailable_and_retried(client: RefereeClient,
-                                                   views: ProjectionWorker) -> None:
-    m = client.create_match("euchre")
-    views.wait()
-    real = client.projections.GetScoreboard
-    calls: list[int] = []
-
-    def lagging(request: Any, timeout: float) -> Any:
-        calls.append(1)
-        if len(calls) < 3:
-            raise _RichError(grpc.StatusCode.UNAVAILABLE, "VIEW_NOT_READY")
-        return real(request, timeout=timeout)
-
-    client.projections.GetScoreboard = lagging  # type: ignore[method-assign]
-    client.backoff = 0.0
-    assert client.get_scoreboard(m.match_id, m.tokens[0]).match_id == m.match_id
-    assert len(calls) == 3
-    calls.clear()
-    client.retries = 1
-    with pytest.raises(e.ViewNotReady) as caught:
-        client.get_scoreboard(m.match_id, m.tokens[0])
-    assert isinstance(caught.value, e.Unavailable) and caught.value.reason == "VIEW_NOT_READY"
+# The retry of VIEW_NOT_READY by gRPC's retry policy: tests/clients/test_retries.py.
 
 
 @pytest.mark.parametrize(("code", "reason", "cls"), [
@@ -188,6 +167,7 @@ def test_view_not_ready_is_unavailable_and_retried(client: RefereeClient,
     (grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND", e.TournamentNotFound),
     (grpc.StatusCode.OUT_OF_RANGE, "ACTION_INDEX_OUT_OF_RANGE", e.ActionIndexOutOfRange),
     (grpc.StatusCode.UNAVAILABLE, "VIEW_NOT_READY", e.ViewNotReady),
+    (grpc.StatusCode.UNAVAILABLE, "SERVER_STOPPING", e.ServerStopping),
 ])
 def test_new_reasons_map_to_classes(code: grpc.StatusCode, reason: str,
                                     cls: type[e.RefereeError]) -> None:

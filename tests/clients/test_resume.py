@@ -1,6 +1,8 @@
 """Clients resume on any stream end before the match is over (issue 19's first defect): a
-graceful restart (SIGTERM, every Kubernetes rolling update) ends WatchMatch streams
-*normally*, and the SDK's watch used to return then, so bots and watchers stopped for good."""
+graceful restart (SIGTERM, every Kubernetes rolling update) used to end WatchMatch streams
+*normally*, and the SDK's watch returned then, so bots and watchers stopped for good. The
+server now ends them UNAVAILABLE / SERVER_STOPPING, and the SDK resumes on any end that is
+not the match's (tests/clients/test_retries.py, and test_restarts.py over real processes)."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def test_a_watch_survives_a_graceful_server_restart(tmp_path: Path) -> None:
     while not seen:
         assert time.monotonic() < deadline
         time.sleep(0.02)
-    server.stop(1.0)  # type: ignore[attr-defined]  # graceful: the stream ends with OK
+    server.stop(1.0)  # type: ignore[attr-defined]  # graceful: SERVER_STOPPING
     app.close()
     time.sleep(0.5)  # the watcher is now reconnecting
     app, server = start()

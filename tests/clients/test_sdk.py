@@ -6,7 +6,6 @@ import random
 import threading
 from typing import Any
 
-import grpc
 import pytest
 
 from clients import errors as e
@@ -82,30 +81,7 @@ def test_unreachable_referee_is_retried_then_unavailable() -> None:
         c.list_games()
 
 
-class _Flaky(grpc.RpcError):
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.UNAVAILABLE
-
-    def details(self) -> str:
-        return "connection reset"
-
-
-def test_submit_retries_with_the_same_command_id(client: RefereeClient, euchre: Any) -> None:
-    seen: list[str] = []
-    real = client.stub.SubmitAction
-
-    def flaky(request: Any, timeout: float) -> Any:
-        seen.append(request.command_id)
-        response = real(request, timeout=timeout)
-        if len(seen) == 1:
-            raise _Flaky()  # the answer is lost after the action was recorded
-        return response
-
-    client.stub.SubmitAction = flaky  # type: ignore[method-assign]
-    client.backoff = 0.0
-    result = client.submit_action(euchre.match_id, euchre.tokens[1], "pass")
-    assert len(seen) == 2 and seen[0] == seen[1] == result.command_id and result.replayed
-    assert client.get_view(euchre.match_id, euchre.tokens[2]).to_act == 2  # recorded once
+# The retry of a lost answer with the same command id: tests/clients/test_retries.py.
 
 
 def test_records_deals_rejections_and_watch(client: RefereeClient) -> None:
