@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fixed deals (duplicate boards): a JSON list of packs, each a list of "
                         "card names in dealing order (or {\"cards\": [...]})")
     p.add_argument("--save", action="store_true", help="store the tokens in the state file")
+    p.add_argument("--action-ms", type=int, help="a time control: milliseconds per action "
+                   "(docs/clocks.md)")
+    p.add_argument("--bank-ms", type=int, help="a time control: each seat's reserve")
+    p.add_argument("--increment-ms", type=int, help="added to a seat's bank per action")
+    p.add_argument("--lag-ms", type=int, help="network allowance per deadline (default 1000)")
+    p.add_argument("--on-timeout", choices=["auto", "forfeit", "pause"],
+                   help="what happens when a seat's time runs out (default auto)")
     p.add_argument("--organiser-token", default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
                    metavar="TOKEN", help="the server's organiser credential, where it requires "
                    "one (default: $REFEREE_ORGANISER_TOKEN)")
@@ -182,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "matches (auditor token)",
                        description="Tournaments (auditor token): create, register, attach.")
     tsub = p.add_subparsers(dest="action", metavar="ACTION", required=True,
-                            help="create | register | attach")
+                            help="create | register | attach | finalize | release")
 
     def tadd(name: str, help_text: str) -> argparse.ArgumentParser:
         t = tsub.add_parser(name, parents=[common], help=help_text, description=help_text)
@@ -204,17 +211,41 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated entrants, side 0 first (teams; Ulti: seats)")
     t.add_argument("--board", default="", help="the duplicate board (matches on one board were "
                                                "created with the same --deals)")
+    t = tadd("finalize", "close the correction window: the finished matches' results are "
+                         "final (later rulings must be appeals)")
+    t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
+    t = tadd("release", "let every table read a duplicate board before all have played it")
+    t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
+    t.add_argument("--board", required=True, help="the board")
 
     p = add("ruling", "record an auditor's ruling on a finished hand (an event; history is "
                       "never edited)")
     p.add_argument("--match", required=True, metavar="ID", help="the match id")
     p.add_argument("--hand", type=int, required=True, help="the finished hand (from 1)")
-    p.add_argument("--kind", required=True, choices=["penalty", "annul", "correction"],
+    p.add_argument("--kind", required=True,
+                   choices=["penalty", "annul", "correction", "artificial", "weighted",
+                            "withdraw", "amend", "appeal"],
                    help="penalty: points taken per side; annul: the hand's scores undone; "
-                        "correction: points added per side")
+                        "correction / appeal: points added per side; artificial: --grades; "
+                        "weighted: --points as percentages; withdraw / amend: --ref "
+                        "(docs/tournaments.md)")
+    p.add_argument("--rule", default="", help="the rule or regulation cited")
+    p.add_argument("--ref", type=int, default=0,
+                   help="withdraw / amend: the version of the ruling changed")
+    p.add_argument("--grades", default="", help="artificial: per side, comma-separated: "
+                   "average_plus, average or average_minus")
     p.add_argument("--points", default="", help="comma-separated points per side, e.g. 2,0 "
                                                 "(not for annul)")
     p.add_argument("--reason", required=True, help="why (required)")
+    p.add_argument("--token", default=_auditor_env(),
+                   help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
+
+    p = add("clocks", "pause or resume a timed table's clocks (auditor token; events)")
+    p.add_argument("what", choices=["pause", "resume"], help="pause or resume")
+    p.add_argument("--match", required=True, metavar="ID", help="the match id")
+    p.add_argument("--reason", default="", help="pause: why (a disconnect, a ruling)")
+    p.add_argument("--add-ms", type=int, default=0,
+                   help="resume: more milliseconds for the seat to act")
     p.add_argument("--token", default=_auditor_env(),
                    help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
 
@@ -429,7 +460,8 @@ def cmd_create(args: argparse.Namespace) -> int:
         m = client.create_match(args.game, rules=rules, players=players,
                                 first_dealer=args.first_dealer, public_spectators=args.public,
                                 fixed_deals=_load_deals(args.deals) if args.deals else (),
-                                organiser_token=args.organiser_token)
+                                organiser_token=args.organiser_token,
+                                time_control=_time_control(args))
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
@@ -642,6 +674,15 @@ def standings_text(s: Standings) -> str:
     return "\n".join(lines)
 
 
+def _time_control(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The time control the ``create`` flags give (None: untimed)."""
+    given = {"action_ms": args.action_ms, "bank_ms": args.bank_ms,
+             "increment_ms": args.increment_ms, "lag_ms": args.lag_ms,
+             "policy": args.on_timeout}
+    chosen = {k: v for k, v in given.items() if v is not None}
+    return chosen or None
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     if not args.token:
         raise UsageProblem("tournament commands need the auditor token (--token or "
@@ -657,6 +698,15 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             _emit(args, {"tournament_id": args.tournament, "entrant": args.entrant,
                          "members": members, "version": v},
                   f"registered {args.entrant}" + (f" ({', '.join(members)})" if members else ""))
+        elif args.action == "finalize":
+            final = client.finalize_results(args.token, args.tournament)
+            _emit(args, {"tournament_id": args.tournament, "final_matches": final},
+                  f"results final: {len(final)} finished match(es); later rulings on them "
+                  "must be appeals")
+        elif args.action == "release":
+            v = client.release_board(args.token, args.tournament, args.board)
+            _emit(args, {"tournament_id": args.tournament, "board": args.board, "version": v},
+                  f"board {args.board} released")
         else:
             sides = [x.strip() for x in args.sides.split(",") if x.strip()]
             v = client.attach_match(args.token, args.tournament, args.match, sides, args.board)
@@ -672,12 +722,27 @@ def cmd_ruling(args: argparse.Namespace) -> int:
         raise UsageProblem("a ruling needs the auditor token (--token or REFEREE_AUDITOR_TOKEN)")
     points = _ints(args.points, "--points")
     with _client(args) as client:
-        version, adjust = client.record_ruling(args.token, args.match, args.hand, args.kind,
-                                               points, args.reason)
+        version, adjust = client.record_ruling(
+            args.token, args.match, args.hand, args.kind, points, args.reason, rule=args.rule,
+            ref=args.ref, grades=[g.strip() for g in args.grades.split(",") if g.strip()])
     _emit(args, {"match_id": args.match, "hand": args.hand, "kind": args.kind,
                  "adjust": adjust, "version": version, "reason": args.reason},
           f"ruling recorded on hand {args.hand} (match version {version}): {args.kind}, "
           f"scores adjusted by {', '.join(f'{a:+d}' for a in adjust)}")
+    return 0
+
+
+def cmd_clocks(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageProblem("the clock commands need the auditor token (--token or "
+                           "REFEREE_AUDITOR_TOKEN)")
+    with _client(args) as client:
+        if args.what == "pause":
+            version = client.pause_clocks(args.token, args.match, args.reason)
+        else:
+            version = client.resume_clocks(args.token, args.match, args.add_ms)
+    _emit(args, {"match_id": args.match, "clocks": args.what, "version": version},
+          f"clocks {'paused' if args.what == 'pause' else 'running'} (match version {version})")
     return 0
 
 
@@ -1033,6 +1098,7 @@ COMMANDS = {
     "games": cmd_games, "create": cmd_create, "join": cmd_join, "show": cmd_show,
     "legal": cmd_legal, "act": cmd_act, "watch": cmd_watch, "scoreboard": cmd_scoreboard,
     "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
+    "clocks": cmd_clocks,
     "export": cmd_export, "verify": cmd_verify, "replay": cmd_replay, "bot": cmd_bot,
     "demo": cmd_demo,
 }

@@ -140,6 +140,18 @@ def contract_text(state: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def clock_text(clock: Any, players: list[str]) -> str:
+    """A timed table's clock in one line (docs/clocks.md)."""
+    if clock.paused:
+        return "clock: paused (the table waits for the arbiter)"
+    if clock.to_act is None or clock.left_ms is None:
+        return "clock: stopped"
+    banks = (" banks: " + " ".join(f"{i}:{b / 1000:.0f}s" for i, b in enumerate(clock.banks_ms))
+             if clock.banks_ms else "")
+    return (f"clock: {seat_name(clock.to_act, players)} has {clock.left_ms / 1000:.1f}s "
+            f"(on timeout: {clock.policy}){banks}")
+
+
 def render_view(view: Any) -> str:
     """A :class:`clients.sdk.View` as a few lines: scores, whose turn, the trick, the hand."""
     s = view.state
@@ -153,6 +165,9 @@ def render_view(view: Any) -> str:
                else f"{side_name(view.winner, len(view.players), len(view.scores))} wins")
         lines.append(f"match over: {won}")
     lines.append(f"dealer: {seat_name(view.dealer, players)}   phase: {s.get('phase', '-')}")
+    clock = getattr(view, "clock", None)
+    if clock is not None:
+        lines.append(clock_text(clock, players))
     summary = contract_text(s)
     if summary:
         lines.append(summary)

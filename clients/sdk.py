@@ -7,9 +7,10 @@ across a server restart (docs/clients.md, "Restarts, retries and resuming"):
 - **unary calls** are retried by gRPC itself, from the service config the channel is opened
   with (:func:`channel_options`): the idempotent methods (:data:`RETRIED`: every read, and
   ``SubmitAction``, whose ``command_id`` the referee answers from its record when it already
-  recorded it) on UNAVAILABLE, with gRPC's jittered exponential backoff. The others
-  (:data:`NOT_RETRIED`: creating a match, rulings, tournament changes) carry no idempotency
-  key and are never retried;
+  recorded it, and the rulings and tournament changes, which this client sends with a
+  ``command_id`` of its own) on UNAVAILABLE, with gRPC's jittered exponential backoff. The
+  others (:data:`NOT_RETRIED`: creating a match, the clock commands) carry no idempotency key
+  and are never retried;
 - **streams** (``watch``, ``watch_scoreboard``, ``export_tournament``) go through one helper,
   :meth:`RefereeClient._resuming`: any end that is not the end of their subject (the match is
   over; the export is complete) reopens the stream from the last version seen, with jittered
@@ -32,6 +33,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import grpc
@@ -55,16 +57,40 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
     (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
     (_TOURNAMENTS, "GetStandings"),
+    # Changes with an idempotency key (a command_id this client generates): applied once.
+    (_PROJECTIONS, "RecordRuling"), (_TOURNAMENTS, "CreateTournament"),
+    (_TOURNAMENTS, "RegisterEntrant"), (_TOURNAMENTS, "AttachMatch"),
+    (_TOURNAMENTS, "FinalizeResults"), (_TOURNAMENTS, "ReleaseBoard"),
 )
 """(service, method) of the unary calls gRPC retries on UNAVAILABLE (the service config)."""
 
 NOT_RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "CreateMatch"), (_REFEREE, "PauseClocks"), (_REFEREE, "ResumeClocks"),
-    (_PROJECTIONS, "RecordRuling"),
-    (_TOURNAMENTS, "CreateTournament"), (_TOURNAMENTS, "RegisterEntrant"),
-    (_TOURNAMENTS, "AttachMatch"),
 )
 """Changes without an idempotency key: a retry could apply them twice, so none is made."""
+
+_POLICIES = {"auto": pb.TIMEOUT_POLICY_AUTO, "forfeit": pb.TIMEOUT_POLICY_FORFEIT,
+             "pause": pb.TIMEOUT_POLICY_PAUSE}
+
+
+def _time_control(given: dict[str, Any]) -> pb.TimeControl:
+    """A ``TimeControl`` message from a dict (docs/clocks.md); an unknown field or policy is
+    a ``ValueError`` here, a bad value the referee's INVALID_TIME_CONTROL."""
+    known = {"action_ms", "bank_ms", "increment_ms", "lag_ms", "policy"}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ValueError(f"unknown time control field {unknown[0]!r}: one of {sorted(known)}")
+    msg = pb.TimeControl(action_ms=int(given.get("action_ms", 0)),
+                         bank_ms=int(given.get("bank_ms", 0)),
+                         increment_ms=int(given.get("increment_ms", 0)))
+    if "lag_ms" in given:
+        msg.lag_ms = int(given["lag_ms"])
+    policy = given.get("policy", "auto")
+    if policy not in _POLICIES:
+        raise ValueError(f"time control policy must be one of {sorted(_POLICIES)}")
+    msg.policy = _POLICIES[policy]
+    return msg
+
 
 RESUMED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "WatchMatch"), (_PROJECTIONS, "WatchScoreboard"),
@@ -190,6 +216,29 @@ class CreatedMatch:
 
 
 @dataclass(frozen=True)
+class Clock:
+    """A timed table's clocks (docs/clocks.md): each seat's bank, whose clock runs, its
+    deadline (aware UTC datetime; None while paused) and the time it has left."""
+
+    policy: str
+    banks_ms: list[int]
+    paused: bool
+    to_act: int | None
+    deadline: datetime | None
+    left_ms: int | None
+
+    @classmethod
+    def from_pb(cls, c: pb.ClockView) -> Clock:
+        policies = {v: k for k, v in _POLICIES.items()}
+        return cls(
+            policy=policies.get(c.control.policy, "auto"), banks_ms=list(c.banks_ms),
+            paused=c.paused, to_act=c.to_act if c.HasField("to_act") else None,
+            deadline=c.deadline.ToDatetime(tzinfo=UTC) if c.HasField("deadline") else None,
+            left_ms=c.left_ms if c.HasField("left_ms") else None,
+        )
+
+
+@dataclass(frozen=True)
 class View:
     """What the caller may see of a match; ``state`` is the game's redacted view (parsed)."""
 
@@ -208,6 +257,7 @@ class View:
     state: dict[str, Any]
     players: list[str]
     deal_commitment: str
+    clock: Clock | None = None
 
     @classmethod
     def from_pb(cls, v: pb.GetViewResponse) -> View:
@@ -219,6 +269,7 @@ class View:
             match_over=v.match_over, winner=v.winner if v.HasField("winner") else None,
             state=json.loads(v.state_json or "{}"), players=list(v.players),
             deal_commitment=v.deal_commitment,
+            clock=Clock.from_pb(v.clock) if v.HasField("clock") else None,
         )
 
     @property
@@ -647,15 +698,20 @@ class RefereeClient:
         players: Sequence[str] = (), seed_entropy: bytes = b"",
         fixed_deals: Sequence[Sequence[str]] = (), first_dealer: int | None = None,
         public_spectators: bool = False, organiser_token: str = "",
+        time_control: dict[str, Any] | None = None,
     ) -> CreatedMatch:
         """Create a match (not retried: a retry could create a second one).
-        ``organiser_token``: the server's organiser credential, where it requires one."""
+        ``organiser_token``: the server's organiser credential, where it requires one.
+        ``time_control``: ``action_ms``, ``bank_ms``, ``increment_ms``, ``lag_ms`` and
+        ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md."""
         request = pb.CreateMatchRequest(
             game=game, rules_json=json.dumps(rules) if rules else "", players=list(players),
             seed_entropy=seed_entropy,
             fixed_deals=[pb.FixedDeal(cards=list(d)) for d in fixed_deals],
             public_spectators=public_spectators, token=organiser_token,
         )
+        if time_control is not None:
+            request.time_control.CopyFrom(_time_control(time_control))
         if first_dealer is not None:
             request.first_dealer = first_dealer
         return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request))
@@ -800,15 +856,32 @@ class RefereeClient:
         return Record(data, data.get("result") is not None)
 
     def record_ruling(self, token: str, match_id: str, hand: int, kind: str,
-                      points: Sequence[int] = (), reason: str = "") -> tuple[int, list[int]]:
-        """An auditor's ruling on a finished hand: ``penalty`` (points taken per side),
-        ``annul`` (the hand's scores undone; ``points`` ignored) or ``correction`` (points
-        added). Returns the match version of the ruling and the adjustment per side. Not
-        retried: a retry could record it twice."""
+                      points: Sequence[int] = (), reason: str = "", *, rule: str = "",
+                      ref: int = 0, grades: Sequence[str] = (),
+                      command_id: str | None = None) -> tuple[int, list[int]]:
+        """An auditor's ruling: ``penalty`` (points taken per side), ``correction`` (points
+        added), ``annul`` (the hand's scores undone), ``artificial`` (``grades`` per side),
+        ``weighted`` (points: each side's percentage), ``withdraw`` / ``amend`` (the ruling
+        at version ``ref``), ``appeal``; ``rule``: the rule or regulation cited
+        (docs/tournaments.md). Returns the match version of the ruling and the adjustment
+        per side. A ``command_id`` is generated when not given: retries are applied once."""
         req = ppb.RecordRulingRequest(token=token, match_id=match_id, hand=hand, kind=kind,
-                                      points=list(points), reason=reason)
+                                      points=list(points), reason=reason, rule=rule, ref=ref,
+                                      grades=list(grades),
+                                      command_id=command_id or uuid.uuid4().hex)
         resp = self._call(self.projections.RecordRuling, req)
         return resp.version, list(resp.adjust)
+
+    def pause_clocks(self, token: str, match_id: str, reason: str = "") -> int:
+        """The auditor pauses a timed table's clocks; returns the match version."""
+        req = pb.PauseClocksRequest(token=token, match_id=match_id, reason=reason)
+        return int(self._call(self.stub.PauseClocks, req).version)
+
+    def resume_clocks(self, token: str, match_id: str, add_ms: int = 0) -> int:
+        """The auditor resumes a timed table's clocks (``add_ms`` more for the seat to act);
+        returns the match version."""
+        req = pb.ResumeClocksRequest(token=token, match_id=match_id, add_ms=add_ms)
+        return int(self._call(self.stub.ResumeClocks, req).version)
 
     def check_chain(self, match_id: str, token: str, *, anchor_version: int = 0,
                     anchor_head: str = "") -> ChainCheck:
@@ -824,25 +897,45 @@ class RefereeClient:
     # -- tournaments (TournamentService) --------------------------------------------------
     # Changes need the auditor token and are not retried (a retry could apply them twice).
 
-    def create_tournament(self, token: str, name: str, game: str) -> str:
+    # Tournament changes carry a command_id (generated when not given): retries apply once.
+    def create_tournament(self, token: str, name: str, game: str, *,
+                          command_id: str | None = None) -> str:
         """A new tournament of ``game``; returns its id."""
-        req = ppb.CreateTournamentRequest(token=token, name=name, game=game)
+        req = ppb.CreateTournamentRequest(token=token, name=name, game=game,
+                                          command_id=command_id or uuid.uuid4().hex)
         return str(self._call(self.tournaments.CreateTournament, req).tournament_id)
 
     def register_entrant(self, token: str, tournament_id: str, entrant: str,
-                         members: Sequence[str] = ()) -> int:
+                         members: Sequence[str] = (), *, command_id: str | None = None) -> int:
         """Register a team or player (a unique name); returns the tournament's version."""
         req = ppb.RegisterEntrantRequest(token=token, tournament_id=tournament_id,
-                                         entrant=entrant, members=list(members))
+                                         entrant=entrant, members=list(members),
+                                         command_id=command_id or uuid.uuid4().hex)
         return int(self._call(self.tournaments.RegisterEntrant, req).version)
 
     def attach_match(self, token: str, tournament_id: str, match_id: str,
-                     sides: Sequence[str], board: str = "") -> int:
+                     sides: Sequence[str], board: str = "", *,
+                     command_id: str | None = None) -> int:
         """Attach a match: the entrant of each side and its duplicate ``board`` (matches with
         the same board must be created with the same ``fixed_deals``)."""
         req = ppb.AttachMatchRequest(token=token, tournament_id=tournament_id,
-                                     match_id=match_id, sides=list(sides), board=board)
+                                     match_id=match_id, sides=list(sides), board=board,
+                                     command_id=command_id or uuid.uuid4().hex)
         return int(self._call(self.tournaments.AttachMatch, req).version)
+
+    def finalize_results(self, token: str, tournament_id: str, *,
+                         command_id: str | None = None) -> list[str]:
+        """Close the correction window: returns the matches whose results became final."""
+        req = ppb.FinalizeResultsRequest(token=token, tournament_id=tournament_id,
+                                         command_id=command_id or uuid.uuid4().hex)
+        return list(self._call(self.tournaments.FinalizeResults, req).final_matches)
+
+    def release_board(self, token: str, tournament_id: str, board: str, *,
+                      command_id: str | None = None) -> int:
+        """Let every table's callers read a duplicate board before all tables played it."""
+        req = ppb.ReleaseBoardRequest(token=token, tournament_id=tournament_id, board=board,
+                                      command_id=command_id or uuid.uuid4().hex)
+        return int(self._call(self.tournaments.ReleaseBoard, req).version)
 
     def get_standings(self, tournament_id: str) -> Standings:
         """The tournament's standings (ranked) and duplicate comparison per board."""
