@@ -516,17 +516,21 @@ class Standing:
     points_for: int
     points_against: int
     duplicate: int
+    matchpoints: int = 0
+    scaled: int = 0
 
 
 @dataclass(frozen=True)
 class Standings:
-    """A tournament's standings, ranked; ``boards`` is the duplicate comparison per board."""
+    """A tournament's standings, ranked; ``boards`` is the duplicate comparison per board;
+    ``final``: the correction window is closed (provisional until then)."""
 
     tournament_id: str
     name: str
     game: str
     standings: list[Standing]
     boards: list[dict[str, Any]]
+    final: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -944,8 +948,9 @@ class RefereeClient:
         return Standings(
             s.tournament_id, s.name, s.game,
             [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
-                      r.points_against, r.duplicate) for r in s.standings],
-            json.loads(s.boards_json or "[]"),
+                      r.points_against, r.duplicate, r.matchpoints, r.scaled)
+             for r in s.standings],
+            json.loads(s.boards_json or "[]"), s.final,
         )
 
     def export_tournament(self, tournament_id: str, token: str, *,

@@ -4,13 +4,17 @@ its matches' summaries (what the standings projection stores).
 - A match counts once it is over: each side's entrant gets the match's official scores
   (rulings applied) as points for (its own) and against (the other sides'), and the official
   winner (``referee.domain.result``: the one place that rule lives; no winner is a draw).
-- Duplicate boards: matches attached with the same ``board`` were dealt the same fixed packs,
-  so hand ``h`` (for ``h`` up to the number of fixed deals) is the same deal at every table.
+- Duplicate boards: matches attached with the same ``board`` were dealt the same fixed
+  packs, so hand ``h`` (for ``h`` up to the number of fixed deals) is the same deal at every
+  table.
   For each such hand finished at two or more tables, side ``i``'s *net* at a table is
   ``(n - 1) * p_i - sum(p_others)`` (for two sides: own points minus the opponents'), with
   ``p`` the hand's points plus any ruling on that hand. Side ``i``'s comparison at table
   ``t`` is the sum over the other tables ``u`` of ``net_i(t) - net_i(u)``: the entrants who
-  held the same cards are compared, and the totals are zero-sum.
+  held the same cards are compared, and the totals are zero-sum. Against the field, as
+  duplicate play scores it, each side also gets, per other table, ``matchpoints`` (2 when its
+  net is higher, 1 when equal, 0 when lower) and ``scaled`` (the net difference on the game's
+  difference scale, ``referee.rules.game.scaled_difference``, as bridge's IMPs).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections import defaultdict
 from typing import Any
 
 from referee.domain.result import match_result
+from referee.rules.game import scaled_difference
+from referee.rules.registry import find_game
 
 
 def _hand_points(summary: dict[str, Any], hand: int) -> list[int] | None:
@@ -50,7 +56,8 @@ def compute_standings(
     """The standings document of one tournament."""
     rows: dict[str, dict[str, Any]] = {
         name: {"entrant": name, "played": 0, "won": 0, "lost": 0, "drawn": 0,
-               "points_for": 0, "points_against": 0, "duplicate": 0}
+               "points_for": 0, "points_against": 0, "duplicate": 0, "matchpoints": 0,
+               "scaled": 0}
         for name in tournament["entrants"]
     }
     boards: dict[str, list[str]] = defaultdict(list)
@@ -75,6 +82,7 @@ def compute_standings(
             else:
                 row["lost"] += 1
     comparisons = []
+    game = find_game(tournament["game"])
     for board, mids in sorted(boards.items()):
         deals = min(summaries[m]["fixed_deals"] for m in mids)  # type: ignore[index]
         for hand in range(1, deals + 1):
@@ -87,14 +95,23 @@ def compute_standings(
                 continue
             out_tables = []
             for mid, sides, points in tables:
-                dup = []
+                dup, mps, scaled = [], [], []
                 for side in range(len(points)):
-                    d = sum(_net(points, side) - _net(other, side)
-                            for omid, _, other in tables if omid != mid)
+                    diffs = [_net(points, side) - _net(other, side)
+                             for omid, _, other in tables if omid != mid]
+                    d = sum(diffs)
+                    # Matchpoints: 2 for each table the side did better than, 1 for a tie.
+                    mp = sum(2 if x > 0 else 1 if x == 0 else 0 for x in diffs)
+                    sc = sum(scaled_difference(game, x) for x in diffs)
                     dup.append(d)
-                    rows[sides[side]]["duplicate"] += d
+                    mps.append(mp)
+                    scaled.append(sc)
+                    row = rows[sides[side]]
+                    row["duplicate"] += d
+                    row["matchpoints"] += mp
+                    row["scaled"] += sc
                 out_tables.append({"match_id": mid, "sides": sides, "points": points,
-                                   "duplicate": dup})
+                                   "duplicate": dup, "matchpoints": mps, "scaled": scaled})
             comparisons.append({"board": board, "hand": hand, "tables": out_tables})
     ranking = sorted(rows.values(), key=lambda r: (-r["won"], -r["duplicate"],
                                                     -(r["points_for"] - r["points_against"]),

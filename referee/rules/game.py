@@ -311,6 +311,21 @@ def forfeit_winner(game: Game[Any], scores: Sequence[int], seat: Seat) -> int:
     return max(others, key=lambda s: (scores[s], -s))
 
 
+#: The default difference scale of duplicate comparison (see :func:`scaled_difference`).
+DIFFERENCE_SCALE = (1, 2, 3, 5, 8, 13, 21, 34, 55, 89)
+
+
+def scaled_difference(game: Game[Any], difference: int) -> int:
+    """A difference of hand scores on a duplicate board on the game's comparison scale (as
+    bridge's IMPs): the number of the game's ``difference_scale`` thresholds (optional; by
+    default :data:`DIFFERENCE_SCALE`) that ``|difference|`` reaches, with its sign. So a
+    swing counts for more than a small edge, but not in proportion, whatever the size of the
+    game's scores."""
+    scale: tuple[int, ...] = getattr(game, "difference_scale", DIFFERENCE_SCALE)
+    steps = sum(1 for t in scale if abs(difference) >= t)
+    return steps if difference >= 0 else -steps
+
+
 def sides_of(game: Game[Any]) -> int:
     """How many sides score (the length of ``points`` and of the match scores): the teams of a
     partnership game (``num_seats // 2``), otherwise one per seat."""

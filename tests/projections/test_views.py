@@ -26,6 +26,7 @@ from referee.domain.errors import (
     ReplayNotAllowedError,
     TournamentNotFoundError,
 )
+from referee.rules.game import scaled_difference
 from referee.rules.handrecord import read_record, replay_hand
 from referee.rules.registry import find_game
 from referee.tournaments import attach_match, create_tournament, record_ruling, register_entrant
@@ -184,6 +185,13 @@ def test_duplicate_boards_standings_and_a_ruling(app: Referee) -> None:
     rows = {r["entrant"]: r for r in s["entrants"]}
     assert rows["A"]["duplicate"] == dup_a and rows["C"]["duplicate"] == -dup_a
     assert rows["B"]["duplicate"] == -dup_a and rows["D"]["duplicate"] == dup_a
+    # Against the field (issue 21, item 5): matchpoints (2 a table beaten, 1 a tie) and the
+    # difference on the game's scale, hand by hand.
+    diffs = [(p1[h][0] - p1[h][1]) - (p2[h][0] - p2[h][1]) for h in common]
+    assert rows["A"]["matchpoints"] == sum(2 if d > 0 else 1 if d == 0 else 0 for d in diffs)
+    assert rows["C"]["matchpoints"] == sum(2 if d < 0 else 1 if d == 0 else 0 for d in diffs)
+    assert rows["A"]["scaled"] == sum(scaled_difference(game, d) for d in diffs)
+    assert rows["A"]["scaled"] == -rows["C"]["scaled"]
     assert [(b["board"], b["hand"]) for b in s["boards"]] == [("1", h) for h in common]
     m1 = app.get_match(t1.match_id).match_state
     assert rows["A"]["points_for"] == m1.scores[0] and rows["A"]["points_against"] == m1.scores[1]

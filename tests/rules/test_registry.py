@@ -5,7 +5,7 @@ without being named here."""
 
 from __future__ import annotations
 
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 
 import pytest
@@ -60,3 +60,15 @@ def test_register_and_unregister() -> None:
         unregister(GAME.name)
     with pytest.raises(ValueError, match="unknown game"):
         find_game(GAME.name)
+
+
+def test_the_difference_scale_counts_thresholds_with_the_sign() -> None:
+    """Issue 21, item 5: duplicate differences on the game's scale (as bridge's IMPs)."""
+    from referee.rules.game import DIFFERENCE_SCALE, scaled_difference
+
+    game = next(iter(GAMES.values()))
+    scale = getattr(game, "difference_scale", DIFFERENCE_SCALE)
+    assert scaled_difference(game, 0) == 0
+    assert scaled_difference(game, scale[0]) == 1 and scaled_difference(game, -scale[0]) == -1
+    assert scaled_difference(game, scale[-1] * 10) == len(scale)
+    assert all(a < b for a, b in pairwise(scale))

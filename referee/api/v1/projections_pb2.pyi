@@ -334,7 +334,7 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("entrant", "played", "won", "lost", "drawn", "points_for", "points_against", "duplicate")
+    __slots__ = ("entrant", "played", "won", "lost", "drawn", "points_for", "points_against", "duplicate", "matchpoints", "scaled")
     ENTRANT_FIELD_NUMBER: _ClassVar[int]
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     WON_FIELD_NUMBER: _ClassVar[int]
@@ -343,6 +343,8 @@ class Standing(_message.Message):
     POINTS_FOR_FIELD_NUMBER: _ClassVar[int]
     POINTS_AGAINST_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    MATCHPOINTS_FIELD_NUMBER: _ClassVar[int]
+    SCALED_FIELD_NUMBER: _ClassVar[int]
     entrant: str
     played: int
     won: int
@@ -351,7 +353,9 @@ class Standing(_message.Message):
     points_for: int
     points_against: int
     duplicate: int
-    def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ...) -> None: ...
+    matchpoints: int
+    scaled: int
+    def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ..., matchpoints: _Optional[int] = ..., scaled: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
     __slots__ = ("tournament_id", "name", "game", "standings", "boards_json", "final")
