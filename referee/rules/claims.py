@@ -1,0 +1,374 @@
+"""Checked claims: does a side make its claim against every defence? (issue 20)
+
+A claim is made in a hand's trick play by a side (the seats that score together): *all the
+remaining tricks*, or *at least k of them*. :func:`check_claim` decides it exactly, by a
+double-dummy search over the cards as they lie: the claiming side chooses its plays, the
+defenders choose theirs, and the claim stands only if the claiming side makes it whatever the
+defenders play. It is generic over the :class:`~referee.rules.game.Game` protocol and reads
+nothing else of a game:
+
+- **the moves** are ``legal_actions`` and ``apply``, so every constraint of the game holds
+  (follow suit, trump, over-trump, Belot's and Coinche's announcements, Ulti's trump seven
+  kept for the last trick, and a hand that ends early: Ulti's betli or durchmars stop);
+- **a trick** is a :class:`~referee.rules.game.TrickTaken` fact, and its ``winner`` the seat
+  that took it; the hand is over when ``is_terminal`` says so (tricks not played then are
+  nobody's);
+- **the sides** are :func:`claim_sides`: a game may give ``claim_sides(state)`` (a tuple of
+  seat sets); by default a game that plays in partnerships has its teams
+  (:func:`~referee.rules.game.side_of`), and one that does not but whose state names a
+  ``declarer`` (Ulti) has the declarer against the other seats together; else each seat is
+  a side;
+- **trick play**: a game may give ``in_trick_play(state)``; by default the public view's
+  ``phase`` is ``"play"``;
+- **a position** (what the memo keys on, at the start of a trick) is a game's
+  ``claim_key(state)`` if it gives one, else who is to act and where every card is
+  (``card_locations``): whatever else a state holds (announcements made, kontras) must not
+  change which tricks can be won from there. Tested for every registered game against a
+  brute-force enumeration (``tests/rules/test_claims.py``).
+
+The search is an AND/OR search over the plays: at the claimer's turns one play that keeps the
+claim is enough, at the defenders' turns every play must. It cuts off at once where the
+answer is known (an all-tricks claim fails as soon as a defender takes a trick), keeps the
+positions it decided at the start of each trick (transpositions: the same cards left, the
+same seat to lead), and orders plays by what won before (a history heuristic) and, for the
+last seat of a trick, by whether the play takes it.
+
+The answer keeps a **line** of actions: when the claim stands, a complete play of the hand in
+which the claim is made (the claimer's plays from the winning strategy; each defender plays
+the first legal action that holds the claimer to the fewest tricks), which ends the hand as if
+played out; when it is refused, a **defence**: a play from the position up to the point where
+the claim can no longer be made (the defenders' refuting plays; the claimer's own plays the
+first legal ones), for the auditor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any
+
+from referee.rules.game import Action, Game, TrickTaken, side_of, sides_of
+from referee.rules.seats import Seat
+
+ALL = -1
+"""``tricks`` of a claim of all the remaining tricks."""
+
+_NONE = 1 << 30  # no bound on the tricks the defenders may take (a claim of k tricks)
+_UNBOUNDED = _NONE // 2  # an ``allow`` this high is still no bound
+
+
+class ClaimError(ValueError):
+    """The position admits no claim (not in trick play, a seat that does not play, a number
+    of tricks out of range)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimCheck:
+    """The decision on one claim.
+
+    ``holds``: the claim stands against every defence. ``line``: ``(seat, action)`` pairs
+    from the position: a complete play of the hand that makes the claim when it holds, a
+    defence that beats it when it does not (see the module docstring). ``nodes``: positions
+    searched (for benchmarks)."""
+
+    holds: bool
+    line: tuple[tuple[Seat, Action], ...]
+    side: frozenset[Seat]
+    tricks: int
+    nodes: int
+
+
+def claim_sides(game: Game[Any], state: Any) -> tuple[frozenset[Seat], ...]:
+    """The sides of the hand in ``state``, as sets of seats (see the module docstring)."""
+    hook: Callable[[Any], tuple[frozenset[Seat], ...]] | None = getattr(
+        game, "claim_sides", None
+    )
+    if hook is not None:
+        return hook(state)
+    n = game.num_seats
+    if not game.partnerships:
+        declarer = getattr(state, "declarer", None)
+        if isinstance(declarer, int) and 0 <= declarer < n:
+            return frozenset({declarer}), frozenset(s for s in range(n) if s != declarer)
+        return tuple(frozenset({s}) for s in range(n))
+    return tuple(
+        frozenset(s for s in range(n) if side_of(game, s) == t) for t in range(sides_of(game))
+    )
+
+
+def side_of_seat(game: Game[Any], state: Any, seat: Seat) -> frozenset[Seat]:
+    """The side that ``seat`` belongs to in this hand."""
+    for side in claim_sides(game, state):
+        if seat in side:
+            return side
+    raise ClaimError(f"seat {seat} is not at this table")
+
+
+def in_trick_play(game: Game[Any], state: Any) -> bool:
+    """Whether the hand is in its trick play (where claims and concessions are made)."""
+    hook: Callable[[Any], bool] | None = getattr(game, "in_trick_play", None)
+    if hook is not None:
+        return hook(state)
+    if game.is_terminal(state):
+        return False
+    return bool(game.view(state, None).get("phase") == "play")
+
+
+def position_key(game: Game[Any], state: Any) -> Hashable:
+    """What decides the rest of the play from the start of a trick (the memo's key)."""
+    hook: Callable[[Any], Hashable] | None = getattr(game, "claim_key", None)
+    if hook is not None:
+        return hook(state)
+    where = game.card_locations(state)
+    return (game.current_seat(state), tuple(sorted(where.items())))
+
+
+class _Search:
+    """One claim's search: ``side`` must take at least ``need`` more tricks and let the
+    others take at most ``allow``; ``cooperative``: every seat plays for it (a concession's
+    line)."""
+
+    def __init__(self, game: Game[Any], side: frozenset[Seat], cooperative: bool = False
+                 ) -> None:
+        self.game = game
+        self.side = side
+        self.cooperative = cooperative
+        self.memo: dict[tuple[Hashable, int, int], bool] = {}
+        self.bounds: dict[Hashable, tuple[int, int]] = {}
+        self.history: dict[tuple[Seat, Action], int] = {}
+        self.nodes = 0
+
+    def children(self, state: Any) -> Iterator[tuple[Action, Any, int, int]]:
+        """``(action, state, claimer tricks, defender tricks)`` after each legal action,
+        the most promising first for the seat to act: when the play ends a trick, those
+        that take it; else those that decided positions before (a history heuristic,
+        applied lazily, as a cut-off often comes first)."""
+        game = self.game
+        seat = game.current_seat(state)
+        assert seat is not None
+        mine = seat in self.side or self.cooperative
+        side = self.side
+        history = self.history
+        legal = game.legal_actions(state)
+        if len(legal) > 1:
+            legal = sorted(legal, key=lambda a: -history.get((seat, a), 0))
+        first = True
+        for action in legal:
+            step = game.apply(state, seat, action)
+            won = lost = 0
+            for fact in step.facts:
+                if isinstance(fact, TrickTaken):
+                    if fact.winner in side:
+                        won += 1
+                    else:
+                        lost += 1
+            if first and won + lost and len(legal) > 1:
+                # The last play of a trick: every play ends it, so see who takes it first.
+                out = [(action, step.state, won, lost)]
+                for other in legal[1:]:
+                    step = game.apply(state, seat, other)
+                    w = sum(1 for f in step.facts
+                            if isinstance(f, TrickTaken) and f.winner in side)
+                    out.append((other, step.state, w, 1 - w))
+                out.sort(key=lambda c: (c[3] - c[2]) if mine else (c[2] - c[3]))
+                yield from out
+                return
+            first = False
+            yield action, step.state, won, lost
+
+    def _decided(self, seat: Seat, action: Action, depth: int) -> None:
+        key = (seat, action)
+        self.history[key] = self.history.get(key, 0) + (1 << min(max(depth, 0), 20))
+
+    def sweeps(self, state: Any, horizon: int, boundary: bool) -> bool:
+        """Whether the side takes each of the next ``horizon`` tricks (or all, if fewer are
+        left) from ``state``, against every defence: an all-tricks claim, cut off as soon
+        as a defender takes a trick. Positions keep the horizons proved and refuted."""
+        game = self.game
+        if horizon <= 0 or game.is_terminal(state):
+            return True
+        key = None
+        if boundary:
+            key = position_key(game, state)
+            lo, hi = self.bounds.get(key, (0, _NONE + 1))
+            if horizon <= lo:
+                return True
+            if horizon >= hi:
+                return False
+        self.nodes += 1
+        seat = game.current_seat(state)
+        assert seat is not None
+        mine = seat in self.side
+        result = not mine
+        for action, child, won, lost in self.children(state):
+            ok = not lost and self.sweeps(child, horizon - won, won > 0)
+            if ok == mine:  # a play that decides this node
+                self._decided(seat, action, horizon)
+                result = mine
+                break
+        if key is not None:
+            lo, hi = self.bounds.get(key, (0, _NONE + 1))
+            self.bounds[key] = (max(lo, horizon), hi) if result else (lo, min(hi, horizon))
+        return result
+
+    def makes(self, state: Any, need: int, allow: int, boundary: bool) -> bool:
+        """Whether the side makes ``need`` more tricks letting at most ``allow`` go from
+        ``state``, against every defence. ``boundary``: ``state`` starts a trick."""
+        if allow < 0:
+            return False
+        game = self.game
+        if need <= 0 and allow >= _UNBOUNDED:
+            return True
+        if allow == 0 and need <= 0 and not self.cooperative:
+            return self.sweeps(state, _NONE, boundary)
+        if game.is_terminal(state):
+            return need <= 0
+        key = None
+        if boundary:
+            key = (position_key(game, state), need, allow)
+            known = self.memo.get(key)
+            if known is not None:
+                return known
+        self.nodes += 1
+        seat = game.current_seat(state)
+        assert seat is not None
+        mine = seat in self.side or self.cooperative
+        result = not mine
+        for action, child, won, lost in self.children(state):
+            ok = self.makes(child, need - won, allow - lost, won + lost > 0)
+            if ok == mine:  # a play that decides this node
+                self._decided(seat, action, need)
+                result = mine
+                break
+        if key is not None:
+            self.memo[key] = result
+        return result
+
+    def value(self, state: Any, allow: int, floor: int) -> int:
+        """The most tricks the side can force from ``state`` (at least ``floor``, which it
+        is known to make), letting at most ``allow`` go."""
+        v = floor
+        while self.makes(state, v + 1, allow, True):
+            v += 1
+        return v
+
+    def winning_line(self, state: Any, need: int, allow: int) -> list[tuple[Seat, Action]]:
+        """A complete play from ``state`` that makes the claim (which holds)."""
+        game = self.game
+        line: list[tuple[Seat, Action]] = []
+        while not game.is_terminal(state):
+            seat = game.current_seat(state)
+            assert seat is not None
+            kids = [(a, s, w, lo) for a, s, w, lo in self._in_order(state)]
+            if seat in self.side or self.cooperative:
+                pick = next(k for k in kids if self.makes(k[1], need - k[2], allow - k[3],
+                                                          k[2] + k[3] > 0))
+            elif allow >= _UNBOUNDED:  # a claim of k: hold the claimer to the fewest tricks
+                best = None
+                for k in kids:
+                    v = k[2] + self.value(k[1], allow, max(need - k[2], 0))
+                    if best is None or v < best[0]:
+                        best = (v, k)
+                assert best is not None
+                pick = best[1]
+            else:  # every play loses every trick: the first legal one
+                pick = kids[0]
+            action, state, won, lost = pick
+            need, allow = need - won, allow - lost
+            line.append((seat, action))
+        return line
+
+    def defence(self, state: Any, need: int, allow: int) -> list[tuple[Seat, Action]]:
+        """A play from ``state`` that beats the claim (which does not hold), up to where
+        the claim can no longer be made."""
+        game = self.game
+        line: list[tuple[Seat, Action]] = []
+        while allow >= 0 and not game.is_terminal(state):
+            if need > 0 and allow >= _UNBOUNDED and not self._can_still(state, need):
+                break
+            seat = game.current_seat(state)
+            assert seat is not None
+            kids = self._in_order(state)
+            if seat in self.side:
+                pick = kids[0]
+            else:
+                pick = next(k for k in kids if not self.makes(k[1], need - k[2],
+                                                              allow - k[3], k[2] + k[3] > 0))
+            action, state, won, lost = pick
+            need, allow = need - won, allow - lost
+            line.append((seat, action))
+        return line
+
+    def _can_still(self, state: Any, need: int) -> bool:
+        """Whether the side could still take ``need`` tricks if every seat helped it."""
+        helped = _Search(self.game, self.side, cooperative=True)
+        return helped.makes(state, need, _NONE, True)
+
+    def _in_order(self, state: Any) -> list[tuple[Action, Any, int, int]]:
+        """The children in the order of the legal actions (lines are deterministic)."""
+        kids = list(self.children(state))
+        order = {a: i for i, a in enumerate(self.game.legal_actions(state))}
+        kids.sort(key=lambda k: order[k[0]])
+        return kids
+
+
+def remaining_tricks(game: Game[Any], state: Any) -> int:
+    """The tricks left to play if the hand runs to its last (a hand may end sooner, as
+    Ulti's betli): a game's ``tricks_left(state)`` if it gives one, else the cards held by
+    the seat to act (``card_locations``' ``hand<seat>``), which plays in every trick left."""
+    hook: Callable[[Any], int] | None = getattr(game, "tricks_left", None)
+    if hook is not None:
+        return hook(state)
+    seat = game.current_seat(state)
+    if seat is None:
+        return 0
+    return game.card_locations(state)[f"hand{seat}"].bit_count()
+
+
+def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL) -> ClaimCheck:
+    """Decide the claim by ``seat``'s side of ``tricks`` more tricks (:data:`ALL`: all the
+    remaining tricks) from ``state``. See the module docstring.
+
+    :raises ClaimError: the hand is not in its trick play, or ``tricks`` is neither
+        :data:`ALL` nor ``1..`` the tricks left."""
+    if not in_trick_play(game, state):
+        raise ClaimError("a claim is made in the trick play of a hand")
+    side = side_of_seat(game, state, seat)
+    if tricks == ALL:
+        need, allow = 0, 0
+    else:
+        left = remaining_tricks(game, state)
+        if not 1 <= tricks <= left:
+            raise ClaimError(f"a claim is of 1 to {left} tricks, or of all the tricks left")
+        need, allow = tricks, _NONE
+    search = _Search(game, side)
+    if tricks == ALL:
+        holds = search.sweeps(state, _NONE, True)
+    else:
+        holds = search.makes(state, need, allow, True)
+    line = (search.winning_line(state, need, allow) if holds
+            else search.defence(state, need, allow))
+    return ClaimCheck(holds, tuple(line), side, tricks, search.nodes)
+
+
+def concession_line(game: Game[Any], state: Any, seat: Seat) -> tuple[tuple[Seat, Action], ...]:
+    """The play that ends a hand conceded by ``seat``'s side: every seat plays so that the
+    other sides take as many of the remaining tricks as the cards allow (the conceding side
+    throws its tricks; where the cards force it to take one, it does). Deterministic: of
+    equally good plays, the first legal one.
+
+    :raises ClaimError: the hand is not in its trick play."""
+    if not in_trick_play(game, state):
+        raise ClaimError("a concession is made in the trick play of a hand")
+    mine = side_of_seat(game, state, seat)
+    others = frozenset(s for s in range(game.num_seats) if s not in mine)
+    search = _Search(game, others, cooperative=True)
+    best = search.value(state, _NONE, 0)
+    return tuple(search.winning_line(state, best, _NONE))
+
+
+def replay_line(game: Game[Any], state: Any, line: Sequence[tuple[Seat, Action]]) -> Any:
+    """The state after playing ``line`` from ``state`` (each action checked by ``apply``)."""
+    for seat, action in line:
+        state = game.apply(state, seat, action).state
+    return state

@@ -1,0 +1,184 @@
+"""Checked claims (issue 20, item 1): the solver agrees with a brute-force enumerator.
+
+The enumerator plays out every line from the position (no memo, no ordering, no cut-off
+beyond the end of the hand): the claimer's side takes the most tricks it can force is the
+plain minimax over ``legal_actions``/``apply``. On many random end positions of every
+registered game (reached by seeded random legal play), every accept and every refusal of
+:func:`referee.rules.claims.check_claim` must agree with it, the winning line must be a legal
+play of the hand that makes the claim, and a refusal's defence a legal play.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+
+from referee.rules.claims import (
+    ALL,
+    ClaimError,
+    check_claim,
+    claim_sides,
+    concession_line,
+    in_trick_play,
+    remaining_tricks,
+    replay_line,
+)
+from referee.rules.game import Game, TrickTaken
+from referee.rules.registry import GAMES
+
+#: Positions per game and the most tricks left in them (the enumerator is exponential).
+POSITIONS = int(os.environ.get("CLAIMS_POSITIONS", "60"))
+MOST_LEFT = {"ulti": 4}
+DEFAULT_MOST_LEFT = int(os.environ.get("CLAIMS_MOST_LEFT", "3"))
+
+
+def brute(game: Game[Any], state: Any, side: frozenset[int]) -> tuple[int, bool]:
+    """``(tricks, sweep)``: the most tricks the side can force from ``state`` (minimax over
+    every line), and whether it can take every trick left against every defence."""
+    if game.is_terminal(state):
+        return 0, True
+    seat = game.current_seat(state)
+    assert seat is not None
+    values = []
+    for action in game.legal_actions(state):
+        step = game.apply(state, seat, action)
+        won = lost = 0
+        for f in step.facts:
+            if isinstance(f, TrickTaken):
+                won += f.winner in side
+                lost += f.winner not in side
+        tricks, sweep = brute(game, step.state, side)
+        values.append((tricks + won, sweep and not lost))
+    if seat in side:
+        return max(v[0] for v in values), any(v[1] for v in values)
+    return min(v[0] for v in values), all(v[1] for v in values)
+
+
+def end_position(game: Game[Any], rng: random.Random, most_left: int) -> Any:
+    """A state in trick play with at most ``most_left`` tricks left (sometimes mid-trick),
+    reached by random legal play from a random deal."""
+    while True:
+        pack = list(game.pack)
+        rng.shuffle(pack)
+        dealer = rng.randrange(game.num_seats)
+        state = game.new_hand(game.deal(pack, dealer), dealer, game.rules_class())
+        stop_at = rng.randrange(4)  # plays into the trick before stopping
+        while not game.is_terminal(state):
+            if in_trick_play(game, state) and remaining_tricks(game, state) <= most_left:
+                if stop_at == 0:
+                    return state
+                stop_at -= 1
+            legal = game.legal_actions(state)
+            seat = game.current_seat(state)
+            assert seat is not None
+            state = game.apply(state, seat, legal[rng.randrange(len(legal))]).state
+
+
+def tricks_in(game: Game[Any], state: Any, line: Any, side: frozenset[int]) -> tuple[int, int]:
+    won = lost = 0
+    for seat, action in line:
+        step = game.apply(state, seat, action)
+        for f in step.facts:
+            if isinstance(f, TrickTaken):
+                won += f.winner in side
+                lost += f.winner not in side
+        state = step.state
+    return won, lost
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_solver_agrees_with_the_enumerator(name: str) -> None:
+    game = GAMES[name]
+    rng = random.Random(f"claims-{name}")
+    most = MOST_LEFT.get(name, DEFAULT_MOST_LEFT)
+    seen = {"all": [0, 0], "k": [0, 0]}
+    for _ in range(POSITIONS):
+        state = end_position(game, rng, most)
+        seat = game.current_seat(state)
+        assert seat is not None
+        claimer = rng.choice([seat, rng.randrange(game.num_seats)])
+        check = check_claim(game, state, claimer, ALL)
+        side = check.side
+        forced, sweep = brute(game, state, side)
+        assert check.holds == sweep, (name, game.audit_view(state), claimer)
+        seen["all"][check.holds] += 1
+        _check_line(game, state, check, side, sweep_claim=True)
+        left = remaining_tricks(game, state)
+        k = rng.randint(1, left)
+        check = check_claim(game, state, claimer, k)
+        assert check.holds == (forced >= k), (name, game.audit_view(state), claimer, k)
+        seen["k"][check.holds] += 1
+        _check_line(game, state, check, side, sweep_claim=False)
+    # The random positions exercise both answers.
+    assert all(v[0] and v[1] for v in seen.values()), seen
+
+
+def _check_line(game: Game[Any], state: Any, check: Any, side: frozenset[int],
+                sweep_claim: bool) -> None:
+    end = replay_line(game, state, check.line)  # every action legal
+    won, lost = tricks_in(game, state, check.line, side)
+    if check.holds:
+        assert game.is_terminal(end), "an accepted claim's line ends the hand"
+        assert (lost == 0) if sweep_claim else (won >= check.tricks)
+    elif sweep_claim:
+        assert lost >= 1 or game.is_terminal(end) is False
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_concession_plays_out_the_hand_for_the_opponents(name: str) -> None:
+    game = GAMES[name]
+    rng = random.Random(f"concede-{name}")
+    for _ in range(20):
+        state = end_position(game, rng, MOST_LEFT.get(name, DEFAULT_MOST_LEFT))
+        seat = game.current_seat(state)
+        assert seat is not None
+        line = concession_line(game, state, seat)
+        end = replay_line(game, state, line)
+        assert game.is_terminal(end)
+        mine = next(s for s in claim_sides(game, state) if seat in s)
+        others = frozenset(range(game.num_seats)) - mine
+        # The opponents take as many tricks as the cards allow with every seat helping.
+        best = _cooperative_best(game, state, others)
+        assert tricks_in(game, state, line, others)[0] == best
+
+
+def _cooperative_best(game: Game[Any], state: Any, side: frozenset[int]) -> int:
+    if game.is_terminal(state):
+        return 0
+    seat = game.current_seat(state)
+    assert seat is not None
+    best = 0
+    for action in game.legal_actions(state):
+        step = game.apply(state, seat, action)
+        won = sum(1 for f in step.facts if isinstance(f, TrickTaken) and f.winner in side)
+        best = max(best, won + _cooperative_best(game, step.state, side))
+    return best
+
+
+def test_claims_are_made_in_trick_play_and_of_a_sensible_number() -> None:
+    for game in GAMES.values():
+        rng = random.Random(f"misuse-{game.name}")
+        pack = list(game.pack)
+        rng.shuffle(pack)
+        state = game.new_hand(game.deal(pack, 0), 0, game.rules_class())
+        with pytest.raises(ClaimError):  # the auction
+            check_claim(game, state, 0, ALL)
+        state = end_position(game, rng, 2)
+        seat = game.current_seat(state)
+        assert seat is not None
+        with pytest.raises(ClaimError):
+            check_claim(game, state, seat, remaining_tricks(game, state) + 1)
+        with pytest.raises(ClaimError):
+            check_claim(game, state, seat, 0)
+
+
+def test_ulti_sides_are_the_declarer_against_the_defenders() -> None:
+    game = GAMES["ulti"]
+    state = end_position(game, random.Random("ulti-sides"), 5)
+    declarer = state.declarer
+    sides = claim_sides(game, state)
+    assert frozenset({declarer}) in sides
+    assert frozenset(s for s in range(3) if s != declarer) in sides
