@@ -259,6 +259,7 @@ class Queries:
             deal=game.deal([parse_card(c) for c in h["cards"]], h["dealer"]),
             actions=tuple((s, a) for s, a, _ in h["actions"]), result=h["result"],
             timeouts=tuple(t["index"] for t in h.get("timeouts", ()) if t["index"] is not None),
+            claimed=tuple(h.get("claimed", ())),
         )
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> Doc:

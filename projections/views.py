@@ -47,6 +47,8 @@ TIME_CONTROLLED = Match.TimeControlled
 TIMED_OUT = Match.TimedOut
 CLOCK_PAUSED = Match.ClockPaused
 CLOCK_RESUMED = Match.ClockResumed
+CLAIM_ACCEPTED = Match.ClaimAccepted
+CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken: its handlers read it as one
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
@@ -189,7 +191,16 @@ class ScoreboardProjection(Projection[DocView]):
         doc = self._doc(e)
         doc["to_act"] = getattr(e, "to_act", None)
         doc["tricks"] = doc.get("tricks", 0) + sum(f["kind"] == "trick_taken" for f in e.facts)
-        _tick(doc, e, lambda clock: clock.acted(e.seat, e.timestamp))
+        if not isinstance(e, CLAIM_LINE_ACTION):  # a claim's line is on no one's clock
+            _tick(doc, e, lambda clock: clock.acted(e.seat, e.timestamp))
+        self._save(doc, tracking)
+
+    @process_event.register(CLAIM_ACCEPTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        to_act = doc.get("to_act")
+        if to_act is not None:  # the turn to act ends with the claim (as the aggregate's)
+            _tick(doc, e, lambda clock: clock.acted(to_act, e.timestamp))
         self._save(doc, tracking)
 
     # The clock, kept as the aggregate keeps it (``referee.domain.clock``), from the same
@@ -339,6 +350,8 @@ class HandsProjection(Projection[DocView]):
     @process_event.register(ACTION_TAKEN)
     def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._hand(e)
+        if isinstance(e, CLAIM_LINE_ACTION):
+            doc.setdefault("claimed", []).append(len(doc["actions"]))
         doc["actions"].append([e.seat, e.action, _ts(e)])
         self._put_hand(doc, tracking)
 

@@ -312,7 +312,8 @@ class Acting:
             action=action[:200],
             reason=getattr(exc, "reason", type(exc).__name__),
             rule=getattr(exc, "rule", None) or "",
-            message=str(exc)[:500],
+            # ``audit``: what only the auditor may read (a refused claim's defence).
+            message=(getattr(exc, "audit", None) or str(exc))[:2000],
             time=datetime.now(UTC).isoformat(timespec="milliseconds"),
         ))
 

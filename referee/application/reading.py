@@ -23,6 +23,7 @@ from referee.changes import ChangeWaiters
 from referee.domain.deal import commitment
 from referee.domain.errors import HandNotFinishedError, HandNotFoundError
 from referee.domain.facts import (
+    CLAIM_ACCEPTED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
     HAND_DEALT,
@@ -78,6 +79,10 @@ class Reading:
                 ):
                     text = "hidden"
                 out.append(PublicEvent(v, hand, e.seat, text, list(e.facts)))
+            elif isinstance(e, Match.ClaimAccepted):
+                fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
+                        "tricks": e.tricks, "actions": e.actions}
+                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
             elif isinstance(e, Match.HandScored):
                 fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
                         "scores": e.scores}
@@ -233,4 +238,5 @@ def _hand_record(match: Match, log: HandLog) -> HandRecord:
     return HandRecord(
         game=match.game_name, rules=match.rules, dealer=log.dealer, deal=deal,
         actions=tuple(log.actions), result=log.result, timeouts=tuple(log.timeouts),
+        claimed=tuple(log.claimed),
     )

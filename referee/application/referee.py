@@ -20,6 +20,7 @@ from eventsourcing.utils import strtobool
 from referee.application.acting import Acting
 from referee.application.answers import Answer, Created, DealCheck, View
 from referee.application.boards import Boards
+from referee.application.claiming import Claiming
 from referee.application.clocks import ClockCommands, ClockFollower, Timers, fire, utc_now
 from referee.application.creating import Creating, deal_next
 from referee.application.live import LiveMatches
@@ -74,6 +75,7 @@ class Referee(Application[UUID]):
         self.timers = Timers(fire(self.acting.update_match, self._watch_clock, utc_now))
         self.live.on_live = self.timers.watch
         self.clocks = ClockCommands(self.acting.update_match, self.tokens.require_auditor)
+        self.claiming = Claiming(self.acting, self.tokens)
         self._clock_follower: ClockFollower | None = None
         #: Duplicate boards still in play at another table (their cards stay hidden).
         self.boards = Boards(self.live, self._tournament)
@@ -188,6 +190,14 @@ class Referee(Application[UUID]):
         the same coroutine, run on this application's own loop thread."""
         return self._run(self.acting.submit(match_id, token, action, command_id,
                                             expected_version, seat))
+
+    def claim(self, match_id: UUID, token: str, tricks: int = -1, command_id: str = ""
+              ) -> Answer:
+        """See :meth:`referee.application.claiming.Claiming.claim` (-1: all the tricks)."""
+        return self.claiming.claim(match_id, token, tricks, command_id)
+
+    def concede(self, match_id: UUID, token: str, command_id: str = "") -> Answer:
+        return self.claiming.concede(match_id, token, command_id)
 
     def update_match(self, match_id: UUID, command: Callable[[Match], T]) -> T:
         return self.acting.update_match(match_id, command)

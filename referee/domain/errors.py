@@ -175,3 +175,21 @@ class BoardInPlayError(RefereeError):
     (from everyone but the auditor) until every table has finished it or it is released."""
 
     reason = "BOARD_IN_PLAY"
+
+
+class ClaimNotAllowedError(RefereeError):
+    """A claim or a concession the match does not admit now: not in a hand's trick play,
+    a claim by a seat not to act, a number of tricks out of range (docs/claims.md)."""
+
+    reason = "CLAIM_NOT_ALLOWED"
+
+
+class ClaimRefusedError(RefereeError):
+    """A checked claim that does not hold against every defence. Its message and metadata
+    name no card; ``audit`` (the defence that beats it) goes only to the rejection trail."""
+
+    reason = "CLAIM_REFUSED"
+
+    def __init__(self, message: str, audit: str, **metadata: object) -> None:
+        super().__init__(message, **metadata)
+        self.audit = audit

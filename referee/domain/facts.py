@@ -15,6 +15,7 @@ HAND_DEALT = "hand_dealt"
 TIMED_OUT = "timed_out"
 CLOCK_PAUSED = "clock_paused"
 CLOCK_RESUMED = "clock_resumed"
+CLAIM_ACCEPTED = "claim_accepted"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:

@@ -20,12 +20,23 @@ from eventsourcing.domain import Aggregate, event
 from referee.domain.chain import GENESIS, event_hash
 from referee.domain.clock import Clock, TimeControl
 from referee.domain.deal import commitment
-from referee.domain.errors import ClockPausedError, ClockStateError, MatchOverError
-from referee.domain.facts import HAND_DEALT, HAND_ENDED, MATCH_ENDED, fact_json
+from referee.domain.errors import (
+    ClaimNotAllowedError,
+    ClaimRefusedError,
+    ClockPausedError,
+    ClockStateError,
+    MatchOverError,
+)
+from referee.domain.facts import CLAIM_ACCEPTED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, fact_json
 from referee.rules.cards import parse_card
+from referee.rules.claims import ALL, ClaimError, check_claim, concession_line, in_trick_play
 from referee.rules.game import Game, HandEnded, MatchState, default_action, forfeit_winner
 from referee.rules.params import RuleSet
 from referee.rules.registry import find_game
+
+#: The most positions a claim's check searches before it gives up (about 5 to 10 seconds;
+#: the claim is then refused as not decided, and play goes on).
+CLAIM_BUDGET = 400_000
 
 
 @dataclasses.dataclass
@@ -42,6 +53,11 @@ class HandLog:
     result: dict[str, Any] | None = None
     timeouts: list[int] = dataclasses.field(default_factory=list)
     """Indices of the actions the referee took for a seat whose time ran out."""
+    claimed: list[int] = dataclasses.field(default_factory=list)
+    """Indices of the actions played out by an accepted claim or a concession."""
+    claim: dict[str, Any] | None = None
+    """The accepted claim or concession that ended the hand: ``{"seat", "kind", "tricks",
+    "version"}``."""
 
 
 @dataclasses.dataclass
@@ -95,6 +111,22 @@ class Match(Aggregate):
         command_id: str
         facts: list[dict[str, Any]]
         to_act: int | None
+
+    class ClaimLineAction(ActionTaken):
+        """An action of the line an accepted claim or concession plays out: an
+        ``ActionTaken`` (readers that know only those read it as one), marked."""
+
+    class ClaimAccepted(Event):
+        """A claim stood (``kind`` ``claim``: ``seat``'s side takes ``tricks`` more tricks,
+        -1 all of them) or a side conceded (``kind`` ``concession``, ``tricks`` -1): the
+        next ``actions`` events are the line the hand is played out along (``ActionTaken``
+        events with ``claim`` true; docs/claims.md)."""
+
+        seat: int
+        kind: str
+        tricks: int
+        command_id: str
+        actions: int
 
     class HandScored(Event):
         hand: int
@@ -278,8 +310,9 @@ class Match(Aggregate):
             to_act=self.game.current_seat(state),
         )
 
-    def take_action(self, seat: int, text: str, command_id: str) -> None:
-        """Validate one action through the rules and record it with what it caused.
+    def take_action(self, seat: int, text: str, command_id: str, claim: bool = False) -> None:
+        """Validate one action through the rules and record it with what it caused
+        (``claim``: an action of the line an accepted claim or concession plays out).
 
         :raises MatchOverError: when the match is over.
         :raises InvalidActionError, NotYourTurnError, IllegalActionError: from the rules.
@@ -294,7 +327,7 @@ class Match(Aggregate):
         step = game.apply(self.hand_state, seat, action)
         text = game.format_action(action)
         self._trigger_computed(
-            self.ActionTaken,
+            self.ClaimLineAction if claim else self.ActionTaken,
             ("action", seat, text),
             step.state,
             seat=seat,
@@ -312,6 +345,74 @@ class Match(Aggregate):
             if self.over:
                 state = self.match_state
                 self._match_ended(scores=list(state.scores), winner=state.winner)
+
+    def claim(self, seat: int, tricks: int, command_id: str) -> None:
+        """``seat`` claims for its side ``tricks`` more tricks (:data:`ALL`: all the rest).
+        The referee checks it exactly (``referee.rules.claims``): if it holds, the hand is
+        played out along the winning line; if not, nothing changes.
+
+        :raises ClaimNotAllowedError: not in trick play, ``seat`` is not to act, or
+            ``tricks`` out of range.
+        :raises ClaimRefusedError: the claim does not hold (``audit``: the defence)."""
+        self._check_playing()
+        game, state = self.game, self.hand_state
+        if not in_trick_play(game, state):
+            raise ClaimNotAllowedError("a claim is made in the trick play of a hand",
+                                       matchId=self.id)
+        if game.current_seat(state) != seat:
+            raise ClaimNotAllowedError(f"only the seat to act may claim; it is seat "
+                                       f"{game.current_seat(state)}, not seat {seat}",
+                                       seat=seat)
+        try:
+            check = check_claim(game, state, seat, tricks, CLAIM_BUDGET)
+        except ClaimError as exc:
+            raise ClaimNotAllowedError(str(exc), tricks=tricks) from None
+        what = "all the remaining tricks" if tricks == ALL else f"{tricks} more tricks"
+        if not check.holds:
+            defence = " ".join(f"{s}:{game.format_action(a)}" for s, a in check.line)
+            raise ClaimRefusedError(
+                f"the claim of {what} does not hold against every defence",
+                audit=f"claim of {what} by seat {seat} refused; a defence that beats it: "
+                      f"{defence}",
+                seat=seat, tricks=tricks)
+        self._play_out(seat, "claim", tricks, command_id, check.line)
+
+    def concede(self, seat: int, command_id: str) -> None:
+        """``seat``'s side concedes the remaining tricks of the hand: it is played out along
+        the line that gives the other sides the most tricks the cards allow
+        (``referee.rules.claims.concession_line``).
+
+        :raises ClaimNotAllowedError: not in trick play."""
+        self._check_playing()
+        game, state = self.game, self.hand_state
+        try:
+            line = concession_line(game, state, seat)
+        except ClaimError as exc:
+            raise ClaimNotAllowedError(str(exc), matchId=self.id) from None
+        self._play_out(seat, "concession", ALL, command_id, line)
+
+    def _check_playing(self) -> None:
+        if self.over or self.hand_state is None:
+            raise MatchOverError("the match is over", matchId=self.id)
+        if self.clock is not None and self.clock.paused:
+            raise ClockPausedError("the table's clocks are paused: it waits for the arbiter "
+                                   "to resume it", matchId=self.id)
+
+    def _play_out(self, seat: int, kind: str, tricks: int, command_id: str,
+                  line: tuple[tuple[int, int], ...]) -> None:
+        self._claim_accepted(seat=seat, kind=kind, tricks=tricks, command_id=command_id,
+                             actions=len(line))
+        game = self.game
+        for s, a in line:
+            self.take_action(s, game.format_action(a), "", claim=True)
+
+    @staticmethod
+    def claim_text(kind: str, tricks: int) -> str:
+        """How a claim or concession is named in outcomes: ``claim:all``, ``claim:3``,
+        ``concede``."""
+        if kind == "concession":
+            return "concede"
+        return "claim:all" if tricks == ALL else f"claim:{tricks}"
 
     def control_time(self, control: TimeControl) -> None:
         """Give the match its time control (right after creation, before the first deal)."""
@@ -426,17 +527,51 @@ class Match(Aggregate):
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
         )
 
+    @event(ClaimAccepted)
+    def _claim_accepted(self, seat: int, kind: str, tricks: int, command_id: str,
+                        actions: int) -> None:
+        self.hand.claim = {"seat": seat, "kind": kind, "tricks": tricks,
+                           "version": self.version + 1}
+        if self.clock is not None:  # the turn to act ends; the line takes no one's time
+            to_act = self.to_act
+            if to_act is not None:
+                self.clock.acted(to_act, self._event_at)
+        outcome = Outcome(seat, self.claim_text(kind, tricks), command_id,
+                          [{"kind": CLAIM_ACCEPTED, "seat": seat, "claim": kind,
+                            "tricks": tricks}], self.version + 1)
+        self.last_outcome = outcome
+        if command_id:
+            self.outcomes[self.command_key(seat, command_id)] = outcome
+
+    @event(ClaimLineAction)
+    def _claim_line_action(
+        self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]],
+        to_act: int | None = None,
+    ) -> None:
+        self._took(seat, action, command_id, facts, claim=True)
+
     @event(ActionTaken)
     def _action_taken(
         self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]],
         to_act: int | None = None,
     ) -> None:
+        self._took(seat, action, command_id, facts)
+
+    def _took(self, seat: int, action: str, command_id: str, facts: list[dict[str, Any]],
+              claim: bool = False) -> None:
+        """The body of ``ActionTaken`` and ``ClaimLineAction``."""
         state = self._take_computed(("action", seat, action))
         if state is None:  # replay: through the rules
             game = self.game
             state = game.apply(self.hand_state, seat, game.parse_action(action)).state
         self.hand_state = state
         self.hand.actions.append((seat, action))
+        if claim:  # a claim's line: part of the claim's outcome, on no one's clock
+            self.hand.claimed.append(len(self.hand.actions) - 1)
+            if self.last_outcome is not None:
+                self.last_outcome.facts.extend(facts)
+                self.last_outcome.version = self.version + 1
+            return
         if self.__dict__.pop("_referee_acts_for", None) == seat:
             self.hand.timeouts.append(len(self.hand.actions) - 1)
         elif self.last_timeout is not None and self.last_timeout["seat"] == seat:

@@ -62,6 +62,10 @@ class ClaimError(ValueError):
     of tricks out of range)."""
 
 
+class ClaimTooDeep(ClaimError):
+    """The search went past its budget of positions before deciding."""
+
+
 @dataclasses.dataclass(frozen=True)
 class ClaimCheck:
     """The decision on one claim.
@@ -128,9 +132,10 @@ class _Search:
     others take at most ``allow``; ``cooperative``: every seat plays for it (a concession's
     line)."""
 
-    def __init__(self, game: Game[Any], side: frozenset[Seat], cooperative: bool = False
-                 ) -> None:
+    def __init__(self, game: Game[Any], side: frozenset[Seat], cooperative: bool = False,
+                 budget: int | None = None) -> None:
         self.game = game
+        self.budget = budget
         self.side = side
         self.cooperative = cooperative
         self.memo: dict[tuple[Hashable, int, int], bool] = {}
@@ -196,6 +201,8 @@ class _Search:
             if horizon >= hi:
                 return False
         self.nodes += 1
+        if self.budget is not None and self.nodes > self.budget:
+            raise ClaimTooDeep(f"the claim was not decided within {self.budget} positions")
         seat = game.current_seat(state)
         assert seat is not None
         mine = seat in self.side
@@ -230,6 +237,8 @@ class _Search:
             if known is not None:
                 return known
         self.nodes += 1
+        if self.budget is not None and self.nodes > self.budget:
+            raise ClaimTooDeep(f"the claim was not decided within {self.budget} positions")
         seat = game.current_seat(state)
         assert seat is not None
         mine = seat in self.side or self.cooperative
@@ -325,12 +334,14 @@ def remaining_tricks(game: Game[Any], state: Any) -> int:
     return game.card_locations(state)[f"hand{seat}"].bit_count()
 
 
-def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL) -> ClaimCheck:
+def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL,
+                budget: int | None = None) -> ClaimCheck:
     """Decide the claim by ``seat``'s side of ``tricks`` more tricks (:data:`ALL`: all the
     remaining tricks) from ``state``. See the module docstring.
 
     :raises ClaimError: the hand is not in its trick play, or ``tricks`` is neither
-        :data:`ALL` nor ``1..`` the tricks left."""
+        :data:`ALL` nor ``1..`` the tricks left.
+    :raises ClaimTooDeep: ``budget`` positions were searched without a decision."""
     if not in_trick_play(game, state):
         raise ClaimError("a claim is made in the trick play of a hand")
     side = side_of_seat(game, state, seat)
@@ -341,7 +352,7 @@ def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL) -> C
         if not 1 <= tricks <= left:
             raise ClaimError(f"a claim is of 1 to {left} tricks, or of all the tricks left")
         need, allow = tricks, _NONE
-    search = _Search(game, side)
+    search = _Search(game, side, budget=budget)
     if tricks == ALL:
         holds = search.sweeps(state, _NONE, True)
     else:

@@ -34,6 +34,9 @@ class HandRecord:
     timeouts: tuple[int, ...] = ()
     """Indices of the actions the referee took for a seat whose time ran out (written as
     ``"timeout": true`` on those actions)."""
+    claimed: tuple[int, ...] = ()
+    """Indices of the actions an accepted claim or a concession played out (written as
+    ``"claim": true`` on those actions; docs/claims.md)."""
 
     def to_json(self, *, in_match: bool = False) -> dict[str, JSON]:
         """The record as JSON, cards in canonical notation."""
@@ -47,8 +50,12 @@ class HandRecord:
         }
         actions: list[JSON] = []
         for i, (s, a) in enumerate(self.actions):
-            actions.append({"seat": s, "action": a, "timeout": True} if i in self.timeouts
-                           else {"seat": s, "action": a})
+            entry: dict[str, JSON] = {"seat": s, "action": a}
+            if i in self.timeouts:
+                entry["timeout"] = True
+            if i in self.claimed:
+                entry["claim"] = True
+            actions.append(entry)
         out["actions"] = actions
         if self.result is not None:
             out["result"] = dict(self.result)
@@ -209,6 +216,7 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
         raise RecordError("must be a list of {seat, action} objects", prefix + "actions")
     actions = []
     timeouts = []
+    claimed = []
     for i, a in enumerate(actions_data):
         where = f"{prefix}actions[{i}]"
         a = _object(a, where)
@@ -226,6 +234,11 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
             raise RecordError(f"timeout must be true or false, not {timeout!r}", where)
         if timeout:
             timeouts.append(i)
+        claim = a.get("claim", False)
+        if not isinstance(claim, bool):
+            raise RecordError(f"claim must be true or false, not {claim!r}", where)
+        if claim:
+            claimed.append(i)
         actions.append((seat, text))
     return HandRecord(
         game=game.name,
@@ -235,6 +248,7 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
         actions=tuple(actions),
         result=_optional_object(obj.get("result"), prefix + "result"),
         timeouts=tuple(timeouts),
+        claimed=tuple(claimed),
     )
 
 

@@ -1,0 +1,95 @@
+"""Claims and concessions (issue 20; docs/claims.md): commands on a live match, run under the
+match's lock and committed like the other commands (``Acting.update_match``).
+
+A claim the referee accepts ends the hand along the winning line (one ``ClaimAccepted`` event
+and the line's ``ActionTaken`` events); a refused one changes nothing and goes to the
+rejection trail with the defence that beats it, which only the auditor reads there. Both
+answer as an action does (:class:`~referee.application.answers.Answer`), and a retry with the
+same ``command_id`` is answered from the record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from referee.application.acting import Acting, Refusal
+from referee.application.answers import Answer
+from referee.application.clocks import Now, utc_now
+from referee.application.creating import deal_next
+from referee.application.principals import Principal, Role, Tokens
+from referee.domain.errors import (
+    CommandIdReusedError,
+    MalformedRequestError,
+    MatchNotFoundError,
+    PermissionDeniedError,
+    TimedOutError,
+)
+from referee.domain.match import Match
+from referee.rules.claims import ALL
+
+#: The most tricks a claim may name (every game has fewer per hand).
+MAX_CLAIM_TRICKS = 64
+
+
+class Claiming:
+    """``SubmitClaim`` and ``Concede``."""
+
+    def __init__(self, acting: Acting, tokens: Tokens, now: Now = utc_now) -> None:
+        self._acting, self._tokens, self._now = acting, tokens, now
+
+    def claim(self, match_id: UUID, token: str, tricks: int = ALL, command_id: str = ""
+              ) -> Answer:
+        """The seat of ``token`` claims ``tricks`` more tricks for its side (:data:`ALL`:
+        all the remaining ones).
+
+        :raises ClaimRefusedError: the claim does not hold (nothing changes).
+        :raises ClaimNotAllowedError: no claim may be made now."""
+        if tricks != ALL and not 1 <= tricks <= MAX_CLAIM_TRICKS:
+            raise MalformedRequestError(
+                f"tricks must be 1..{MAX_CLAIM_TRICKS}, or all of them", field="tricks")
+        text = Match.claim_text("claim", tricks)
+        return self._run(match_id, token, command_id, text,
+                         lambda match, seat: match.claim(seat, tricks, command_id))
+
+    def concede(self, match_id: UUID, token: str, command_id: str = "") -> Answer:
+        """The side of ``token``'s seat concedes the remaining tricks of the hand."""
+        return self._run(match_id, token, command_id, Match.claim_text("concession", ALL),
+                         lambda match, seat: match.concede(seat, command_id))
+
+    def _run(self, match_id: UUID, token: str, command_id: str, text: str,
+             command: Any) -> Answer:
+        asking: list[Principal] = []
+
+        def run(match: Match) -> Answer:
+            principal = self._tokens.authorize(match, token)
+            asking.append(principal)
+            if principal.role is not Role.SEAT or principal.seat is None:
+                raise PermissionDeniedError(
+                    f"a {principal.role.value} may not claim or concede",
+                    role=principal.role.value)
+            seat = principal.seat
+            if command_id:
+                done = match.outcomes.get(Match.command_key(seat, command_id))
+                if done is not None:
+                    if done.action != text:
+                        raise CommandIdReusedError(
+                            f"command id {command_id!r} was used for {done.action!r}",
+                            commandId=command_id, action=done.action)
+                    return Acting._answer(match, done, replayed=True)
+            if match.clock is not None and match.clock.expired(match.to_act, self._now()):
+                raise TimedOutError(
+                    f"seat {match.to_act}'s time ran out: the referee records the timeout "
+                    f"first", seat=match.to_act)
+            command(match, seat)
+            if match.needs_deal:
+                deal_next(match)
+            assert match.last_outcome is not None
+            return Acting._answer(match, match.last_outcome)
+
+        try:
+            return self._acting.update_match(match_id, run)
+        except Refusal as exc:
+            if not isinstance(exc, MatchNotFoundError):
+                self._acting.reject(match_id, asking[0] if asking else None, text, exc)
+            raise
