@@ -363,19 +363,59 @@ def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL,
 
 
 def concession_line(game: Game[Any], state: Any, seat: Seat) -> tuple[tuple[Seat, Action], ...]:
-    """The play that ends a hand conceded by ``seat``'s side: every seat plays so that the
-    other sides take as many of the remaining tricks as the cards allow (the conceding side
-    throws its tricks; where the cards force it to take one, it does). Deterministic: of
-    equally good plays, the first legal one.
+    """The play that ends a hand conceded by ``seat``'s side, trick by trick: each trick is
+    played so that the other sides take it if any way of playing it lets them (every seat
+    helping: the conceding side throws its tricks), the first such way in the order of the
+    legal actions; a trick the cards force on the conceding side, it takes (the first way
+    of playing it). Deterministic, and quick: one trick is searched at a time.
 
     :raises ClaimError: the hand is not in its trick play."""
     if not in_trick_play(game, state):
         raise ClaimError("a concession is made in the trick play of a hand")
     mine = side_of_seat(game, state, seat)
-    others = frozenset(s for s in range(game.num_seats) if s not in mine)
-    search = _Search(game, others, cooperative=True)
-    best = search.value(state, _NONE, 0)
-    return tuple(search.winning_line(state, best, _NONE))
+    line: list[tuple[Seat, Action]] = []
+    while not game.is_terminal(state):
+        plays = _give_trick(game, state, mine)
+        if plays is None:  # forced: the first way
+            plays = _first_trick(game, state)
+        for s, a in plays:
+            state = game.apply(state, s, a).state
+        line.extend(plays)
+    return tuple(line)
+
+
+def _give_trick(game: Game[Any], state: Any, mine: frozenset[Seat]
+                ) -> list[tuple[Seat, Action]] | None:
+    """The first way to play the rest of the current trick that the other sides take."""
+    seat = game.current_seat(state)
+    if seat is None:
+        return None
+    for action in game.legal_actions(state):
+        step = game.apply(state, seat, action)
+        taken = [f for f in step.facts if isinstance(f, TrickTaken)]
+        if taken or game.is_terminal(step.state):
+            if taken and taken[0].winner not in mine:
+                return [(seat, action)]
+            continue
+        rest = _give_trick(game, step.state, mine)
+        if rest is not None:
+            return [(seat, action), *rest]
+    return None
+
+
+def _first_trick(game: Game[Any], state: Any) -> list[tuple[Seat, Action]]:
+    """The rest of the current trick along the first legal actions."""
+    plays: list[tuple[Seat, Action]] = []
+    while not game.is_terminal(state):
+        seat = game.current_seat(state)
+        assert seat is not None
+        action = game.legal_actions(state)[0]
+        step = game.apply(state, seat, action)
+        plays.append((seat, action))
+        state = step.state
+        if any(isinstance(f, TrickTaken) for f in step.facts):
+            break
+    return plays
 
 
 def replay_line(game: Game[Any], state: Any, line: Sequence[tuple[Seat, Action]]) -> Any:

@@ -21,8 +21,13 @@ from referee.domain.errors import (
 )
 from referee.domain.match import Match
 from referee.rules.cards import CARD_NAMES
-from referee.rules.claims import ALL, check_claim, in_trick_play, remaining_tricks
-from referee.rules.game import TrickTaken
+from referee.rules.claims import (
+    ALL,
+    check_claim,
+    concession_line,
+    in_trick_play,
+    remaining_tricks,
+)
 from referee.rules.registry import GAMES
 from referee.verify import verify_data
 from tests.application.conftest import AUDITOR
@@ -153,33 +158,14 @@ def test_a_concession_gives_the_opponents_the_tricks_the_cards_allow(app: Refere
     m = play_until(app, c, None, random.Random(f"concede-{name}"))
     seat = (m.to_act + 1) % m.game.num_seats  # any seat may concede for its side
     state = m.hand_state
-    mine = check_claim(m.game, state, m.to_act, ALL).side
     answer = app.concede(c.match_id, c.seat_tokens[seat], command_id="give-up")
     assert answer.hand_over and answer.outcome.action == "concede"
     assert answer.outcome.facts[0]["claim"] == "concession"
     record, _ = app.hand_record(c.match_id, m.hand.number, AUDITOR)
     assert any(a.get("claim") for a in record["actions"])
-    # The conceding side takes no trick the cards let it give away.
-    conceder = next(s for s in (mine, frozenset(range(m.game.num_seats)) - mine) if seat in s)
-    taken = [f["winner"] in conceder for f in answer.outcome.facts
-             if f["kind"] == "trick_taken"]
-    if any(taken):
-        # Where it took one, even every seat helping could not give it away (brute force).
-        assert _forced(m.game, state, conceder)
-
-
-def _forced(game: Any, state: Any, side: frozenset[int]) -> bool:
-    """Whether ``side`` takes a trick however every seat plays (brute force)."""
-    if game.is_terminal(state):
-        return False
-    seat = game.current_seat(state)
-    for action in game.legal_actions(state):
-        step = game.apply(state, seat, action)
-        if any(isinstance(f, TrickTaken) and f.winner in side for f in step.facts):
-            continue
-        if not _forced(game, step.state, side):
-            return False
-    return True
+    # The line is the rules module's (tested there against an enumeration of each trick).
+    assert [(a["seat"], a["action"]) for a in record["actions"] if a.get("claim")] == [
+        (s, m.game.format_action(a)) for s, a in concession_line(m.game, state, seat)]
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
