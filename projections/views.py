@@ -48,7 +48,7 @@ TIMED_OUT = Match.TimedOut
 CLOCK_PAUSED = Match.ClockPaused
 CLOCK_RESUMED = Match.ClockResumed
 CLAIM_ACCEPTED = Match.ClaimAccepted
-CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken: its handlers read it as one
+CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
@@ -187,6 +187,7 @@ class ScoreboardProjection(Projection[DocView]):
         self._save(doc, tracking)
 
     @process_event.register(ACTION_TAKEN)
+    @process_event.register(CLAIM_LINE_ACTION)
     def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc["to_act"] = getattr(e, "to_act", None)
@@ -348,6 +349,7 @@ class HandsProjection(Projection[DocView]):
         self.view.commit(tracking)
 
     @process_event.register(ACTION_TAKEN)
+    @process_event.register(CLAIM_LINE_ACTION)
     def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._hand(e)
         if isinstance(e, CLAIM_LINE_ACTION):

@@ -72,7 +72,7 @@ class Reading:
                 fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,
                         "commitment": e.commitment}
                 out.append(PublicEvent(v, hand, None, "", [fact]))
-            elif isinstance(e, Match.ActionTaken):
+            elif isinstance(e, Match.ActionTaken | Match.ClaimLineAction):
                 text = e.action
                 if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
                     who.role is Role.SEAT and who.seat == e.seat

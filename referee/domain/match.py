@@ -113,8 +113,10 @@ class Match(Aggregate):
         to_act: int | None
 
     class ClaimLineAction(ActionTaken):
-        """An action of the line an accepted claim or concession plays out: an
-        ``ActionTaken`` (readers that know only those read it as one), marked."""
+        """An action of the line an accepted claim or concession plays out: the fields of
+        an ``ActionTaken``, marked. (Readers test for both classes: eventsourcing's
+        ``@event`` makes each its own class, so this is no subclass of ``Match.ActionTaken``
+        as readers see it.)"""
 
     class ClaimAccepted(Event):
         """A claim stood (``kind`` ``claim``: ``seat``'s side takes ``tricks`` more tricks,

@@ -66,6 +66,8 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (d.ClockPausedError, grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_PAUSED"),
     (d.ClockStateError, grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_STATE"),
     (d.HandNotFinishedError, grpc.StatusCode.FAILED_PRECONDITION, "HAND_NOT_FINISHED"),
+    (d.ClaimRefusedError, grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_REFUSED"),
+    (d.ClaimNotAllowedError, grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED"),
     (d.CommandIdReusedError, grpc.StatusCode.FAILED_PRECONDITION, "COMMAND_ID_REUSED"),
     (d.VersionConflictError, grpc.StatusCode.ABORTED, "VERSION_CONFLICT"),
     (d.ChainBrokenError, grpc.StatusCode.DATA_LOSS, "CHAIN_BROKEN"),

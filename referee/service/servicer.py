@@ -23,6 +23,7 @@ from referee.application import Answer, PublicEvent, Referee, Role, View, rules_
 from referee.domain.errors import MalformedRequestError
 from referee.domain.facts import (
     ANNOUNCED,
+    CLAIM_ACCEPTED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
     HAND_DEALT,
@@ -31,6 +32,7 @@ from referee.domain.facts import (
     TIMED_OUT,
     TRICK_TAKEN,
 )
+from referee.rules.claims import ALL as ALL_TRICKS
 from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
 from referee.service.handlers import call_ended, stream_handler, unary_handler
@@ -49,6 +51,7 @@ _FACT_KINDS = {
     TIMED_OUT: pb.FACT_KIND_TIMED_OUT,
     CLOCK_PAUSED: pb.FACT_KIND_CLOCK_PAUSED,
     CLOCK_RESUMED: pb.FACT_KIND_CLOCK_RESUMED,
+    CLAIM_ACCEPTED: pb.FACT_KIND_CLAIM_ACCEPTED,
 }
 _POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
              pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
@@ -291,3 +294,19 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         version = self.app.resume_clocks(_match_id(request.match_id), request.token,
                                          request.add_ms)
         return pb.ClocksResponse(version=version)
+
+    @unary_handler
+    def SubmitClaim(self, request: pb.SubmitClaimRequest, context: grpc.ServicerContext
+                    ) -> pb.SubmitActionResponse:
+        if request.tricks < 0:
+            raise MalformedRequestError("tricks must be 0 (all the remaining tricks) or more",
+                                        field="tricks")
+        answer = self.app.claim(_match_id(request.match_id), request.token,
+                                request.tricks or ALL_TRICKS, command_id=request.command_id)
+        return answer_pb(answer)
+
+    @unary_handler
+    def Concede(self, request: pb.ConcedeRequest, context: grpc.ServicerContext
+                ) -> pb.SubmitActionResponse:
+        return answer_pb(self.app.concede(_match_id(request.match_id), request.token,
+                                          command_id=request.command_id))

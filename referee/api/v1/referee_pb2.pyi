@@ -28,6 +28,7 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_TIMED_OUT: _ClassVar[FactKind]
     FACT_KIND_CLOCK_PAUSED: _ClassVar[FactKind]
     FACT_KIND_CLOCK_RESUMED: _ClassVar[FactKind]
+    FACT_KIND_CLAIM_ACCEPTED: _ClassVar[FactKind]
 
 class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -48,6 +49,7 @@ FACT_KIND_HAND_DEALT: FactKind
 FACT_KIND_TIMED_OUT: FactKind
 FACT_KIND_CLOCK_PAUSED: FactKind
 FACT_KIND_CLOCK_RESUMED: FactKind
+FACT_KIND_CLAIM_ACCEPTED: FactKind
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_AUTO: TimeoutPolicy
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
@@ -236,6 +238,28 @@ class SubmitActionRequest(_message.Message):
     expected_version: int
     seat: int
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., action: _Optional[str] = ..., command_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class SubmitClaimRequest(_message.Message):
+    __slots__ = ("match_id", "token", "tricks", "command_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TRICKS_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    tricks: int
+    command_id: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., tricks: _Optional[int] = ..., command_id: _Optional[str] = ...) -> None: ...
+
+class ConcedeRequest(_message.Message):
+    __slots__ = ("match_id", "token", "command_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    command_id: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class SubmitActionResponse(_message.Message):
     __slots__ = ("version", "seat", "action", "facts", "hand_over", "match_over", "scores", "replayed")

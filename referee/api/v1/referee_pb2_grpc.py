@@ -90,6 +90,16 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
                 _registered_method=True)
+        self.SubmitClaim = channel.unary_unary(
+                '/referee.api.v1.RefereeService/SubmitClaim',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                _registered_method=True)
+        self.Concede = channel.unary_unary(
+                '/referee.api.v1.RefereeService/Concede',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -174,6 +184,24 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitClaim(self, request, context):
+        """Claim tricks for the token's seat's side (the seat to act): the referee checks the claim
+        against every defence. Accepted: the hand is played out along the winning line (the
+        answer holds its facts). Refused: nothing changes; CLAIM_REFUSED names no card
+        (docs/claims.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Concede(self, request, context):
+        """Concede the remaining tricks of the hand for the token's seat's side: the hand is
+        played out for the opponents (docs/claims.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -231,6 +259,16 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.ResumeClocks,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
+            ),
+            'SubmitClaim': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitClaim,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'Concede': grpc.unary_unary_rpc_method_handler(
+                    servicer.Concede,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -531,6 +569,60 @@ class RefereeService:
             '/referee.api.v1.RefereeService/ResumeClocks',
             referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitClaim(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/SubmitClaim',
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Concede(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/Concede',
+            referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
             options,
             channel_credentials,
             insecure,
