@@ -167,6 +167,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
     p.add_argument("--expected-version", type=int, help="act only if the match is at this version")
 
+    p = add("claim", "claim the remaining tricks for your side (the referee checks it against "
+                     "every defence); --concede gives them to the opponents")
+    _match_args(p)
+    p.add_argument("tricks", nargs="?", type=int,
+                   help="at least this many more tricks (default: all of them)")
+    p.add_argument("--concede", action="store_true",
+                   help="concede the remaining tricks of the hand instead")
+    p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
+
     p = add("watch", "follow a match live (until it ends)")
     _match_args(p)
     p.add_argument("--after-version", type=int, default=0, help="start after this version")
@@ -536,6 +545,23 @@ def cmd_act(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_claim(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        if args.concede:
+            r = client.concede(args.match, _token(args), command_id=args.command_id)
+        else:
+            r = client.claim(args.match, _token(args), args.tricks, command_id=args.command_id)
+    data = {"version": r.version, "seat": r.seat, "action": r.action, "hand_over": r.hand_over,
+            "match_over": r.match_over, "scores": r.scores, "replayed": r.replayed,
+            "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
+    what = "concession" if args.concede else "claim"
+    lines = [f"seat {r.seat}: {what} accepted (version {r.version})"
+             + (" [replayed]" if r.replayed else "")]
+    lines += [_fact_text(f.kind, f.data) for f in r.facts]
+    _emit(args, data, "\n".join(line for line in lines if line))
+    return 0
+
+
 def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> str:
     """One fact of an event as a line; announcements and results in words (``table``: who
     sits where; unknown: seats by number)."""
@@ -553,6 +579,12 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
                                         data.get("data") or {}, table)
     if kind == "hand_dealt":
         return f"  hand {data.get('hand')} dealt by seat {data.get('dealer')}"
+    if kind == "claim_accepted":
+        tricks = data.get("tricks")
+        what = ("conceded the remaining tricks" if data.get("claim") == "concession" else
+                "claimed all the remaining tricks" if tricks == -1 else
+                f"claimed {tricks} more tricks")
+        return f"  seat {data.get('seat')} {what}: the hand is played out"
     return ""
 
 
@@ -1096,7 +1128,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "games": cmd_games, "create": cmd_create, "join": cmd_join, "show": cmd_show,
-    "legal": cmd_legal, "act": cmd_act, "watch": cmd_watch, "scoreboard": cmd_scoreboard,
+    "legal": cmd_legal, "act": cmd_act, "claim": cmd_claim, "watch": cmd_watch,
+    "scoreboard": cmd_scoreboard,
     "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
     "clocks": cmd_clocks,
     "export": cmd_export, "verify": cmd_verify, "replay": cmd_replay, "bot": cmd_bot,

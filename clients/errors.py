@@ -167,6 +167,20 @@ class VersionConflict(RefereeError):
         return int(value) if value is not None and value.lstrip("-").isdigit() else None
 
 
+class ClaimRefused(RefereeError):
+    """The referee checked the claim and it does not hold against every defence: nothing
+    changed, and nothing about the cards is said (docs/claims.md)."""
+
+    reason_name = "CLAIM_REFUSED"
+
+
+class ClaimNotAllowed(RefereeError):
+    """No claim or concession now: not in a hand's trick play, a claim by a seat that is not
+    to act, or a number of tricks out of range."""
+
+    reason_name = "CLAIM_NOT_ALLOWED"
+
+
 class StoreUnavailable(RefereeError):
     """The referee's store is unreachable."""
 
@@ -225,6 +239,7 @@ BY_REASON: dict[str, type[RefereeError]] = {
         MatchOver, HandNotFinished, CommandIdReused, MatchNotFound, HandNotFound, BadToken,
         PermissionDenied, VersionConflict, StoreUnavailable, Internal, HandInProgress,
         InvalidRuling, TournamentNotFound, ActionIndexOutOfRange, ViewNotReady, ServerStopping,
+        ClaimRefused, ClaimNotAllowed,
     )
 }
 """ErrorInfo reason -> exception class."""

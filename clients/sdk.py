@@ -6,11 +6,11 @@ across a server restart (docs/clients.md, "Restarts, retries and resuming"):
 
 - **unary calls** are retried by gRPC itself, from the service config the channel is opened
   with (:func:`channel_options`): the idempotent methods (:data:`RETRIED`: every read, and
-  ``SubmitAction``, whose ``command_id`` the referee answers from its record when it already
-  recorded it, and the rulings and tournament changes, which this client sends with a
-  ``command_id`` of its own) on UNAVAILABLE, with gRPC's jittered exponential backoff. The
-  others (:data:`NOT_RETRIED`: creating a match, the clock commands) carry no idempotency key
-  and are never retried;
+  ``SubmitAction``, ``SubmitClaim`` and ``Concede``, whose ``command_id`` the referee
+  answers from its record when it already recorded it, and the rulings and tournament
+  changes, which this client sends with a ``command_id`` of its own) on UNAVAILABLE, with
+  gRPC's jittered exponential backoff. The others (:data:`NOT_RETRIED`: creating a match,
+  the clock commands) carry no idempotency key and are never retried;
 - **streams** (``watch``, ``watch_scoreboard``, ``export_tournament``) go through one helper,
   :meth:`RefereeClient._resuming`: any end that is not the end of their subject (the match is
   over; the export is complete) reopens the stream from the last version seen, with jittered
@@ -54,6 +54,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "ListGames"), (_REFEREE, "GetView"), (_REFEREE, "GetHandRecord"),
     (_REFEREE, "GetMatchRecord"), (_REFEREE, "VerifyDeal"), (_REFEREE, "ListRejections"),
     (_REFEREE, "SubmitAction"),  # its command_id makes it idempotent
+    (_REFEREE, "SubmitClaim"), (_REFEREE, "Concede"),  # so do theirs
     (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
     (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
     (_TOURNAMENTS, "GetStandings"),
@@ -177,6 +178,7 @@ FACT_KINDS = {
     pb.FACT_KIND_HAND_ENDED: "hand_ended",
     pb.FACT_KIND_MATCH_ENDED: "match_ended",
     pb.FACT_KIND_HAND_DEALT: "hand_dealt",
+    pb.FACT_KIND_CLAIM_ACCEPTED: "claim_accepted",
 }
 
 R = TypeVar("R")
@@ -735,6 +737,26 @@ class RefereeClient:
             request.seat = seat
         resp = self._call(self.stub.SubmitAction, request)
         return ActionResult.from_pb(resp, command_id)
+
+    def claim(self, match_id: str, token: str, tricks: int | None = None, *,
+              command_id: str | None = None) -> ActionResult:
+        """Claim for the token's seat's side (the seat to act) all the remaining tricks
+        (``tricks`` None) or at least ``tricks`` more. The referee checks it against every
+        defence: accepted, the hand is played out along the winning line (the answer holds
+        its facts); refused, :class:`~clients.errors.ClaimRefused` and nothing changes
+        (docs/claims.md). A ``command_id`` is generated when not given; retries reuse it."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.SubmitClaimRequest(match_id=match_id, token=token, tricks=tricks or 0,
+                                        command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request), command_id)
+
+    def concede(self, match_id: str, token: str, *, command_id: str | None = None
+                ) -> ActionResult:
+        """Concede the remaining tricks of the hand for the token's seat's side: it is
+        played out for the opponents (docs/claims.md)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
 
     def get_view(self, match_id: str, token: str = "") -> View:
         """The caller's view of the match now."""
