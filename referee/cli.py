@@ -196,6 +196,17 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--postgres", action="store_true",
                    help="on the PostgreSQL of POSTGRES_* (a schema of its own) instead of SQLite")
 
+    b = bench.add_parser(
+        "claims", help="time to check a claim, by game and tricks left",
+        description="Check claims from seeded random positions with 1..8 tricks left (1..10 "
+        "in Ulti) in every game: p50/p99/max milliseconds, claims held, undecided; JSON.")
+    b.add_argument("--positions", type=int, default=50,
+                   help="positions per game and tricks left (50)")
+    b.add_argument("--game", action="append", default=None,
+                   help="only this game (repeatable; default: every game)")
+    b.add_argument("--tricks", type=int, default=0,
+                   help="claim at least this many tricks (default 0: all the remaining ones)")
+
     from projections.cli import add_parsers
 
     add_parsers(sub, bench)
@@ -215,6 +226,17 @@ def _main(argv: Sequence[str] | None) -> int:
             return 2
         print(json.dumps(streams.run(args.streams, args.seconds,
                                      server_checkout=args.server_checkout), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "claims":
+        from referee.benchmarks import claims
+        from referee.rules.registry import GAMES
+
+        unknown = [g for g in args.game or () if g not in GAMES]
+        if args.positions < 1 or args.tricks < 0 or unknown:
+            print("referee bench claims: --positions must be 1 or more, --tricks 0 or more, "
+                  f"--game one of {', '.join(GAMES)}", file=sys.stderr)
+            return 2
+        print(json.dumps(claims.run(args.positions, args.game, args.tricks or -1), indent=2))
         return 0
     if args.command == "bench" and args.bench == "clocks":
         from referee.benchmarks import clocks

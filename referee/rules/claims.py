@@ -21,10 +21,11 @@ nothing else of a game:
 - **trick play**: a game may give ``in_trick_play(state)``; by default the public view's
   ``phase`` is ``"play"``;
 - **a position** (what the memo keys on, at the start of a trick) is a game's
-  ``claim_key(state)`` if it gives one, else who is to act and where every card is
-  (``card_locations``): whatever else a state holds (announcements made, kontras) must not
-  change which tricks can be won from there. Tested for every registered game against a
-  brute-force enumeration (``tests/rules/test_claims.py``).
+  ``claim_key(state)`` if it gives one, else who is to act and the cards of the tricks played
+  since the claim's position (with the hands there, that says where every card is, as the
+  ``TrickTaken`` facts list them): whatever else a state holds (announcements made, kontras)
+  must not change which tricks can be won from there. Tested for every registered game
+  against a brute-force enumeration (``tests/rules/test_claims.py``).
 
 The search is an AND/OR search over the plays: at the claimer's turns one play that keeps the
 claim is enough, at the defenders' turns every play must. It cuts off at once where the
@@ -118,15 +119,6 @@ def in_trick_play(game: Game[Any], state: Any) -> bool:
     return bool(game.view(state, None).get("phase") == "play")
 
 
-def position_key(game: Game[Any], state: Any) -> Hashable:
-    """What decides the rest of the play from the start of a trick (the memo's key)."""
-    hook: Callable[[Any], Hashable] | None = getattr(game, "claim_key", None)
-    if hook is not None:
-        return hook(state)
-    where = game.card_locations(state)
-    return (game.current_seat(state), tuple(sorted(where.items())))
-
-
 class _Search:
     """One claim's search: ``side`` must take at least ``need`` more tricks and let the
     others take at most ``allow``; ``cooperative``: every seat plays for it (a concession's
@@ -142,9 +134,11 @@ class _Search:
         self.bounds: dict[Hashable, tuple[int, int]] = {}
         self.history: dict[tuple[Seat, Action], int] = {}
         self.nodes = 0
+        self.keyed: Callable[[Any], Hashable] | None = getattr(game, "claim_key", None)
 
-    def children(self, state: Any) -> Iterator[tuple[Action, Any, int, int]]:
-        """``(action, state, claimer tricks, defender tricks)`` after each legal action,
+    def children(self, state: Any) -> Iterator[tuple[Action, Any, int, int, int]]:
+        """``(action, state, claimer tricks, defender tricks, cards of the trick it ended)``
+        after each legal action,
         the most promising first for the seat to act: when the play ends a trick, those
         that take it; else those that decided positions before (a history heuristic,
         applied lazily, as a cut-off often comes first)."""
@@ -160,32 +154,44 @@ class _Search:
         first = True
         for action in legal:
             step = game.apply(state, seat, action)
-            won = lost = 0
+            won = lost = cards = 0
             for fact in step.facts:
                 if isinstance(fact, TrickTaken):
+                    cards = _cards_of(fact)
                     if fact.winner in side:
                         won += 1
                     else:
                         lost += 1
             if first and won + lost and len(legal) > 1:
                 # The last play of a trick: every play ends it, so see who takes it first.
-                out = [(action, step.state, won, lost)]
+                out = [(action, step.state, won, lost, cards)]
                 for other in legal[1:]:
                     step = game.apply(state, seat, other)
-                    w = sum(1 for f in step.facts
-                            if isinstance(f, TrickTaken) and f.winner in side)
-                    out.append((other, step.state, w, 1 - w))
+                    w = c = 0
+                    for fact in step.facts:
+                        if isinstance(fact, TrickTaken):
+                            c = _cards_of(fact)
+                            w = fact.winner in side
+                    out.append((other, step.state, w, 1 - w, c))
                 out.sort(key=lambda c: (c[3] - c[2]) if mine else (c[2] - c[3]))
                 yield from out
                 return
             first = False
-            yield action, step.state, won, lost
+            yield action, step.state, won, lost, cards
+
+    def key(self, state: Any, played: int) -> Hashable:
+        """The position's memo key at the start of a trick: the game's ``claim_key`` if it
+        gives one; else the seat to act and the cards of the tricks played since the root
+        (which, with the hands at the root, say where every card is)."""
+        if self.keyed is not None:
+            return self.keyed(state)
+        return (self.game.current_seat(state), played)
 
     def _decided(self, seat: Seat, action: Action, depth: int) -> None:
         key = (seat, action)
         self.history[key] = self.history.get(key, 0) + (1 << min(max(depth, 0), 20))
 
-    def sweeps(self, state: Any, horizon: int, boundary: bool) -> bool:
+    def sweeps(self, state: Any, horizon: int, played: int, boundary: bool) -> bool:
         """Whether the side takes each of the next ``horizon`` tricks (or all, if fewer are
         left) from ``state``, against every defence: an all-tricks claim, cut off as soon
         as a defender takes a trick. Positions keep the horizons proved and refuted."""
@@ -194,7 +200,7 @@ class _Search:
             return True
         key = None
         if boundary:
-            key = position_key(game, state)
+            key = self.key(state, played)
             lo, hi = self.bounds.get(key, (0, _NONE + 1))
             if horizon <= lo:
                 return True
@@ -207,8 +213,8 @@ class _Search:
         assert seat is not None
         mine = seat in self.side
         result = not mine
-        for action, child, won, lost in self.children(state):
-            ok = not lost and self.sweeps(child, horizon - won, won > 0)
+        for action, child, won, lost, cards in self.children(state):
+            ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0)
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, horizon)
                 result = mine
@@ -218,21 +224,22 @@ class _Search:
             self.bounds[key] = (max(lo, horizon), hi) if result else (lo, min(hi, horizon))
         return result
 
-    def makes(self, state: Any, need: int, allow: int, boundary: bool) -> bool:
+    def makes(self, state: Any, need: int, allow: int, played: int, boundary: bool) -> bool:
         """Whether the side makes ``need`` more tricks letting at most ``allow`` go from
-        ``state``, against every defence. ``boundary``: ``state`` starts a trick."""
+        ``state``, against every defence. ``played``: the cards of the tricks played since
+        the root; ``boundary``: ``state`` starts a trick."""
         if allow < 0:
             return False
         game = self.game
         if need <= 0 and allow >= _UNBOUNDED:
             return True
         if allow == 0 and need <= 0 and not self.cooperative:
-            return self.sweeps(state, _NONE, boundary)
+            return self.sweeps(state, _NONE, played, boundary)
         if game.is_terminal(state):
             return need <= 0
         key = None
         if boundary:
-            key = (position_key(game, state), need, allow)
+            key = (self.key(state, played), need, allow)
             known = self.memo.get(key)
             if known is not None:
                 return known
@@ -243,8 +250,8 @@ class _Search:
         assert seat is not None
         mine = seat in self.side or self.cooperative
         result = not mine
-        for action, child, won, lost in self.children(state):
-            ok = self.makes(child, need - won, allow - lost, won + lost > 0)
+        for action, child, won, lost, cards in self.children(state):
+            ok = self.makes(child, need - won, allow - lost, played | cards, won + lost > 0)
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, need)
                 result = mine
@@ -253,45 +260,48 @@ class _Search:
             self.memo[key] = result
         return result
 
-    def value(self, state: Any, allow: int, floor: int) -> int:
+    def value(self, state: Any, allow: int, floor: int, played: int, boundary: bool) -> int:
         """The most tricks the side can force from ``state`` (at least ``floor``, which it
         is known to make), letting at most ``allow`` go."""
         v = floor
-        while self.makes(state, v + 1, allow, True):
+        while self.makes(state, v + 1, allow, played, boundary):
             v += 1
         return v
 
     def winning_line(self, state: Any, need: int, allow: int) -> list[tuple[Seat, Action]]:
-        """A complete play from ``state`` that makes the claim (which holds)."""
+        """A complete play from ``state`` (the root) that makes the claim (which holds)."""
         game = self.game
         line: list[tuple[Seat, Action]] = []
+        played = 0
         while not game.is_terminal(state):
             seat = game.current_seat(state)
             assert seat is not None
-            kids = [(a, s, w, lo) for a, s, w, lo in self._in_order(state)]
+            kids = self._in_order(state)
             if seat in self.side or self.cooperative:
                 pick = next(k for k in kids if self.makes(k[1], need - k[2], allow - k[3],
-                                                          k[2] + k[3] > 0))
+                                                          played | k[4], k[2] + k[3] > 0))
             elif allow >= _UNBOUNDED:  # a claim of k: hold the claimer to the fewest tricks
                 best = None
                 for k in kids:
-                    v = k[2] + self.value(k[1], allow, max(need - k[2], 0))
+                    v = k[2] + self.value(k[1], allow, max(need - k[2], 0), played | k[4],
+                                          k[2] + k[3] > 0)
                     if best is None or v < best[0]:
                         best = (v, k)
                 assert best is not None
                 pick = best[1]
             else:  # every play loses every trick: the first legal one
                 pick = kids[0]
-            action, state, won, lost = pick
-            need, allow = need - won, allow - lost
+            action, state, won, lost, cards = pick
+            need, allow, played = need - won, allow - lost, played | cards
             line.append((seat, action))
         return line
 
     def defence(self, state: Any, need: int, allow: int) -> list[tuple[Seat, Action]]:
-        """A play from ``state`` that beats the claim (which does not hold), up to where
-        the claim can no longer be made."""
+        """A play from ``state`` (the root) that beats the claim (which does not hold), up
+        to where the claim can no longer be made."""
         game = self.game
         line: list[tuple[Seat, Action]] = []
+        played = 0
         while allow >= 0 and not game.is_terminal(state):
             if need > 0 and allow >= _UNBOUNDED and not self._can_still(state, need):
                 break
@@ -301,24 +311,31 @@ class _Search:
             if seat in self.side:
                 pick = kids[0]
             else:
-                pick = next(k for k in kids if not self.makes(k[1], need - k[2],
-                                                              allow - k[3], k[2] + k[3] > 0))
-            action, state, won, lost = pick
-            need, allow = need - won, allow - lost
+                pick = next(k for k in kids if not self.makes(
+                    k[1], need - k[2], allow - k[3], played | k[4], k[2] + k[3] > 0))
+            action, state, won, lost, cards = pick
+            need, allow, played = need - won, allow - lost, played | cards
             line.append((seat, action))
         return line
 
     def _can_still(self, state: Any, need: int) -> bool:
         """Whether the side could still take ``need`` tricks if every seat helped it."""
         helped = _Search(self.game, self.side, cooperative=True)
-        return helped.makes(state, need, _NONE, True)
+        return helped.makes(state, need, _NONE, 0, True)
 
-    def _in_order(self, state: Any) -> list[tuple[Action, Any, int, int]]:
+    def _in_order(self, state: Any) -> list[tuple[Action, Any, int, int, int]]:
         """The children in the order of the legal actions (lines are deterministic)."""
         kids = list(self.children(state))
         order = {a: i for i, a in enumerate(self.game.legal_actions(state))}
         kids.sort(key=lambda k: order[k[0]])
         return kids
+
+
+def _cards_of(trick: TrickTaken) -> int:
+    m = 0
+    for _, c in trick.plays:
+        m |= 1 << c
+    return m
 
 
 def remaining_tricks(game: Game[Any], state: Any) -> int:
@@ -354,9 +371,9 @@ def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL,
         need, allow = tricks, _NONE
     search = _Search(game, side, budget=budget)
     if tricks == ALL:
-        holds = search.sweeps(state, _NONE, True)
+        holds = search.sweeps(state, _NONE, 0, True)
     else:
-        holds = search.makes(state, need, allow, True)
+        holds = search.makes(state, need, allow, 0, True)
     line = (search.winning_line(state, need, allow) if holds
             else search.defence(state, need, allow))
     return ClaimCheck(holds, tuple(line), side, tricks, search.nodes)
