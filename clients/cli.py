@@ -258,6 +258,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", default=_auditor_env(),
                    help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
 
+    p = add("substitute", "give a seat to another player (auditor token; an event): prints "
+                          "the seat's new token; the old one stops working at once")
+    p.add_argument("--match", required=True, metavar="ID", help="the match id")
+    p.add_argument("--seat", type=int, required=True, help="the seat")
+    p.add_argument("--player", required=True, help="the player who takes the seat")
+    p.add_argument("--token", default=_auditor_env(),
+                   help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
+
     p = add("export", "write a match record (or one hand's record) as JSON, or a tournament's "
                       "match records as NDJSON")
     p.add_argument("--match", metavar="ID", help="the match id")
@@ -778,6 +786,20 @@ def cmd_clocks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_substitute(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageProblem("substitute needs the auditor token (--token or "
+                           "REFEREE_AUDITOR_TOKEN)")
+    with _client(args) as client:
+        token, version = client.substitute_player(args.token, args.match, args.seat,
+                                                  args.player)
+    _emit(args, {"match_id": args.match, "seat": args.seat, "player": args.player,
+                 "seat_token": token, "version": version},
+          f"seat {args.seat} is now {args.player}'s (match version {version}); "
+          f"new seat token: {token}")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     if bool(args.match) == bool(args.tournament):
         raise UsageProblem("give either --match ID or --tournament ID")
@@ -1131,7 +1153,7 @@ COMMANDS = {
     "legal": cmd_legal, "act": cmd_act, "claim": cmd_claim, "watch": cmd_watch,
     "scoreboard": cmd_scoreboard,
     "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
-    "clocks": cmd_clocks,
+    "clocks": cmd_clocks, "substitute": cmd_substitute,
     "export": cmd_export, "verify": cmd_verify, "replay": cmd_replay, "bot": cmd_bot,
     "demo": cmd_demo,
 }

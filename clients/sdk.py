@@ -67,6 +67,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
 
 NOT_RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "CreateMatch"), (_REFEREE, "PauseClocks"), (_REFEREE, "ResumeClocks"),
+    (_REFEREE, "SubstitutePlayer"),  # a retry would issue another token
 )
 """Changes without an idempotency key: a retry could apply them twice, so none is made."""
 
@@ -757,6 +758,15 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id)
         return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
+
+    def substitute_player(self, token: str, match_id: str, seat: int, player: str
+                          ) -> tuple[str, int]:
+        """The auditor gives ``seat`` to ``player``: returns the seat's new token (shown
+        once; the old one stops working at once) and the match's version."""
+        req = pb.SubstitutePlayerRequest(token=token, match_id=match_id, seat=seat,
+                                         player=player)
+        resp = self._call(self.stub.SubstitutePlayer, req)
+        return resp.seat_token, int(resp.version)
 
     def get_view(self, match_id: str, token: str = "") -> View:
         """The caller's view of the match now."""

@@ -295,7 +295,8 @@ class Queries:
                              match_id=m["match_id"],
                              rulings=tuple({"hand": r["hand"], "kind": r["kind"],
                                             "adjust": r["adjust"], "reason": r["reason"]}
-                                           for r in rulings))
+                                           for r in rulings),
+                             substitutions=tuple(m.get("substitutions", ())))
         return record.to_json()
 
     def tournament_export(self, tournament_id: UUID, token: str) -> Iterator[str]:

@@ -48,6 +48,7 @@ TIMED_OUT = Match.TimedOut
 CLOCK_PAUSED = Match.ClockPaused
 CLOCK_RESUMED = Match.ClockResumed
 CLAIM_ACCEPTED = Match.ClaimAccepted
+SEAT_SUBSTITUTED = Match.SeatSubstituted
 CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
@@ -140,6 +141,13 @@ def _auth(e: MatchCreated) -> Doc:
             "public_spectators": bool(e.public_spectators)}
 
 
+def _substituted(doc: Doc, e: Any) -> None:
+    """A seat given to another player: the new name, and the new token (the old one stops
+    working on the read side too)."""
+    doc["players"][e.seat] = e.player
+    doc["auth"]["seat_token_hashes"][e.seat] = e.token_hash
+
+
 class ScoreboardProjection(Projection[DocView]):
     """Per match: state, whose turn, running score hand by hand, rulings applied."""
 
@@ -202,6 +210,12 @@ class ScoreboardProjection(Projection[DocView]):
         to_act = doc.get("to_act")
         if to_act is not None:  # the turn to act ends with the claim (as the aggregate's)
             _tick(doc, e, lambda clock: clock.acted(to_act, e.timestamp))
+        self._save(doc, tracking)
+
+    @process_event.register(SEAT_SUBSTITUTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        _substituted(doc, e)
         self._save(doc, tracking)
 
     # The clock, kept as the aggregate keeps it (``referee.domain.clock``), from the same
@@ -346,6 +360,18 @@ class HandsProjection(Projection[DocView]):
     def _put_hand(self, doc: Doc, tracking: Tracking) -> None:
         self.view.put("hand", self._key(doc["match_id"], doc["hand"]), doc,
                       parent=doc["match_id"])
+        self.view.commit(tracking)
+
+    @process_event.register(SEAT_SUBSTITUTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        m = self._match(e)
+        _substituted(m, e)
+        hand = self.view.get("hand", self._key(e.originator_id, int(m["hands"]))) \
+            if m["hands"] else None
+        m.setdefault("substitutions", []).append({
+            "seat": e.seat, "player": e.player, "previous": e.previous,
+            "hand": int(m["hands"]), "action": len(hand["actions"]) if hand else 0})
+        self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
     @process_event.register(ACTION_TAKEN)

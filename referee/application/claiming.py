@@ -1,5 +1,6 @@
-"""Claims and concessions (issue 20; docs/claims.md): commands on a live match, run under the
-match's lock and committed like the other commands (``Acting.update_match``).
+"""Claims and concessions (issue 20; docs/claims.md), and substitutions: commands on a live
+match, run under the match's lock and committed like the other commands
+(``Acting.update_match``).
 
 A claim the referee accepts ends the hand along the winning line (one ``ClaimAccepted`` event
 and the line's ``ActionTaken`` events); a refused one changes nothing and goes to the
@@ -10,14 +11,16 @@ same ``command_id`` is answered from the record.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 from uuid import UUID
 
+from referee import limits
 from referee.application.acting import Acting, Refusal
 from referee.application.answers import Answer
 from referee.application.clocks import Now, utc_now
 from referee.application.creating import deal_next
-from referee.application.principals import Principal, Role, Tokens
+from referee.application.principals import Principal, Role, Tokens, hash_token
 from referee.domain.errors import (
     CommandIdReusedError,
     MalformedRequestError,
@@ -93,3 +96,29 @@ class Claiming:
             if not isinstance(exc, MatchNotFoundError):
                 self._acting.reject(match_id, asking[0] if asking else None, text, exc)
             raise
+
+
+class Seats:
+    """``SubstitutePlayer``: the auditor gives a seat to another player (issue 20, item 4)."""
+
+    def __init__(self, acting: Acting, tokens: Tokens) -> None:
+        self._acting, self._tokens = acting, tokens
+
+    def substitute(self, match_id: UUID, token: str, seat: int, player: str
+                   ) -> tuple[str, int]:
+        """Replace the player of ``seat`` by ``player``: return the seat's new token (shown
+        once) and the match's version. The old token stops working at once; the hand goes
+        on. Auditor only.
+
+        :raises MalformedRequestError: a seat the match does not have, a bad name."""
+        self._tokens.require_auditor(token, "substitute a player")
+        name = limits.check_name("player", player)
+        new = secrets.token_urlsafe(32)
+
+        def run(match: Match) -> int:
+            if not 0 <= seat < match.game.num_seats:
+                raise MalformedRequestError(
+                    f"seat must be 0..{match.game.num_seats - 1}, not {seat}", field="seat")
+            match.substitute(seat, name, hash_token(new))
+            return match.version
+        return new, int(self._acting.update_match(match_id, run))

@@ -29,6 +29,7 @@ from referee.domain.facts import (
     HAND_DEALT,
     HAND_ENDED,
     MATCH_ENDED,
+    SEAT_SUBSTITUTED,
     TIMED_OUT,
 )
 from referee.domain.match import HandLog, Match
@@ -83,6 +84,10 @@ class Reading:
                 fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
                         "tricks": e.tricks, "actions": e.actions}
                 out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+            elif isinstance(e, Match.SeatSubstituted):
+                fact = {"kind": SEAT_SUBSTITUTED, "seat": e.seat, "player": e.player,
+                        "previous": e.previous}
+                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
             elif isinstance(e, Match.HandScored):
                 fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
                         "scores": e.scores}
@@ -129,6 +134,8 @@ class Reading:
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
                 hands=tuple(hands), result=result, match_id=str(match.id),
                 rulings=tuple(_ruling_json(r) for r in match.rulings),
+                substitutions=tuple({k: v for k, v in r.items() if k != "version"}
+                                    for r in match.substitutions),
             )
             return record.to_json(), match.over
 

@@ -20,7 +20,7 @@ from eventsourcing.utils import strtobool
 from referee.application.acting import Acting
 from referee.application.answers import Answer, Created, DealCheck, View
 from referee.application.boards import Boards
-from referee.application.claiming import Claiming
+from referee.application.claiming import Claiming, Seats
 from referee.application.clocks import ClockCommands, ClockFollower, Timers, fire, utc_now
 from referee.application.creating import Creating, deal_next
 from referee.application.live import LiveMatches
@@ -76,6 +76,7 @@ class Referee(Application[UUID]):
         self.live.on_live = self.timers.watch
         self.clocks = ClockCommands(self.acting.update_match, self.tokens.require_auditor)
         self.claiming = Claiming(self.acting, self.tokens)
+        self.seats = Seats(self.acting, self.tokens)
         self._clock_follower: ClockFollower | None = None
         #: Duplicate boards still in play at another table (their cards stay hidden).
         self.boards = Boards(self.live, self._tournament)
@@ -198,6 +199,11 @@ class Referee(Application[UUID]):
 
     def concede(self, match_id: UUID, token: str, command_id: str = "") -> Answer:
         return self.claiming.concede(match_id, token, command_id)
+
+    def substitute(self, match_id: UUID, token: str, seat: int, player: str
+                   ) -> tuple[str, int]:
+        """See :meth:`referee.application.claiming.Seats.substitute`: (new token, version)."""
+        return self.seats.substitute(match_id, token, seat, player)
 
     def update_match(self, match_id: UUID, command: Callable[[Match], T]) -> T:
         return self.acting.update_match(match_id, command)

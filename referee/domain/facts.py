@@ -16,6 +16,7 @@ TIMED_OUT = "timed_out"
 CLOCK_PAUSED = "clock_paused"
 CLOCK_RESUMED = "clock_resumed"
 CLAIM_ACCEPTED = "claim_accepted"
+SEAT_SUBSTITUTED = "seat_substituted"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:

@@ -130,6 +130,17 @@ class Match(Aggregate):
         command_id: str
         actions: int
 
+    class SeatSubstituted(Event):
+        """The auditor replaced the player of ``seat``: ``player`` (after ``previous``) plays
+        it from now on, with a new seat token (``token_hash``); the old token stops working
+        at once. The hand goes on."""
+
+        seat: int
+        player: str
+        previous: str
+        token_hash: str
+        by: str
+
     class HandScored(Event):
         hand: int
         result: dict[str, Any]
@@ -247,6 +258,9 @@ class Match(Aggregate):
         self.last_timeout: dict[str, Any] | None = None
         #: ``{"seat", "hand"}`` when the match was forfeited on time.
         self.forfeit: dict[str, int] | None = None
+        #: Each substitution: ``{"seat", "player", "previous", "hand", "action", "version"}``
+        #: (``action``: how many actions of that hand came before it).
+        self.substitutions: list[dict[str, Any]] = []
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
@@ -408,6 +422,15 @@ class Match(Aggregate):
         for s, a in line:
             self.take_action(s, game.format_action(a), "", claim=True)
 
+    def substitute(self, seat: int, player: str, token_hash: str, by: str = "auditor") -> None:
+        """Give ``seat`` to ``player`` with a new token (its ``token_hash``).
+
+        :raises MatchOverError: the match is over."""
+        if self.over:
+            raise MatchOverError("the match is over", matchId=self.id)
+        self._seat_substituted(seat=seat, player=player, previous=self.players[seat],
+                               token_hash=token_hash, by=by)
+
     @staticmethod
     def claim_text(kind: str, tricks: int) -> str:
         """How a claim or concession is named in outcomes: ``claim:all``, ``claim:3``,
@@ -528,6 +551,17 @@ class Match(Aggregate):
         self._caused(
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
         )
+
+    @event(SeatSubstituted)
+    def _seat_substituted(self, seat: int, player: str, previous: str, token_hash: str,
+                          by: str) -> None:
+        self.players = [*self.players]
+        self.players[seat] = player
+        self.seat_token_hashes = [*self.seat_token_hashes]
+        self.seat_token_hashes[seat] = token_hash
+        self.substitutions.append({
+            "seat": seat, "player": player, "previous": previous, "hand": len(self.hands),
+            "action": len(self.hand.actions) if self.hands else 0, "version": self.version + 1})
 
     @event(ClaimAccepted)
     def _claim_accepted(self, seat: int, kind: str, tricks: int, command_id: str,

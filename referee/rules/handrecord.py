@@ -76,6 +76,10 @@ class MatchRecord:
     """The arbiter's rulings in order: ``hand``, ``kind``, ``adjust`` (added to each side's
     score), ``reason``; the result's ``scores`` and ``winner`` are after them, its
     ``as_played`` before."""
+    substitutions: tuple[Mapping[str, JSON], ...] = ()
+    """Players replaced during the match, in order: ``seat``, ``player`` (from then on),
+    ``previous``, ``hand`` and ``action`` (how many of that hand's actions came before);
+    ``players`` are the players at the end."""
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"format": MATCH_FORMAT}
@@ -89,6 +93,8 @@ class MatchRecord:
         })
         if self.rulings:
             out["rulings"] = [dict(r) for r in self.rulings]
+        if self.substitutions:
+            out["substitutions"] = [dict(r) for r in self.substitutions]
         if self.result is not None:
             out["result"] = dict(self.result)
         return out
@@ -143,7 +149,25 @@ def read_record(data: object) -> HandRecord | MatchRecord:
         result=_optional_object(obj.get("result"), "result"),
         match_id=match_id,
         rulings=_rulings(obj.get("rulings", []), sides_of(game), len(hands)),
+        substitutions=_substitutions(obj.get("substitutions", []), game.num_seats),
     )
+
+
+def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
+    """A match record's substitutions: each names a seat and two players."""
+    if not isinstance(data, list):
+        raise RecordError("substitutions must be a list of objects", "substitutions")
+    out = []
+    for i, r in enumerate(data):
+        where = f"substitutions[{i}]"
+        obj = _object(r, where)
+        seat = obj.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+            raise RecordError(f"seat must be 0..{seats - 1}", where)
+        if not isinstance(obj.get("player"), str) or not isinstance(obj.get("previous"), str):
+            raise RecordError("player and previous must be names", where)
+        out.append(obj)
+    return tuple(out)
 
 
 def _rulings(data: object, sides: int, hands: int) -> tuple[Mapping[str, JSON], ...]:

@@ -24,6 +24,7 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "command_id": (lim.MAX_COMMAND_ID, 1),
     "rules_json": (lim.MAX_JSON_BYTES, 1),
     "players": (lim.MAX_PLAYER_NAME, 16),
+    "player": (lim.MAX_PLAYER_NAME, 1),
     "seed_entropy": (lim.MAX_BYTES, 1),
     "fixed_deals": (0, lim.MAX_FIXED_DEALS),
     "cards": (8, lim.MAX_CARDS),

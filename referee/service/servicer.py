@@ -310,3 +310,10 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                 ) -> pb.SubmitActionResponse:
         return answer_pb(self.app.concede(_match_id(request.match_id), request.token,
                                           command_id=request.command_id))
+
+    @unary_handler
+    def SubstitutePlayer(self, request: pb.SubstitutePlayerRequest,
+                         context: grpc.ServicerContext) -> pb.SubstitutePlayerResponse:
+        token, version = self.app.substitute(_match_id(request.match_id), request.token,
+                                             request.seat, request.player)
+        return pb.SubstitutePlayerResponse(seat_token=token, version=version)

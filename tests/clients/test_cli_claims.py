@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.errors import ClaimNotAllowed, ClaimRefused
+from clients.errors import BadToken, ClaimNotAllowed, ClaimRefused
 from clients.sdk import RefereeClient
-from tests.clients.conftest import FAST, GAME_NAMES
+from tests.clients.conftest import AUDITOR, FAST, GAME_NAMES
 from tests.clients.test_cli import Cli
 
 
@@ -59,3 +59,16 @@ def test_claim_and_concede_from_the_command_line(cli: Cli, client: RefereeClient
                                "tricks": -1}
     text = cli("claim", "--concede", "--match", mid, "--token", tokens[seat], code=1)
     assert "CLAIM_NOT_ALLOWED" in text or "MATCH_OVER" in text
+
+
+def test_substitute_from_the_command_line(cli: Cli, client: RefereeClient) -> None:
+    created = client.create_match("euchre", players=["a", "b", "c", "d"])
+    out = cli.json("substitute", "--match", created.match_id, "--seat", "2", "--player", "Zed",
+                   "--token", AUDITOR)
+    assert out["seat"] == 2 and out["seat_token"]
+    assert client.get_view(created.match_id, out["seat_token"]).players[2] == "Zed"
+    with pytest.raises(BadToken):
+        client.get_view(created.match_id, created.tokens[2])
+    err = cli("substitute", "--match", created.match_id, "--seat", "2", "--player", "Y",
+              "--token", created.tokens[0], code=1)
+    assert "PERMISSION_DENIED" in err

@@ -261,6 +261,26 @@ class ConcedeRequest(_message.Message):
     command_id: str
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
+class SubstitutePlayerRequest(_message.Message):
+    __slots__ = ("match_id", "token", "seat", "player")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    seat: int
+    player: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+
+class SubstitutePlayerResponse(_message.Message):
+    __slots__ = ("seat_token", "version")
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    seat_token: str
+    version: int
+    def __init__(self, seat_token: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
 class SubmitActionResponse(_message.Message):
     __slots__ = ("version", "seat", "action", "facts", "hand_over", "match_over", "scores", "replayed")
     VERSION_FIELD_NUMBER: _ClassVar[int]

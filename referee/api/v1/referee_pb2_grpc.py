@@ -100,6 +100,11 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
                 _registered_method=True)
+        self.SubstitutePlayer = channel.unary_unary(
+                '/referee.api.v1.RefereeService/SubstitutePlayer',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -202,6 +207,14 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubstitutePlayer(self, request, context):
+        """Gives a seat to another player (auditors only; an event): a new seat token is issued,
+        the old one stops working at once, the hand goes on; records name both players.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -269,6 +282,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.Concede,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'SubstitutePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubstitutePlayer,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -623,6 +641,33 @@ class RefereeService:
             '/referee.api.v1.RefereeService/Concede',
             referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubstitutePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/SubstitutePlayer',
+            referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,
