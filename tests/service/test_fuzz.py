@@ -208,6 +208,9 @@ def _populate(world: World) -> None:
         pb.SubmitActionRequest(match_id=mid, token=played.tokens[to_act],
                                action=legal.legal_actions[0], command_id="c-1",
                                expected_version=legal.version, seat=to_act),
+        _claimed(stub, rng),  # accepted once here: the seed is its retry
+        _conceded(stub, rng),
+        pb.SubstitutePlayerRequest(match_id=timed, token=AUDITOR, seat=1, player="eve"),
         pb.GetViewRequest(match_id=mid, token=seat_token),
         pb.WatchMatchRequest(match_id=mid, token=seat_token, after_version=1,
                              heartbeat_seconds=1),
@@ -354,6 +357,39 @@ def mutations(seed: Message, known: Known) -> st.SearchStrategy[Message]:
 
     count = weighted((8, st.just(1)), (2, st.just(2)), (1, st.just(3)))
     return st.tuples(count, st.permutations(fields)).flatmap(lambda t: replace(t[1][: t[0]]))
+
+
+def _in_trick_play(stub: pbg.RefereeServiceStub, rng: Any) -> tuple[Any, int]:
+    """A new Euchre match played at random into its trick play; the seat to act."""
+    table = create(stub, "euchre")
+    while True:
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+        if json.loads(view.state_json).get("phase") == "play":
+            return table, view.to_act
+        step(stub, table, rng)
+
+
+def _claimed(stub: pbg.RefereeServiceStub, rng: Any) -> Message:
+    """A claim the referee accepted (tried at every turn of the trick play until one holds)."""
+    table, seat = _in_trick_play(stub, rng)
+    while True:
+        request = pb.SubmitClaimRequest(match_id=table.match_id, token=table.tokens[seat],
+                                        command_id="claim-seed")
+        try:
+            stub.SubmitClaim(request)
+            return request
+        except grpc.RpcError:
+            step(stub, table, rng)  # refused: play on
+            seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id,
+                                                  token=AUDITOR)).to_act
+
+
+def _conceded(stub: pbg.RefereeServiceStub, rng: Any) -> Message:
+    table, seat = _in_trick_play(stub, rng)
+    request = pb.ConcedeRequest(match_id=table.match_id, token=table.tokens[seat],
+                                command_id="concede-seed")
+    stub.Concede(request)
+    return request
 
 
 def requests_for(method: MethodDescriptor, world: World) -> st.SearchStrategy[Message]:
