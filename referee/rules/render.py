@@ -83,6 +83,8 @@ class Step:
     error: dict[str, Any] | None = None
     timeout: bool = False
     """The referee took this action for a seat whose time ran out."""
+    claim: bool = False
+    """An action of the line an accepted claim or a concession played out."""
 
 
 @dataclass
@@ -120,7 +122,8 @@ def replay_for_view(record: dict[str, Any]) -> Replayed:
     for played in replay(game, parsed.deal, parsed.dealer, parsed.rules, parsed.actions):
         legal = sorted(game.format_action(a) for a in game.legal_actions(played.before))
         step = Step(played.index, played.seat, played.text, legal,
-                    timeout=played.index in parsed.timeouts)
+                    timeout=played.index in parsed.timeouts,
+                    claim=played.index in parsed.claimed)
         steps.append(step)
         if played.error is not None:
             exc = played.error
@@ -414,7 +417,13 @@ def _aside(rep: HandReplay, table: dict[str, Any]) -> list[tuple[str, list[str]]
 def _tricks(rep: HandReplay, table: words.Table) -> list[str]:
     notes: dict[int, list[str]] = {}
     done = 0
+    claimed = False
     for s in rep.steps:  # what was said with a card goes with its trick (decisions taken
+        if getattr(s, "claim", False) and not claimed:
+            claimed = True
+            notes.setdefault(done + 1, []).append(
+                "from here the hand was played out along the line of an accepted claim or "
+                "concession (docs/claims.md)")
         if s.action.partition(":")[0] in CARD_VERBS:  # during play are in the auction)
             notes.setdefault(done + 1, []).extend(
                 words.announcement(rep.game, a["what"], a["data"], table) for a in s.announced)

@@ -29,6 +29,7 @@ from referee.rules.claims import (
     remaining_tricks,
 )
 from referee.rules.registry import GAMES
+from referee.rules.render import render_hand, replay_for_view
 from referee.verify import verify_data
 from tests.application.conftest import AUDITOR
 
@@ -88,6 +89,8 @@ def test_an_accepted_claim_ends_the_hand_along_its_line(app: Referee, name: str)
     assert finished
     marked = [a for a in record["actions"] if a.get("claim")]
     assert len(marked) == len(line)
+    page = render_hand(replay_for_view(record))
+    assert "played out along the line of an accepted claim" in page
     match_record, _ = app.match_record(c.match_id, AUDITOR)
     code, report = verify_data(json.loads(json.dumps(match_record)), legal=True)
     assert code == 0, report
