@@ -174,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at least this many more tricks (default: all of them)")
     p.add_argument("--concede", action="store_true",
                    help="concede the remaining tricks of the hand instead")
+    p.add_argument("--concede-match", action="store_true",
+                   help="concede the whole match (resign): it ends at once")
     p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
 
     p = add("watch", "follow a match live (until it ends)")
@@ -555,15 +557,18 @@ def cmd_act(args: argparse.Namespace) -> int:
 
 def cmd_claim(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        if args.concede:
-            r = client.concede(args.match, _token(args), command_id=args.command_id)
+        if args.concede or args.concede_match:
+            r = client.concede(args.match, _token(args), command_id=args.command_id,
+                               whole_match=args.concede_match)
         else:
             r = client.claim(args.match, _token(args), args.tricks, command_id=args.command_id)
     data = {"version": r.version, "seat": r.seat, "action": r.action, "hand_over": r.hand_over,
             "match_over": r.match_over, "scores": r.scores, "replayed": r.replayed,
             "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
-    what = "concession" if args.concede else "claim"
-    lines = [f"seat {r.seat}: {what} accepted (version {r.version})"
+    what = ("match conceded" if args.concede_match else
+            "concession" if args.concede else "claim")
+    lines = [f"seat {r.seat}: {what}"
+             + ("" if args.concede_match else " accepted") + f" (version {r.version})"
              + (" [replayed]" if r.replayed else "")]
     lines += [_fact_text(f.kind, f.data) for f in r.facts]
     _emit(args, data, "\n".join(line for line in lines if line))
@@ -593,6 +598,9 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
                 "claimed all the remaining tricks" if tricks == -1 else
                 f"claimed {tricks} more tricks")
         return f"  seat {data.get('seat')} {what}: the hand is played out"
+    if kind == "match_conceded":
+        return f"  seat {data.get('seat')}'s side conceded the match: side " \
+               f"{data.get('winner')} wins"
     return ""
 
 

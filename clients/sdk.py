@@ -180,6 +180,7 @@ FACT_KINDS = {
     pb.FACT_KIND_MATCH_ENDED: "match_ended",
     pb.FACT_KIND_HAND_DEALT: "hand_dealt",
     pb.FACT_KIND_CLAIM_ACCEPTED: "claim_accepted",
+    pb.FACT_KIND_MATCH_CONCEDED: "match_conceded",
 }
 
 R = TypeVar("R")
@@ -751,12 +752,14 @@ class RefereeClient:
                                         command_id=command_id)
         return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request), command_id)
 
-    def concede(self, match_id: str, token: str, *, command_id: str | None = None
-                ) -> ActionResult:
+    def concede(self, match_id: str, token: str, *, command_id: str | None = None,
+                whole_match: bool = False) -> ActionResult:
         """Concede the remaining tricks of the hand for the token's seat's side: it is
-        played out for the opponents (docs/claims.md)."""
+        played out for the opponents (docs/claims.md); ``whole_match``: concede the match
+        (it ends at once, won as a forfeit by this seat would be)."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id)
+        request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id,
+                                    match=whole_match)
         return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
 
     def substitute_player(self, token: str, match_id: str, seat: int, player: str

@@ -48,6 +48,7 @@ TIMED_OUT = Match.TimedOut
 CLOCK_PAUSED = Match.ClockPaused
 CLOCK_RESUMED = Match.ClockResumed
 CLAIM_ACCEPTED = Match.ClaimAccepted
+MATCH_CONCEDED = Match.MatchConceded
 SEAT_SUBSTITUTED = Match.SeatSubstituted
 CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
@@ -218,6 +219,12 @@ class ScoreboardProjection(Projection[DocView]):
         _substituted(doc, e)
         self._save(doc, tracking)
 
+    @process_event.register(MATCH_CONCEDED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["forfeit"] = {"seat": e.seat, "hand": doc["hand"], "conceded": True}
+        self._save(doc, tracking)
+
     # The clock, kept as the aggregate keeps it (``referee.domain.clock``), from the same
     # events and their timestamps; the scoreboard query adds the deadline and time left.
     @process_event.register(TIME_CONTROLLED)
@@ -362,6 +369,13 @@ class HandsProjection(Projection[DocView]):
                       parent=doc["match_id"])
         self.view.commit(tracking)
 
+    @process_event.register(MATCH_CONCEDED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        m = self._match(e)
+        m["forfeit"] = {"seat": e.seat, "hand": int(m["hands"]), "conceded": True}
+        self.view.put("match", m["match_id"], m)
+        self.view.commit(tracking)
+
     @process_event.register(SEAT_SUBSTITUTED)
     def _(self, e: Any, tracking: Tracking) -> None:
         m = self._match(e)
@@ -487,6 +501,12 @@ class StandingsProjection(Projection[DocView]):
         if e.policy != "forfeit":
             self.view.commit(tracking)
             return
+        doc = self._summary(e)
+        doc["forfeit"] = {"seat": e.seat}
+        self._save_summary(doc, tracking)
+
+    @process_event.register(MATCH_CONCEDED)
+    def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._summary(e)
         doc["forfeit"] = {"seat": e.seat}
         self._save_summary(doc, tracking)

@@ -55,8 +55,13 @@ class Claiming:
         return self._run(match_id, token, command_id, text,
                          lambda match, seat: match.claim(seat, tricks, command_id))
 
-    def concede(self, match_id: UUID, token: str, command_id: str = "") -> Answer:
-        """The side of ``token``'s seat concedes the remaining tricks of the hand."""
+    def concede(self, match_id: UUID, token: str, command_id: str = "",
+                whole_match: bool = False) -> Answer:
+        """The side of ``token``'s seat concedes the remaining tricks of the hand (or, with
+        ``whole_match``, the match)."""
+        if whole_match:
+            return self._run(match_id, token, command_id, "concede:match",
+                             lambda match, seat: match.concede_match(seat, command_id))
         return self._run(match_id, token, command_id, Match.claim_text("concession", ALL),
                          lambda match, seat: match.concede(seat, command_id))
 

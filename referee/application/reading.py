@@ -28,6 +28,7 @@ from referee.domain.facts import (
     CLOCK_RESUMED,
     HAND_DEALT,
     HAND_ENDED,
+    MATCH_CONCEDED,
     MATCH_ENDED,
     SEAT_SUBSTITUTED,
     TIMED_OUT,
@@ -83,6 +84,9 @@ class Reading:
             elif isinstance(e, Match.ClaimAccepted):
                 fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
                         "tricks": e.tricks, "actions": e.actions}
+                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+            elif isinstance(e, Match.MatchConceded):
+                fact = {"kind": MATCH_CONCEDED, "seat": e.seat, "winner": e.winner}
                 out.append(PublicEvent(v, hand, e.seat, "", [fact]))
             elif isinstance(e, Match.SeatSubstituted):
                 fact = {"kind": SEAT_SUBSTITUTED, "seat": e.seat, "player": e.player,

@@ -197,8 +197,9 @@ class Referee(Application[UUID]):
         """See :meth:`referee.application.claiming.Claiming.claim` (-1: all the tricks)."""
         return self.claiming.claim(match_id, token, tricks, command_id)
 
-    def concede(self, match_id: UUID, token: str, command_id: str = "") -> Answer:
-        return self.claiming.concede(match_id, token, command_id)
+    def concede(self, match_id: UUID, token: str, command_id: str = "",
+                whole_match: bool = False) -> Answer:
+        return self.claiming.concede(match_id, token, command_id, whole_match)
 
     def substitute(self, match_id: UUID, token: str, seat: int, player: str
                    ) -> tuple[str, int]:

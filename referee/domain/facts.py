@@ -17,6 +17,7 @@ CLOCK_PAUSED = "clock_paused"
 CLOCK_RESUMED = "clock_resumed"
 CLAIM_ACCEPTED = "claim_accepted"
 SEAT_SUBSTITUTED = "seat_substituted"
+MATCH_CONCEDED = "match_conceded"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:

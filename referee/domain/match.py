@@ -27,7 +27,14 @@ from referee.domain.errors import (
     ClockStateError,
     MatchOverError,
 )
-from referee.domain.facts import CLAIM_ACCEPTED, HAND_DEALT, HAND_ENDED, MATCH_ENDED, fact_json
+from referee.domain.facts import (
+    CLAIM_ACCEPTED,
+    HAND_DEALT,
+    HAND_ENDED,
+    MATCH_CONCEDED,
+    MATCH_ENDED,
+    fact_json,
+)
 from referee.rules.cards import parse_card
 from referee.rules.claims import ALL, ClaimError, check_claim, concession_line, in_trick_play
 from referee.rules.game import Game, HandEnded, MatchState, default_action, forfeit_winner
@@ -129,6 +136,14 @@ class Match(Aggregate):
         tricks: int
         command_id: str
         actions: int
+
+    class MatchConceded(Event):
+        """``seat``'s side conceded the match (resigned): ``winner`` wins it, as a forfeit
+        does (``referee.rules.game.forfeit_winner``); a ``MatchEnded`` follows."""
+
+        seat: int
+        winner: int | None
+        command_id: str
 
     class SeatSubstituted(Event):
         """The auditor replaced the player of ``seat``: ``player`` (after ``previous``) plays
@@ -393,6 +408,17 @@ class Match(Aggregate):
                 seat=seat, tricks=tricks)
         self._play_out(seat, "claim", tricks, command_id, check.line)
 
+    def concede_match(self, seat: int, command_id: str) -> None:
+        """``seat``'s side concedes the match: it ends at once, won by the side a forfeit
+        by ``seat`` would give it to; the running hand is left as it stands.
+
+        :raises MatchOverError: the match is over."""
+        if self.over:
+            raise MatchOverError("the match is over", matchId=self.id)
+        winner = forfeit_winner(self.game, self.match_state.scores, seat)
+        self._match_conceded(seat=seat, winner=winner, command_id=command_id)
+        self._match_ended(scores=list(self.match_state.scores), winner=winner)
+
     def concede(self, seat: int, command_id: str) -> None:
         """``seat``'s side concedes the remaining tricks of the hand: it is played out along
         the line that gives the other sides the most tricks the cards allow
@@ -551,6 +577,17 @@ class Match(Aggregate):
         self._caused(
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
         )
+
+    @event(MatchConceded)
+    def _match_conceded(self, seat: int, winner: int | None, command_id: str) -> None:
+        self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
+        self.forfeit = {"seat": seat, "hand": len(self.hands), "conceded": True}
+        outcome = Outcome(seat, "concede:match", command_id,
+                          [{"kind": MATCH_CONCEDED, "seat": seat, "winner": winner}],
+                          self.version + 1)
+        self.last_outcome = outcome
+        if command_id:
+            self.outcomes[self.command_key(seat, command_id)] = outcome
 
     @event(SeatSubstituted)
     def _seat_substituted(self, seat: int, player: str, previous: str, token_hash: str,

@@ -28,6 +28,7 @@ from referee.domain.facts import (
     CLOCK_RESUMED,
     HAND_DEALT,
     HAND_ENDED,
+    MATCH_CONCEDED,
     MATCH_ENDED,
     TIMED_OUT,
     TRICK_TAKEN,
@@ -52,6 +53,7 @@ _FACT_KINDS = {
     CLOCK_PAUSED: pb.FACT_KIND_CLOCK_PAUSED,
     CLOCK_RESUMED: pb.FACT_KIND_CLOCK_RESUMED,
     CLAIM_ACCEPTED: pb.FACT_KIND_CLAIM_ACCEPTED,
+    MATCH_CONCEDED: pb.FACT_KIND_MATCH_CONCEDED,
 }
 _POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
              pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
@@ -309,7 +311,8 @@ class RefereeServicer(pbg.RefereeServiceServicer):
     def Concede(self, request: pb.ConcedeRequest, context: grpc.ServicerContext
                 ) -> pb.SubmitActionResponse:
         return answer_pb(self.app.concede(_match_id(request.match_id), request.token,
-                                          command_id=request.command_id))
+                                          command_id=request.command_id,
+                                          whole_match=request.match))
 
     @unary_handler
     def SubstitutePlayer(self, request: pb.SubstitutePlayerRequest,

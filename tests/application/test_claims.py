@@ -17,6 +17,7 @@ from referee.domain.errors import (
     ClaimRefusedError,
     CommandIdReusedError,
     MalformedRequestError,
+    MatchOverError,
     PermissionDeniedError,
 )
 from referee.domain.match import Match
@@ -28,6 +29,7 @@ from referee.rules.claims import (
     in_trick_play,
     remaining_tricks,
 )
+from referee.rules.game import side_of
 from referee.rules.registry import GAMES
 from referee.rules.render import render_hand, replay_for_view
 from referee.verify import verify_data
@@ -219,3 +221,30 @@ def test_a_claim_in_a_timed_match_ends_the_turn_and_the_line_takes_no_time(app: 
     assert after.clock.banks_ms == expected
     view = app.get_view(c.match_id, c.seat_tokens[0])
     assert view.clock is not None and view.clock["deadline"] is not None
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_side_concedes_the_match(app: Referee, name: str) -> None:
+    """The match ends at once, won as a forfeit by that seat would be; the record says so
+    and ``referee verify`` recomputes the winner."""
+    c = create(app, name)
+    m = play_until(app, c, None, random.Random(f"resign-{name}"))
+    seat = (m.to_act + 1) % m.game.num_seats
+    answer = app.concede(c.match_id, c.seat_tokens[seat], command_id="resign",
+                         whole_match=True)
+    assert answer.match_over and answer.outcome.action == "concede:match"
+    kinds = [f["kind"] for f in answer.outcome.facts]
+    assert kinds == ["match_conceded", "match_ended"]
+    winner = answer.outcome.facts[0]["winner"]
+    assert winner is not None and winner != side_of(m.game, seat)
+    again = app.concede(c.match_id, c.seat_tokens[seat], command_id="resign",
+                        whole_match=True)
+    assert again.replayed
+    with pytest.raises(MatchOverError):
+        app.concede(c.match_id, c.seat_tokens[seat], whole_match=True)
+    record, finished = app.match_record(c.match_id, AUDITOR)
+    assert finished and record["result"]["winner"] == winner
+    assert record["result"]["forfeit"] == {"seat": seat, "hand": m.hand.number,
+                                           "conceded": True}
+    code, report = verify_data(json.loads(json.dumps(record)))
+    assert code == 0, report

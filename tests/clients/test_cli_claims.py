@@ -59,6 +59,10 @@ def test_claim_and_concede_from_the_command_line(cli: Cli, client: RefereeClient
                                "tricks": -1}
     text = cli("claim", "--concede", "--match", mid, "--token", tokens[seat], code=1)
     assert "CLAIM_NOT_ALLOWED" in text or "MATCH_OVER" in text
+    other = client.create_match(game, rules=FAST[game])
+    out = cli.json("claim", "--concede-match", "--match", other.match_id, "--token",
+                   other.tokens[0])
+    assert out["match_over"] and out["action"] == "concede:match"
 
 
 def test_substitute_from_the_command_line(cli: Cli, client: RefereeClient) -> None:

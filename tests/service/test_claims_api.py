@@ -139,6 +139,14 @@ def test_concede_and_the_misuses_over_the_wire(app: Referee, stub: pbg.RefereeSe
                                           command_id="give"))
     assert resp.hand_over and resp.action == "concede"
     assert facts(resp)[0]["claim"] == "concession"
+    resigned = stub.Concede(pb.ConcedeRequest(match_id=t.match_id, token=t.tokens[1],
+                                              command_id="resign", match=True))
+    assert resigned.match_over and resigned.action == "concede:match"
+    assert resigned.facts[0].kind == pb.FACT_KIND_MATCH_CONCEDED
+    assert facts(resigned)[0]["winner"] == 0  # seat 1's side (1) resigns to side 0
+    expect_error(lambda: stub.Concede(pb.ConcedeRequest(
+        match_id=t.match_id, token=t.tokens[1], match=True)),
+        grpc.StatusCode.FAILED_PRECONDITION, "MATCH_OVER")
 
 
 def test_the_exported_hand_marks_the_claims_line(app: Referee, channel: grpc.Channel) -> None:

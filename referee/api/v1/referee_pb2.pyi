@@ -29,6 +29,7 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_CLOCK_PAUSED: _ClassVar[FactKind]
     FACT_KIND_CLOCK_RESUMED: _ClassVar[FactKind]
     FACT_KIND_CLAIM_ACCEPTED: _ClassVar[FactKind]
+    FACT_KIND_MATCH_CONCEDED: _ClassVar[FactKind]
 
 class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -50,6 +51,7 @@ FACT_KIND_TIMED_OUT: FactKind
 FACT_KIND_CLOCK_PAUSED: FactKind
 FACT_KIND_CLOCK_RESUMED: FactKind
 FACT_KIND_CLAIM_ACCEPTED: FactKind
+FACT_KIND_MATCH_CONCEDED: FactKind
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_AUTO: TimeoutPolicy
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
@@ -252,14 +254,16 @@ class SubmitClaimRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., tricks: _Optional[int] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class ConcedeRequest(_message.Message):
-    __slots__ = ("match_id", "token", "command_id")
+    __slots__ = ("match_id", "token", "command_id", "match")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     token: str
     command_id: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    match: bool
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ..., match: _Optional[bool] = ...) -> None: ...
 
 class SubstitutePlayerRequest(_message.Message):
     __slots__ = ("match_id", "token", "seat", "player")
