@@ -48,7 +48,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
-from referee.rules.game import Action, Game, TrickTaken, side_of, sides_of
+from referee.rules.game import VERB_BASE, Action, Game, TrickTaken, side_of, sides_of
 from referee.rules.seats import Seat
 
 ALL = -1
@@ -116,7 +116,10 @@ def in_trick_play(game: Game[Any], state: Any) -> bool:
         return hook(state)
     if game.is_terminal(state):
         return False
-    return bool(game.view(state, None).get("phase") == "play")
+    phase = game.view(state, None).get("phase")
+    if phase is None:  # a view without phases: while every legal action plays a card
+        return all(0 <= a < VERB_BASE for a in game.legal_actions(state))
+    return bool(phase == "play")
 
 
 class _Search:
@@ -341,14 +344,24 @@ def _cards_of(trick: TrickTaken) -> int:
 def remaining_tricks(game: Game[Any], state: Any) -> int:
     """The tricks left to play if the hand runs to its last (a hand may end sooner, as
     Ulti's betli): a game's ``tricks_left(state)`` if it gives one, else the cards held by
-    the seat to act (``card_locations``' ``hand<seat>``), which plays in every trick left."""
+    the seat to act (``card_locations``' ``hand<seat>``), which plays in every trick left
+    (a game without that key: the tricks along the first legal plays)."""
     hook: Callable[[Any], int] | None = getattr(game, "tricks_left", None)
     if hook is not None:
         return hook(state)
     seat = game.current_seat(state)
     if seat is None:
         return 0
-    return game.card_locations(state)[f"hand{seat}"].bit_count()
+    held = game.card_locations(state).get(f"hand{seat}")
+    if held is not None:
+        return held.bit_count()
+    n = 0  # no hand<seat>: count the tricks along the first legal plays
+    while seat is not None:
+        step = game.apply(state, seat, game.legal_actions(state)[0])
+        n += sum(1 for f in step.facts if isinstance(f, TrickTaken))
+        state = step.state
+        seat = game.current_seat(state)
+    return n
 
 
 def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL,

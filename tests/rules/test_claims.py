@@ -191,3 +191,21 @@ def test_ulti_sides_are_the_declarer_against_the_defenders() -> None:
     sides = claim_sides(game, state)
     assert frozenset({declarer}) in sides
     assert frozenset(s for s in range(3) if s != declarer) in sides
+
+
+def test_a_game_that_exists_only_in_the_tests() -> None:
+    """Six seats in three partnerships (tests/minigame.py): the solver knows no game."""
+    from tests.minigame import registered
+
+    with registered() as game:
+        rng = random.Random("claims-triads")
+        for _ in range(25):
+            state = end_position(game, rng, 2)
+            seat = game.current_seat(state)
+            assert seat is not None
+            check = check_claim(game, state, seat, ALL)
+            assert len(check.side) == 2
+            forced, sweep = brute(game, state, check.side)
+            assert check.holds == sweep
+            check = check_claim(game, state, seat, 1)
+            assert check.holds == (forced >= 1)
