@@ -92,16 +92,18 @@ def _time_control(given: dict[str, Any]) -> pb.TimeControl:
     return msg
 
 
-def credentials(request: Any) -> tuple[tuple[str, str], ...]:
-    """Move ``request.token`` (if set) into ``authorization: Bearer`` call metadata, so that
-    no token travels in a request message (they end up in request dumps). A token that is not
-    printable ASCII (not one the referee issued) stays in the request: metadata cannot carry
-    it."""
+def credentials(request: Any) -> tuple[Any, tuple[tuple[str, str], ...]]:
+    """``request`` without its token (a copy) and the token as ``authorization: Bearer`` call
+    metadata, so that no token travels in a request message (they end up in request dumps).
+    A token that is not printable ASCII (not one the referee issued) stays in the request:
+    metadata cannot carry it."""
     token = getattr(request, "token", "")
     if not token or not (token.isascii() and token.isprintable()):
-        return ()
-    request.ClearField("token")
-    return (("authorization", f"Bearer {token}"),)
+        return request, ()
+    bare = type(request)()
+    bare.CopyFrom(request)
+    bare.ClearField("token")
+    return bare, (("authorization", f"Bearer {token}"),)
 
 
 RESUMED: tuple[tuple[str, str], ...] = (
@@ -653,7 +655,8 @@ class RefereeClient:
         of :data:`RETRIED` (the channel's service config). Its token travels as call
         metadata (:func:`credentials`), not in the request."""
         try:
-            return method(request, timeout=self.timeout, metadata=credentials(request))
+            bare, metadata = credentials(request)
+            return method(bare, timeout=self.timeout, metadata=metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err, self.address) from None
 
@@ -769,7 +772,8 @@ class RefereeClient:
             request = pb.WatchMatchRequest(match_id=match_id, token=token,
                                            after_version=after[0],
                                            heartbeat_seconds=heartbeat_seconds)
-            return self.stub.WatchMatch(request, metadata=credentials(request))
+            bare, metadata = credentials(request)
+            return self.stub.WatchMatch(bare, metadata=metadata)
 
         def accept(message: pb.WatchMatchResponse) -> Update:
             update = Update.from_pb(message)
@@ -835,7 +839,8 @@ class RefereeClient:
         def opened() -> Any:
             request = ppb.WatchScoreboardRequest(match_id=match_id, token=token,
                                                  after_version=after[0])
-            return self.projections.WatchScoreboard(request, metadata=credentials(request))
+            bare, metadata = credentials(request)
+            return self.projections.WatchScoreboard(bare, metadata=metadata)
 
         def accept(message: ppb.Scoreboard) -> Scoreboard:
             board = Scoreboard.from_pb(message)  # the referee sends only versions > after
@@ -984,8 +989,9 @@ class RefereeClient:
                     f"the export of tournament {tournament_id} broke after {delivered[0]} "
                     "records and cannot be resumed (records have no position): run it again",
                     code="UNAVAILABLE")
-            return self.tournaments.ExportTournament(req, timeout=self.timeout,
-                                                     metadata=credentials(req))
+            bare, metadata = credentials(req)
+            return self.tournaments.ExportTournament(bare, timeout=self.timeout,
+                                                     metadata=metadata)
 
         def accept(message: ppb.ExportResponse) -> str:
             delivered[0] += 1
