@@ -58,14 +58,12 @@ from referee.rules.game import (
     cards_taken,
 )
 from referee.rules.games.belote_family import (
-    ABOVE,
     ALL_TRUMPS,
     CARD_POINTS,
     CARRE_RANKS,
     KING_QUEEN,
     LAST_TRICK_BONUS,
     NO_TRUMPS,
-    POWER,
     RANK_MASKS,
     RANKS,
     SEQUENCE_MASKS,
@@ -74,6 +72,7 @@ from referee.rules.games.belote_family import (
     sequence_key,
     sequence_points,
 )
+from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
 
@@ -353,11 +352,10 @@ class _Ctx:
     Immutable once built by :func:`_make_ctx`; every auction call builds a new one, while the
     card play shares one, so copying a :class:`BelotState` in play assigns few attributes.
     Between auction calls only the auction's fields are set (through ``auction``); the play
-    tables (``power`` .. ``decl_ok``) are set for the play, by :func:`_make_ctx`.
+    tables (``play`` .. ``decl_ok``) are set for the play, by :func:`_make_ctx`.
     """
 
     __slots__ = (
-        "above",
         "auction",
         "belot_mask",
         "bidder",
@@ -367,13 +365,13 @@ class _Ctx:
         "decl_ok",
         "level",
         "passes",
+        "play",
         "points",
         "power",
         "rest",
         "rules",
         "stock",
         "table",
-        "trumps",
     )
 
     rules: BelotRules
@@ -389,14 +387,12 @@ class _Ctx:
     """``_AUCTION[...]`` for these rules: per ``contract + 1`` and level, :attr:`auction`."""
     auction: tuple[tuple[Action, ...], tuple[Action, ...]]
     """The legal calls for a seat of the bidder's team (``[0]``) and of the other (``[1]``)."""
+    play: PlayRules
+    """The contract's play rules (BG-P*, BG-T1)."""
     power: tuple[tuple[int, ...], ...]
-    """``POWER[contract]``: per led suit, the power of each card (BG-T1)."""
-    above: tuple[CardSet, ...]
-    """``ABOVE[contract]``."""
+    """``play.power``: per led suit, the power of each card (BG-T1)."""
     points: tuple[int, ...]
     """``CARD_POINTS[contract]``."""
-    trumps: CardSet
-    """The trump suit's cards in a suit contract, else 0."""
     belot_mask: CardSet
     """The cards that can carry a belot under the contract (BG-A7)."""
     decl_ok: bool
@@ -455,17 +451,6 @@ _BELOT_CARDS: Final = tuple(
 )
 """Per mode, the cards that can carry a belot (BG-A7)."""
 
-_NO_TABLE: Final[tuple[int, ...]] = ()
-_MODE_TABLES: Final = (
-    *(
-        (POWER[m], ABOVE[m], CARD_POINTS[m], SUIT_MASKS[m] if m < NO_TRUMPS else 0, _BELOT_CARDS[m])
-        for m in range(6)
-    ),
-    ((), _NO_TABLE, _NO_TABLE, 0, _BELOT_CARDS[-1]),  # no contract yet (index -1)
-)
-"""Per contract (``-1``: none yet, the last row): power, above, points, trumps, belot cards."""
-
-
 def _make_ctx(
     rules: BelotRules,
     dealer: Seat,
@@ -490,7 +475,11 @@ def _make_ctx(
     flags = (2 if rules.bg_double_freezes_auction else 0) + (1 if rules.bg_surcontra else 0)
     c.table = table = _AUCTION[flags]
     c.auction = table[contract + 1][level]
-    c.power, c.above, c.points, c.trumps, c.belot_mask = _MODE_TABLES[contract]
+    if contract >= 0:
+        c.play = play = play_rules(contract)
+        c.power = play.power
+        c.points = CARD_POINTS[contract]
+    c.belot_mask = _BELOT_CARDS[contract]
     c.decl_ok = contract != NO_TRUMPS or rules.bg_nt_declarations
     return c
 
@@ -614,32 +603,11 @@ def _seq_byte(hand: CardSet, suit: int) -> int:
 
 
 def _playable(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
-    """BG-P1 .. BG-P7: the cards ``seat`` may play (:meth:`Belot.legal_actions` inlines it)."""
+    """BG-P1 .. BG-P7: the cards ``seat`` may play (:func:`belote_play.legal_cards`)."""
     trick = state.trick
     if not trick:
         return hand
-    ctx = state.ctx
-    led = SUIT_OF[trick[0]]
-    follow = hand & SUIT_MASKS[led]
-    mode = ctx.contract
-    if mode == NO_TRUMPS:
-        return follow or hand
-    if mode == ALL_TRUMPS:
-        if follow:
-            return (follow & ctx.above[state.best]) or follow
-        return hand
-    if follow:
-        if led == mode:
-            return (follow & ctx.above[state.best]) or follow
-        return follow
-    if not (state.winner ^ seat) & 1:
-        return hand
-    trumps = hand & ctx.trumps
-    if not trumps:
-        return hand
-    if SUIT_OF[state.best] != mode:
-        return trumps
-    return (trumps & ctx.above[state.best]) or hand
+    return legal_cards(state.ctx.play, hand, seat, SUIT_OF[trick[0]], state.best, state.winner)
 
 
 def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
@@ -799,41 +767,16 @@ class Belot:
             ctx = state.ctx
             seat = state.to_act
             hand = (state.hands >> (seat << 6)) & LOW
-            trick = state.trick
-            if trick:  # _playable, inlined (BG-P1 .. BG-P7)
-                led = SUIT_OF[trick[0]]
-                follow = hand & SUIT_MASKS[led]
-                mode = ctx.contract
-                if mode == NO_TRUMPS:
-                    playable = follow or hand
-                elif mode == ALL_TRUMPS:
-                    playable = ((follow & ctx.above[state.best]) or follow) if follow else hand
-                elif follow:
-                    playable = (
-                        ((follow & ctx.above[state.best]) or follow) if led == mode else follow
-                    )
-                elif not (state.winner ^ seat) & 1:
-                    playable = hand
-                else:
-                    trumps = hand & ctx.trumps
-                    if not trumps:
-                        playable = hand
-                    elif SUIT_OF[state.best] != mode:
-                        playable = trumps
-                    else:
-                        playable = (trumps & ctx.above[state.best]) or hand
-            else:
-                playable = hand
-            state.legal = playable
+            legal = state.legal = _playable(state, seat, hand)
             out = [
-                *_CARDS_C[(playable >> 5) & 0xFF],
-                *_CARDS_D[(playable >> 18) & 0xFF],
-                *_CARDS_H[(playable >> 31) & 0xFF],
-                *_CARDS_S[(playable >> 44) & 0xFF],
+                *_CARDS_C[(legal >> 5) & 0xFF],
+                *_CARDS_D[(legal >> 18) & 0xFF],
+                *_CARDS_H[(legal >> 31) & 0xFF],
+                *_CARDS_S[(legal >> 44) & 0xFF],
             ]
             x = hand & ctx.belot_mask
             if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
-                for c in cards_in(_belot_cards(state, hand, playable)):
+                for c in cards_in(_belot_cards(state, hand, legal)):
                     out.append(BELOT_BASE + c)
             if (
                 not state.tricks

@@ -65,7 +65,6 @@ from referee.rules.game import (
     TrickTaken,
 )
 from referee.rules.games.belote_family import (
-    ABOVE,
     ALL_TRUMPS,
     BELOT_PARTNER,
     CARD_POINTS,
@@ -74,7 +73,6 @@ from referee.rules.games.belote_family import (
     LAST_TRICK_BONUS,
     NO_TRUMPS,
     PACK_MASK,
-    POWER,
     RANK_MASKS,
     RANKS,
     SEQUENCE_MASKS,
@@ -82,8 +80,10 @@ from referee.rules.games.belote_family import (
     TRUMP_STRENGTH,
     sequence_points,
 )
+from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
+from referee.rules.tricks import Trick, play
 
 SA: Final = NO_TRUMPS
 TA: Final = ALL_TRUMPS
@@ -424,49 +424,15 @@ class _Contract:
     value: int
     bidder: Seat
     level: int
-    power: tuple[tuple[int, ...], ...]  # POWER[denom]
+    play: PlayRules  # what decides the legal cards (CO-P*, with the CO-P3 and CO-P5d variants)
+    power: tuple[tuple[int, ...], ...]  # play.power (POWER[denom])
     points: tuple[int, ...]
-    above: tuple[CardSet, ...]  # ABOVE[denom]: the higher cards of the same suit
-    trumps: CardSet  # the trump suit's cards in a suit contract, else 0
-    ta_free: bool  # tout atout and no raise over a winning partner (CO-P3 variant)
-    undertrump: bool  # rules.undertrump_required (CO-P5d)
     belcards: tuple[CardSet, ...]  # per seat: K and Q of each trump suit where it holds both
 
 
 Decl: TypeAlias = tuple[tuple[tuple[Seat, int], ...], tuple[CardSet, ...], CardSet, CardSet]
 """``(anns, used, bel, rebel)``: announcements as ``(seat, combination)`` in order, the cards
 each seat has used in them, cards played saying belote, cards played saying rebelote."""
-Trick: TypeAlias = tuple[tuple[tuple[Seat, Card], ...], int, Seat, Card, int, int]
-"""``(plays, led suit, winning seat, winning card, its power, card points so far)``."""
-
-
-def _playable_after(
-    ct: _Contract, hand: CardSet, seat: Seat, led: int, win_seat: Seat, win_card: Card
-) -> CardSet:
-    """CO-P2 .. CO-P6: what ``seat`` holding ``hand`` may play to a started trick."""
-    follow = hand & SUIT_MASKS[led]
-    d = ct.denom
-    if d == SA:
-        return follow or hand  # CO-P4
-    if d == TA or led == d:  # CO-P3
-        if follow:
-            if ct.ta_free and win_seat == (seat + 2) & 3:
-                return follow
-            return (follow & ct.above[win_card]) or follow
-        return hand  # CO-P6 and void in trumps
-    if follow:
-        return follow  # CO-P2
-    if win_seat == (seat + 2) & 3:
-        return hand  # CO-P5a
-    trumps = hand & ct.trumps
-    if not trumps:
-        return hand  # CO-P5b
-    if SUIT_OF[win_card] != d:
-        return trumps  # CO-P5c
-    higher = trumps & ct.above[win_card]
-    if higher:
-        return higher  # CO-P5d
-    return trumps if ct.undertrump else hand
 
 
 @mypyc_attr(serializable=True, acyclic=True)
@@ -481,7 +447,7 @@ class CoincheState:
     ct: _Contract | None
     decl: Decl
     played: CardSet
-    trick: Trick | tuple[()]
+    trick: Trick | None  # the trick in play (the kernel's), None between tricks
     tricks: tuple[TrickTaken, ...]
     res: HandResult  # the result, set when first computed (read with getattr)
     pm: CardSet  # play: the cards to_act may play (computed with the state); else -1
@@ -767,7 +733,7 @@ class Coinche:
         s.ct = None
         s.decl = ((), (0, 0, 0, 0), 0, 0)
         s.played = 0
-        s.trick = ()
+        s.trick = None
         s.tricks = ()
         s.pm = -1
         return s
@@ -811,7 +777,7 @@ class Coinche:
         s.decl = ((), (0, 0, 0, 0), 0, 0)
         s.tricks = ()
         s.played = 0
-        s.trick = ()
+        s.trick = None
         ct = self._start_play(s).state.ct  # the contract the auction formed
         assert isinstance(ct, _Contract)
         s.played = played | rest
@@ -895,10 +861,9 @@ class Coinche:
         seat = s.to_act
         hand = ct.full[seat] & ~s.played
         trick = s.trick
-        if not trick:
+        if trick is None:
             return hand  # CO-P1
-        _, led, win_seat, win_card, _, _ = trick
-        return _playable_after(ct, hand, seat, led, win_seat, win_card)
+        return legal_cards(ct.play, hand, seat, trick.led, trick.best, trick.winner)
 
     def _announcements(self, s: CoincheState, seat: Seat) -> list[Action]:
         """CO-A1, CO-A2: combinations still open to ``seat`` during trick 1."""
@@ -950,21 +915,22 @@ class Coinche:
         played = s.played = state.played | (1 << c)
         s.decl = state.decl
         trick = state.trick
-        if trick:
-            plays, led, win_seat, win_card, win_power, tpts = trick
-            p = ct.power[led][c]
-            if p > win_power:
-                win_seat, win_card, win_power = seat, c, p
-            tpts += ct.points[c]
-            plays = (*plays, (seat, c))
-            if len(plays) == 4:  # the trick is complete (CO-C3)
+        if trick is not None:
+            trick = play(trick, ct.power[trick.led], seat, c)
+            cards = trick.cards
+            if len(cards) == 4:  # the trick is complete (CO-C3)
+                lead, win_seat = trick.leader, trick.winner
+                c0, c1, c2, c3 = cards
+                pts = ct.points
+                tpts = pts[c0] + pts[c1] + pts[c2] + pts[c3]
                 tricks = state.tricks
                 n = len(tricks) + 1
                 if n == 8:
                     tpts += LAST_TRICK_BONUS
+                plays = ((lead, c0), ((lead + 1) & 3, c1), ((lead + 2) & 3, c2), (seat, c3))
                 taken = _step(_TrickTaken, (n, plays, win_seat, tpts))
                 s.tricks = (*tricks, taken)
-                s.trick = ()
+                s.trick = None
                 s.to_act = win_seat
                 if n == 8:
                     s.phase = OVER
@@ -974,40 +940,17 @@ class Coinche:
                 s.pm = ct.full[win_seat] & ~played  # CO-P1
                 return _step(_Step, (s, (taken,)))
         else:
-            led = SUIT_OF[c]
-            plays, win_seat, win_card = ((seat, c),), seat, c
-            win_power, tpts = ct.power[led][c], ct.points[c]
+            trick = _step(Trick, (seat, (c,), SUIT_OF[c], seat, c))
             if len(state.tricks) == 1 and state.decl[0]:
                 facts = (self._reveal(state, ct),)
-        s.trick = (plays, led, win_seat, win_card, win_power, tpts)
+        s.trick = trick
         s.phase = PLAY
         s.tricks = state.tricks
         nxt = s.to_act = (seat + 1) & 3
-        # the next seat's playable cards: _playable_after inlined (the hot path)
-        hand = ct.full[nxt] & ~played
-        follow = hand & SUIT_MASKS[led]
-        d = ct.denom
-        if d == SA:
-            s.pm = follow or hand
-        elif d == TA or led == d:
-            if not follow:
-                s.pm = hand
-            elif ct.ta_free and win_seat == (seat + 3) & 3:
-                s.pm = follow
-            else:
-                s.pm = (follow & ct.above[win_card]) or follow
-        elif follow:
-            s.pm = follow
-        elif win_seat == (seat + 3) & 3:  # the next seat's partner
-            s.pm = hand
-        else:
-            trumps = hand & ct.trumps
-            if not trumps:
-                s.pm = hand
-            elif SUIT_OF[win_card] != d:
-                s.pm = trumps
-            else:
-                s.pm = (trumps & ct.above[win_card]) or (trumps if ct.undertrump else hand)
+        # the next seat's playable cards (CO-P2 .. CO-P6)
+        s.pm = legal_cards(
+            ct.play, ct.full[nxt] & ~played, nxt, trick.led, trick.best, trick.winner
+        )
         return _step(_Step, (s, facts))
 
     def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
@@ -1097,10 +1040,11 @@ class Coinche:
         ct.fx = s._fx
         ct.auc = s._auc
         ct.full = s._fx.full
-        ct.above = ABOVE[denom]
-        ct.trumps = SUIT_MASKS[denom] if denom < SA else 0
-        ct.ta_free = denom == TA and not r.ta_raise_over_partner
-        ct.undertrump = r.undertrump_required
+        ct.play = play = play_rules(
+            denom,
+            undertrump=r.undertrump_required,
+            raise_over_partner=r.ta_raise_over_partner,
+        )
         ct.denom = denom
         ct.li = li
         ct.value = (
@@ -1112,7 +1056,7 @@ class Coinche:
         )
         ct.bidder = bidder
         ct.level = level
-        ct.power = POWER[denom]
+        ct.power = play.power
         ct.points = card_points_table(denom, r)
         trumps = () if denom == SA else SUITS if denom == TA else (denom,)
         belcards = []
@@ -1231,7 +1175,9 @@ class Coinche:
         anns, _, bel, rebel = state.decl
         trick = state.trick
         revealed = (
-            len(state.tricks) > 1 or (len(state.tricks) == 1 and bool(trick)) or state.phase == OVER
+            len(state.tricks) > 1
+            or (len(state.tricks) == 1 and trick is not None)
+            or state.phase == OVER
         )
         out: dict[str, JSON] = {
             "game": self.name,
@@ -1245,7 +1191,9 @@ class Coinche:
             "coinche": _LEVEL_NAMES[level],
             "contract": self._contract_json(ct) if ct is not None else None,
             "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
-            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick[0]] if trick else [],
+            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick.plays()]
+            if trick is not None
+            else [],
             "tricks": [t.to_json() for t in state.tricks],
             "card_points": list(state.points),
             "announcements": [
@@ -1471,8 +1419,8 @@ class Coinche:
     ) -> IllegalActionError:
         legal = " ".join(CARD_NAMES[x] for x in cards_in(self._playable(s, ct)))
         trick = s.trick
-        assert trick
-        _, led, _, win_card, _, _ = trick
+        assert trick is not None
+        led, win_card = trick.led, trick.best
         d = ct.denom
         if hand & SUIT_MASKS[led] and SUIT_OF[c] != led:
             return IllegalActionError(
