@@ -95,9 +95,11 @@ class BelotRules(RuleSet):
     bg_valat_contra: str = param(
         "winner_takes_all",
         "BG-S8",
-        "a valat cancels contra: the side with more points takes the undoubled total "
-        "(NikolayIT), or the deal is scored as undoubled (V3)",
-        choices=("winner_takes_all", "undoubled"),
+        "a valat under contra: the contra falls away and the side with more points takes the "
+        "undoubled total (winner_takes_all, NikolayIT); or the deal is scored as undoubled "
+        "(undoubled); or the contra stays, the side with more points taking the total x2 / x4 "
+        "(keeps_multiplier, the source text: the valat premium is doubled too) (V3)",
+        choices=("winner_takes_all", "undoubled", "keeps_multiplier"),
     )
     bg_valat_exit: str = param(
         "one_more_deal",
@@ -138,7 +140,10 @@ class BelotRules(RuleSet):
         choices=("seed", "half_up"),
     )
     bg_small_side_min_one: bool = param(
-        False, "BG-R1", "a side with any points never rounds to 0 (the 2001 program, V11)"
+        False,
+        "BG-R1",
+        "a side with any points never rounds to 0: it takes 1 from the other side, so that "
+        "both still add up to the rounded total (BG-R; the 2001 program, V11)",
     )
 
 
@@ -295,9 +300,15 @@ def round_team(mode: Mode, x: int, higher: bool, rules: BelotRules) -> int:
         q, m = divmod(x, 10)
         problem = 4 if mode == ALL_TRUMPS else 6
         v = q + 1 if m > problem or (m == problem and not higher) else q
-    if rules.bg_small_side_min_one and x > 0 and v == 0:
-        v = 1
     return v
+
+
+def _min_one(raw: int, v: int, other: int, rules: BelotRules) -> tuple[int, int]:
+    """``bg_small_side_min_one`` (V11): a side that took points and rounds to 0 gets 1, moved
+    from the ``other`` side's figure so that the two still add up (BG-R)."""
+    if rules.bg_small_side_min_one and raw > 0 and v == 0:
+        return 1, other - 1
+    return v, other
 
 
 def score_deal(
@@ -318,10 +329,10 @@ def score_deal(
     total = raw[0] + raw[1]
     coef = level
     doubled = level > 1
-    if valat and doubled:  # BG-S8: contra falls away
+    if valat and doubled:  # BG-S8: contra falls away (V3: unless it keeps its multiplier)
         if rules.bg_valat_contra == "winner_takes_all":
             coef = 1
-        else:
+        elif rules.bg_valat_contra == "undoubled":
             doubled = False
     pts = [0, 0]
     if doubled:  # BG-S7
@@ -335,10 +346,15 @@ def score_deal(
         pts[o] = round_all(total)
         return DealScore((pts[0], pts[1]), 0, o, "inside")
     if raw[b] == raw[o]:  # BG-S5
-        pts[o] = round_team(mode, raw[o], True, rules)
-        return DealScore((pts[0], pts[1]), round_team(mode, raw[b], False, rules), None, "hanging")
-    pts[b] = round_team(mode, raw[b], True, rules)  # BG-S3
-    pts[o] = round_team(mode, raw[o], False, rules)
+        pts[o], hanging = _min_one(
+            raw[o], round_team(mode, raw[o], True, rules), round_team(mode, raw[b], False, rules),
+            rules,
+        )  # fmt: skip
+        return DealScore((pts[0], pts[1]), hanging, None, "hanging")
+    pts[o], pts[b] = _min_one(  # BG-S3
+        raw[o], round_team(mode, raw[o], False, rules), round_team(mode, raw[b], True, rules),
+        rules,
+    )  # fmt: skip
     return DealScore((pts[0], pts[1]), 0, b, "made")
 
 
