@@ -783,7 +783,12 @@ class Belot:
             ctx = state.ctx
             seat = state.to_act
             hand = (state.hands >> (seat << 6)) & LOW
-            legal = state.legal = _playable(state, seat, hand)
+            trick = state.trick
+            legal = state.legal = (
+                legal_cards(ctx.play, hand, seat, SUIT_OF[trick[0]], state.best, state.winner)
+                if trick
+                else hand  # BG-P1
+            )
             out = [
                 *_CARDS_C[(legal >> 5) & 0xFF],
                 *_CARDS_D[(legal >> 18) & 0xFF],
@@ -851,59 +856,13 @@ class Belot:
             return self._call(state, seat, action)
         if not 0 <= action < VERB_BASE:
             return self._announce(state, seat, action)
-        # A card play: the hot path, _play() inlined.
         try:
             playable = state.legal
         except AttributeError:  # legal_actions() not asked on this state
             playable = _playable(state, seat, (state.hands >> (seat << 6)) & LOW)
         if not (playable >> action) & 1:
             raise self._illegal(state, action)
-        ctx = state.ctx
-        s = BelotState()
-        s.ctx = ctx
-        s.phase = PLAY
-        s.hands = state.hands ^ _LANE_BITS[seat][action]
-        s.decls = state.decls
-        s.belots = state.belots
-        trick = state.trick
-        if not trick:
-            s.trick = (action,)
-            s.leader = seat
-            s.best = action
-            s.winner = seat
-            s.to_act = (seat + 1) & 3
-            s.tricks = state.tricks
-            return _tuple_new(Step, (s, ()))
-        best = state.best
-        power = ctx.power[SUIT_OF[trick[0]]]
-        if power[action] > power[best]:
-            s.best = best = action
-            s.winner = winner = seat
-        else:
-            s.best = best
-            s.winner = winner = state.winner
-        lead = s.leader = state.leader
-        if len(trick) < 3:
-            s.trick = trick + (action,)  # noqa: RUF005 (concatenation is cheaper)
-            s.to_act = (seat + 1) & 3
-            s.tricks = state.tricks
-            return _tuple_new(Step, (s, ()))
-        t0, t1, t2 = trick
-        pts = ctx.points
-        taken = TrickTaken(
-            len(state.tricks) + 1,
-            ((lead, t0), ((lead + 1) & 3, t1), ((lead + 2) & 3, t2), ((lead + 3) & 3, action)),
-            winner,
-            pts[t0] + pts[t1] + pts[t2] + pts[action],
-        )
-        s.tricks = tricks = state.tricks + (taken,)  # noqa: RUF005 (concatenation is cheaper)
-        s.trick = ()
-        s.best = -1
-        s.leader = s.to_act = winner
-        if len(tricks) == 8:
-            s.phase = OVER
-            return _tuple_new(Step, (s, (taken, HandEnded(self.result(s)))))
-        return _tuple_new(Step, (s, (taken,)))
+        return self._play(state, seat, action, False)
 
     def _announce(self, state: BelotState, seat: Seat, action: Action) -> Step:
         """In play, anything but a plain card: a card with a belot, or a declaration."""
@@ -994,8 +953,7 @@ class Belot:
         )
 
     def _play(self, state: BelotState, seat: Seat, c: Card, belot: bool) -> Step:
-        """Play ``c``, announcing a belot with it when ``belot`` (the card path of
-        :meth:`apply` inlines the rest)."""
+        """Play ``c``, announcing a belot with it when ``belot``."""
         ctx = state.ctx
         s = BelotState()
         s.ctx = ctx

@@ -917,9 +917,8 @@ class Coinche:
         trick = state.trick
         if trick is not None:
             trick = play(trick, ct.power[trick.led], seat, c)
-            cards = trick.cards
+            lead, cards, led, win_seat, win_card = trick
             if len(cards) == 4:  # the trick is complete (CO-C3)
-                lead, win_seat = trick.leader, trick.winner
                 c0, c1, c2, c3 = cards
                 pts = ct.points
                 tpts = pts[c0] + pts[c1] + pts[c2] + pts[c3]
@@ -940,7 +939,8 @@ class Coinche:
                 s.pm = ct.full[win_seat] & ~played  # CO-P1
                 return _step(_Step, (s, (taken,)))
         else:
-            trick = _step(Trick, (seat, (c,), SUIT_OF[c], seat, c))
+            led, win_seat, win_card = SUIT_OF[c], seat, c
+            trick = _step(Trick, (seat, (c,), led, seat, c))
             if len(state.tricks) == 1 and state.decl[0]:
                 facts = (self._reveal(state, ct),)
         s.trick = trick
@@ -948,9 +948,7 @@ class Coinche:
         s.tricks = state.tricks
         nxt = s.to_act = (seat + 1) & 3
         # the next seat's playable cards (CO-P2 .. CO-P6)
-        s.pm = legal_cards(
-            ct.play, ct.full[nxt] & ~played, nxt, trick.led, trick.best, trick.winner
-        )
+        s.pm = legal_cards(ct.play, ct.full[nxt] & ~played, nxt, led, win_card, win_seat)
         return _step(_Step, (s, facts))
 
     def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
