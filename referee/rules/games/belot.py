@@ -20,7 +20,7 @@ import dataclasses
 import enum
 from collections.abc import Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from referee.rules.cards import (
     CARD_NAMES,
@@ -57,6 +57,8 @@ from referee.rules.game import (
     TrickTaken,
     cards_taken,
 )
+from referee.rules.games.belot_rules import BelotRules
+from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belote_family import (
     ALL_TRUMPS,
     CARD_POINTS,
@@ -68,84 +70,25 @@ from referee.rules.games.belote_family import (
     RANKS,
     SEQUENCE_MASKS,
     SEQUENCES,
-    Mode,
     sequence_key,
     sequence_points,
 )
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
-from referee.rules.params import RuleSet, param
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
-
-@dataclasses.dataclass(frozen=True)
-class BelotRules(RuleSet):
-    """Bulgarian Belot's rule parameters (§1 and the BG rows of §3); defaults follow the seed."""
-
-    target_score: int = param(151, "BG-G1", "match points that end the game", minimum=1)
-    bg_double_freezes_auction: bool = param(
-        False,
-        "BG-B5",
-        "after a contra no higher contract may be bid (V2; default: bidding goes on)",
-    )
-    bg_surcontra: bool = param(
-        False,
-        "BG-B1",
-        "a third doubling level, surcontra (x8), by the defenders after a recontra (V12, regional)",
-    )
-    bg_valat_contra: str = param(
-        "winner_takes_all",
-        "BG-S8",
-        "a valat under contra: the contra falls away and the side with more points takes the "
-        "undoubled total (winner_takes_all, NikolayIT); or the deal is scored as undoubled "
-        "(undoubled); or the contra stays, the side with more points taking the total x2 / x4 "
-        "(keeps_multiplier, the source text: the valat premium is doubled too) (V3)",
-        choices=("winner_takes_all", "undoubled", "keeps_multiplier"),
-    )
-    bg_valat_exit: str = param(
-        "one_more_deal",
-        "BG-G2",
-        "'с капо не се излиза': one more (non-valat, non-void) deal after a deciding valat; or the "
-        "game ends only on a non-valat deal the winner scored in (NikolayIT); or off (V5)",
-        choices=("one_more_deal", "winner_scores_last", "off"),
-    )
-    bg_seq8: str = param(
-        "kvinta",
-        "BG-A5",
-        "an 8-card run is one kvinta (100), or kvinta plus terca (120, NikolayIT, V6)",
-        choices=("kvinta", "kvinta_terca"),
-    )
-    bg_kare_order: str = param(
-        "value",
-        "BG-A6",
-        "100-point kares rank by trump value A>10>K>Q (seed), or by rank A>K>Q>10 (NikolayIT, V7)",
-        choices=("value", "rank"),
-    )
-    bg_declaration_contest: str = param(
-        "separate",
-        "BG-A6",
-        "sequences and kares are two separate contests (seed), or one combined contest (the 2001 "
-        "program, V8)",
-        choices=("separate", "combined"),
-    )
-    bg_nt_declarations: bool = param(
-        False,
-        "BG-A2",
-        "declarations allowed in No Trumps at face value, not doubled (2001 program, V9)",
-    )
-    bg_suit_rounding: str = param(
-        "seed",
-        "BG-R2",
-        "suit contracts round ...5 down and a ...6 towards the smaller side (seed), or half "
-        "up (V10)",
-        choices=("seed", "half_up"),
-    )
-    bg_small_side_min_one: bool = param(
-        False,
-        "BG-R1",
-        "a side with any points never rounds to 0: it takes 1 from the other side, so that "
-        "both still add up to the rounded total (BG-R; the 2001 program, V11)",
-    )
-
+__all__ = [  # the game, and the rules, scoring and declaration functions it is made of
+    "GAME",
+    "Belot",
+    "BelotRules",
+    "BelotState",
+    "DealScore",
+    "decl_points",
+    "resolve_declarations",
+    "round_all",
+    "round_team",
+    "score_deal",
+]
 
 class Phase(enum.IntEnum):
     """Where the deal stands."""
@@ -272,90 +215,6 @@ def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRu
             if seat & 1 == winner:
                 out[i] = decl_points(code, rules)
     return out
-
-
-# -- scoring (BG-S*, BG-R*) -----------------------------------------------------------------
-
-
-class DealScore(NamedTuple):
-    """What one deal writes down: ``points`` per team, points ``hanging`` into the pot, the team
-    that takes the pot carried in (``None`` when the deal hangs), and the outcome word."""
-
-    points: tuple[int, int]
-    hanging: int
-    pot_winner: int | None
-    outcome: str
-
-
-def round_all(x: int) -> int:
-    """BG-R1: tenths, half up."""
-    return (x + 5) // 10
-
-
-def round_team(mode: Mode, x: int, higher: bool, rules: BelotRules) -> int:
-    """BG-R2 / BG-R3: one team's match points; ``higher`` says it has more raw points."""
-    if mode == NO_TRUMPS or (mode < NO_TRUMPS and rules.bg_suit_rounding == "half_up"):
-        v = round_all(x)
-    else:
-        q, m = divmod(x, 10)
-        problem = 4 if mode == ALL_TRUMPS else 6
-        v = q + 1 if m > problem or (m == problem and not higher) else q
-    return v
-
-
-def _min_one(raw: int, v: int, other: int, rules: BelotRules) -> tuple[int, int]:
-    """``bg_small_side_min_one`` (V11): a side that took points and rounds to 0 gets 1, moved
-    from the ``other`` side's figure so that the two still add up (BG-R)."""
-    if rules.bg_small_side_min_one and raw > 0 and v == 0:
-        return 1, other - 1
-    return v, other
-
-
-def score_deal(
-    mode: Mode,
-    level: int,
-    declarer_team: int,
-    raw: tuple[int, int],
-    valat: bool,
-    rules: BelotRules,
-) -> DealScore:
-    """Score one deal from the teams' raw points (BG-S2 .. BG-S8).
-
-    ``raw`` already holds card points, last ten, declarations and belot, NT doubling and the
-    valat 90. ``level`` is 1, 2 (contra), 4 (recontra) or 8 (surcontra).
-    """
-    b = declarer_team
-    o = 1 - b
-    total = raw[0] + raw[1]
-    coef = level
-    doubled = level > 1
-    if valat and doubled:  # BG-S8: contra falls away (V3: unless it keeps its multiplier)
-        if rules.bg_valat_contra == "winner_takes_all":
-            coef = 1
-        elif rules.bg_valat_contra == "undoubled":
-            doubled = False
-    pts = [0, 0]
-    if doubled:  # BG-S7
-        v = coef * round_all(total)
-        if raw[b] == raw[o]:
-            return DealScore((0, 0), v, None, "hanging")
-        w = 0 if raw[0] > raw[1] else 1
-        pts[w] = v
-        return DealScore((pts[0], pts[1]), 0, w, "made" if w == b else "inside")
-    if raw[b] < raw[o]:  # BG-S4
-        pts[o] = round_all(total)
-        return DealScore((pts[0], pts[1]), 0, o, "inside")
-    if raw[b] == raw[o]:  # BG-S5
-        pts[o], hanging = _min_one(
-            raw[o], round_team(mode, raw[o], True, rules), round_team(mode, raw[b], False, rules),
-            rules,
-        )  # fmt: skip
-        return DealScore((pts[0], pts[1]), hanging, None, "hanging")
-    pts[o], pts[b] = _min_one(  # BG-S3
-        raw[o], round_team(mode, raw[o], False, rules), round_team(mode, raw[b], True, rules),
-        rules,
-    )  # fmt: skip
-    return DealScore((pts[0], pts[1]), 0, b, "made")
 
 
 # -- state ----------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ Avo-k/colver rules survey (see the reference §2.1).
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
@@ -67,7 +66,6 @@ from referee.rules.game import (
 from referee.rules.games.belote_family import (
     ALL_TRUMPS,
     BELOT_PARTNER,
-    CARD_POINTS,
     CARRE_RANKS,
     KING_QUEEN,
     LAST_TRICK_BONUS,
@@ -81,7 +79,9 @@ from referee.rules.games.belote_family import (
     sequence_points,
 )
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
-from referee.rules.params import RuleSet, param
+from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.games.coinche_scoring import card_points_table, score
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 from referee.rules.tricks import Trick, play
 
@@ -91,153 +91,16 @@ DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
 DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "tout atout")
 
 
-@mypyc_attr(native_class=False)  # a RuleSet dataclass, introspected: a plain class
-@dataclasses.dataclass(frozen=True)
-class CoincheRules(RuleSet):
-    """Coinche's rule parameters (§2 and §3 V14–V35); defaults follow the seed, then the
-    reference's DEFAULT where the seed is silent or contradicts itself."""
-
-    first_hand_offset: str = param(
-        "+1",
-        "CO-D3",
-        "who speaks and leads first: dealer+1 in turn order (DEFAULT) or dealer-1 (the seed's "
-        "literal 'left of the dealer')",
-        choices=("+1", "-1"),
-    )
-    cards_before_auction: int = param(
-        8,
-        "CO-D4",
-        "cards each seat holds during the auction: 8 (DEFAULT), 5 (the seed's literal reading: "
-        "3+2, auction, then 3), 6 (Saint-Etienne)",
-        minimum=5,
-        maximum=8,
-    )
-    redeal_same_dealer: bool = param(
-        False, "CO-B6", "after an all-pass deal the same dealer deals again (ContrAI)"
-    )
-    ranked_denominations: bool = param(
-        False,
-        "CO-B2",
-        "an equal value in a higher denomination overcalls (C < D < H < S < SA < TA; pagat)",
-    )
-    max_bid: int = param(
-        160,
-        "CO-B2",
-        "highest numeric bid before capot (V33; some tables go to 180)",
-        minimum=160,
-        maximum=180,
-    )
-    generale: bool = param(False, "CO-B1", "the generale bid (one player takes all 8) (V30)")
-    generale_value: int = param(500, "CO-S1", "contract value of a generale (V30)", minimum=1)
-    coinche_out_of_turn: bool = param(
-        False, "CO-B4", "an opponent may coinche out of turn, 'a la volee' (V26)"
-    )
-    coinche_freezes: bool = param(
-        True,
-        "CO-B4",
-        "a coinche freezes the auction; off: 'decoincher', a higher bid cancels it (V27)",
-    )
-    capot_doublable: bool = param(True, "CO-B8", "a capot bid may be coinched (V28)")
-    undertrump_required: bool = param(
-        True,
-        "CO-P5",
-        "void and unable to overtrump an opponent: must still play a lower trump ('pisser', "
-        "V24); off: any card (FFB contree)",
-    )
-    ta_raise_over_partner: bool = param(
-        True,
-        "CO-P3",
-        "in tout atout, must beat the led suit even when the partner is winning (V25)",
-    )
-    ta_values: str = param(
-        "pagat",
-        "CO-C2",
-        "tout atout card values: pagat J14 9-9 A6 10-5 K3 Q1, or FFB 2015 J13 9-9 A6 10-5 K3 Q2 "
-        "(V31)",
-        choices=("pagat", "ffb2015"),
-    )
-    sa_carre_scale: str = param(
-        "ffb",
-        "CO-A1",
-        "carres in sans atout: ffb (4 A 200, 4 10 150, 4 K/Q/J/9 100) or as in a suit contract",
-        choices=("ffb", "standard"),
-    )
-    announcement_tie: str = param(
-        "cancel",
-        "CO-A3",
-        "equal best announcements of both teams: nobody scores (FFB), or the first announced "
-        "wins (V32)",
-        choices=("cancel", "first"),
-    )
-    belote_must_be_said: bool = param(
-        True,
-        "CO-A4",
-        "belote counts only when 'belote' and 'rebelote' are said with the K and Q (FFB 2016)",
-    )
-    belote_to_defence_on_failure: bool = param(
-        False,
-        "CO-S3",
-        "a failed taker's belote goes to the defence ('prenable', FFB contree); DEFAULT "
-        "'imprenable' (V23)",
-    )
-    floor82: bool = param(
-        True, "CO-S1", "a numeric contract also needs 82 card points, announcements excluded (V16)"
-    )
-    announcements_help_contract: bool = param(
-        True, "CO-A5", "announcements and belote count towards the contract (V17)"
-    )
-    must_beat_defence: bool = param(
-        False, "CO-S1", "the taker must also score more than the defence (FFB coinche PDF, V18)"
-    )
-    surcoinche_mult: int = param(
-        4,
-        "CO-S4",
-        "surcoinche multiplier: 4 (seed) or 3 (FFB Equipe Ludique, Cannes) (V19)",
-        minimum=3,
-        maximum=4,
-    )
-    made_mult_scope: str = param(
-        "contract",
-        "CO-S4",
-        "coinched contract made: card + C*M (contract), (card + C)*M (whole), 160 + C*M (flat160)"
-        " (V20)",
-        choices=("contract", "whole", "flat160"),
-    )
-    failed_mult_scope: str = param(
-        "whole",
-        "CO-S5",
-        "coinched contract failed: the whole defence total * M (seed), or only C*M (Cannes) (V21)",
-        choices=("whole", "contract"),
-    )
-    failure_base: str = param(
-        "162+C",
-        "CO-S3",
-        "defence base when the contract fails: 162+C (seed), 160+C, 160, 162, C (V22)",
-        choices=("162+C", "160+C", "160", "162", "C"),
-    )
-    capot_value: int = param(250, "CO-S1", "contract value C of a capot bid (V29)", minimum=1)
-    capot_card_points: int = param(
-        252,
-        "CO-S1",
-        "card points of a team that takes all 8 tricks: 252 (FFB) or 250 (pagat)",
-        minimum=250,
-        maximum=252,
-    )
-    rounding: str = param(
-        "none",
-        "CO-S6",
-        "card points exact (seed), or rounded to the nearest 10 with 85 -> 90 after deciding the "
-        "contract (FFB) (V34)",
-        choices=("none", "nearest10"),
-    )
-    target_score: int = param(701, "CO-G1", "points that end the match", minimum=1)
-    tie_at_target: str = param(
-        "play_on",
-        "CO-G2",
-        "both teams level at the target: play on (DEFAULT) or a draw (V35)",
-        choices=("play_on", "draw"),
-    )
-
+__all__ = [  # the game, and the rules, scoring and announcement functions it is made of
+    "GAME",
+    "Coinche",
+    "CoincheRules",
+    "CoincheState",
+    "card_points_table",
+    "combo_value",
+    "resolve_announcements",
+    "score",
+]
 
 class Phase(enum.IntEnum):
     """Where the deal stands."""
@@ -336,32 +199,6 @@ def combo_key(index: int, denom: int, rules: CoincheRules) -> tuple[int, int, in
         return (value, 1, TRUMP_STRENGTH[CARRE_RANKS[index - N_SEQ]], 0, 0)
     suit, low, length = SEQUENCES[index]
     return (value, 0, length, low + length - 1, int(suit == denom))
-
-
-# -- Coinche card values (CO-C1, CO-C2) --------------------------------------------------------
-
-_SA_VALUES: Final = {ACE: 19, TEN: 10, KING: 4, QUEEN: 3, JACK: 2}
-_TA_VALUES: Final = {
-    "pagat": {JACK: 14, NINE: 9, ACE: 6, TEN: 5, KING: 3, QUEEN: 1},
-    "ffb2015": {JACK: 13, NINE: 9, ACE: 6, TEN: 5, KING: 3, QUEEN: 2},
-}
-
-
-def _value_table(values: dict[int, int]) -> tuple[int, ...]:
-    return tuple(values.get(RANK_OF[c], 0) if (PACK_MASK >> c) & 1 else 0 for c in range(52))
-
-
-POINTS_SA: Final = _value_table(_SA_VALUES)
-POINTS_TA: Final = {k: _value_table(v) for k, v in _TA_VALUES.items()}
-
-
-def card_points_table(denom: int, rules: CoincheRules) -> tuple[int, ...]:
-    """``table[card]``: card points under ``denom`` (each contract totals 152 + 10)."""
-    if denom == SA:
-        return POINTS_SA
-    if denom == TA:
-        return POINTS_TA[rules.ta_values]
-    return CARD_POINTS[denom]
 
 
 # -- state ---------------------------------------------------------------------------------------
@@ -548,75 +385,6 @@ _DEALERS: Final = tuple(
 
 _AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
 """Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
-
-# -- scoring (CO-S1 .. CO-S6) --------------------------------------------------------------------
-
-
-def score(
-    rules: CoincheRules,
-    *,
-    value: int,
-    kind: str,
-    level: int,
-    card: tuple[int, int],
-    ann: tuple[int, int],
-    bel: tuple[int, int],
-    taker: int,
-    all_tricks: bool = False,
-) -> tuple[bool, tuple[int, int]]:
-    """Whether the contract is made and each team's points, by the seed's formulas (§2.7).
-
-    ``card`` are card points per team including last ten (252 for a capot, see CO-S1), ``ann``
-    the valid announcements after CO-A3, ``bel`` belote per team, ``taker`` the taker's team,
-    ``kind`` ``"numeric"``, ``"capot"`` or ``"generale"``; ``all_tricks`` whether the taker team
-    (capot) or the bidder (generale) took all 8 tricks.
-    """
-    t, d = taker, 1 - taker
-    if kind == "numeric":
-        extra_t = ann[t] + bel[t] if rules.announcements_help_contract else 0
-        extra_d = ann[d] + bel[d] if rules.announcements_help_contract else 0
-        made = card[t] + extra_t >= value
-        if rules.floor82 and card[t] < 82:
-            made = False
-        if rules.must_beat_defence and card[t] + extra_t <= card[d] + extra_d:
-            made = False
-    else:
-        made = all_tricks
-    if rules.rounding == "nearest10":  # CO-S6: after deciding the contract
-        card = ((card[0] + 5) // 10 * 10, (card[1] + 5) // 10 * 10)
-    mult = rules.surcoinche_mult if level == 4 else level
-    out = [0, 0]
-    if made:
-        if mult == 1:
-            out[t] = card[t] + value + ann[t] + bel[t]
-            out[d] = card[d] + ann[d] + bel[d]
-        else:
-            base = {
-                "contract": card[t] + value * mult,
-                "whole": (card[t] + value) * mult,
-                "flat160": 160 + value * mult,
-            }[rules.made_mult_scope]
-            out[t] = base + ann[t] + ann[d] + bel[t]
-            out[d] = bel[d]
-        return True, (out[0], out[1])
-    bel_t, bel_d = bel[t], bel[d]
-    if rules.belote_to_defence_on_failure:
-        bel_t, bel_d = 0, bel_d + bel_t
-    contract_part = value * mult if (mult > 1 and rules.failed_mult_scope == "contract") else value
-    base = {
-        "162+C": 162 + contract_part,
-        "160+C": 160 + contract_part,
-        "160": 160,
-        "162": 162,
-        "C": contract_part,
-    }[rules.failure_base]
-    total = base + ann[t] + ann[d] + bel_d
-    if mult > 1 and rules.failed_mult_scope == "whole":
-        total *= mult
-    out[t] = bel_t
-    out[d] = total
-    return False, (out[0], out[1])
-
 
 def resolve_announcements(
     anns: Sequence[tuple[Seat, int]], denom: int, rules: CoincheRules
