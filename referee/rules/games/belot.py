@@ -24,9 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from referee.rules.cards import (
     CARD_NAMES,
-    JACK,
     KING,
-    NINE,
     PACK_32,
     QUEEN,
     RANK_OF,
@@ -59,6 +57,16 @@ from referee.rules.game import (
 )
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
+from referee.rules.games.belote_declarations import (
+    BG_KINDS,
+    COMBO_BY_MASK,
+    COMBO_CARDS,
+    COMBO_MASKS,
+    N_SEQ,
+    bg_declarable,
+    bg_points,
+    bg_resolve,
+)
 from referee.rules.games.belote_family import (
     ALL_TRUMPS,
     CARD_POINTS,
@@ -66,12 +74,7 @@ from referee.rules.games.belote_family import (
     KING_QUEEN,
     LAST_TRICK_BONUS,
     NO_TRUMPS,
-    RANK_MASKS,
     RANKS,
-    SEQUENCE_MASKS,
-    SEQUENCES,
-    sequence_key,
-    sequence_points,
 )
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
 from referee.rules.params import RuleSet
@@ -108,8 +111,8 @@ CONTRA: Final = VERB_BASE + 7
 RECONTRA: Final = VERB_BASE + 8
 SURCONTRA: Final = VERB_BASE + 9
 BELOT_BASE: Final = 2 * VERB_BASE  # + card: play the card announcing belot (BG-A7)
-DECLARE_BASE: Final = 3 * VERB_BASE  # + index in SEQUENCES (84 runs)
-CARRE_BASE: Final = DECLARE_BASE + len(SEQUENCES)  # + index in CARRE_RANKS
+DECLARE_BASE: Final = 3 * VERB_BASE  # + index in belote_declarations.COMBO_MASKS
+CARRE_BASE: Final = DECLARE_BASE + N_SEQ  # the first kare
 
 MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
 MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
@@ -122,99 +125,25 @@ PACK_MASK: Final = sum(1 << c for c in PACK_32)
 HAND_BITS: Final = 64
 LOW: Final = (1 << HAND_BITS) - 1
 
-SEQ_CODE: Final = {q: DECLARE_BASE + i for i, q in enumerate(SEQUENCES)}
-DECL_MASK: Final = {
-    **{DECLARE_BASE + i: m for i, m in enumerate(SEQUENCE_MASKS)},
-    **{CARRE_BASE + i: RANK_MASKS[r] for i, r in enumerate(CARRE_RANKS)},
-}
-"""The cards each declaration code names."""
-_DECL_BY_MASK: Final = {m: code for code, m in DECL_MASK.items()}
-ALL_DECLARATIONS: Final = tuple(sorted(DECL_MASK))
+DECL_MASK: Final = {DECLARE_BASE + i: m for i, m in enumerate(COMBO_MASKS)}
+"""The cards each declaration code names (BG-A1; :mod:`belote_declarations` numbers them)."""
+ALL_DECLARATIONS: Final = tuple(DECL_MASK)
 
 
 def decl_kind(code: Action) -> str:
     """``terca``, ``kvarta``, ``kvinta`` or ``kare``: what the others hear (BG-A3)."""
-    if code >= CARRE_BASE:
-        return "kare"
-    length = SEQUENCES[code - DECLARE_BASE][2]
-    return "terca" if length == 3 else "kvarta" if length == 4 else "kvinta"
+    return BG_KINDS[code - DECLARE_BASE]
 
 
 def decl_points(code: Action, rules: BelotRules) -> int:
     """Value of a declaration (BG-A1; ``bg_seq8``)."""
-    if code >= CARRE_BASE:
-        r = CARRE_RANKS[code - CARRE_BASE]
-        return 200 if r == JACK else 150 if r == NINE else 100
-    length = SEQUENCES[code - DECLARE_BASE][2]
-    if length == 8 and rules.bg_seq8 == "kvinta_terca":
-        return 120
-    return sequence_points(length)
-
-
-_KARE_STRENGTH: Final = {
-    "value": {JACK: 6, NINE: 5, 12: 4, 8: 3, KING: 2, QUEEN: 1},  # A=12, 10=8 (BG-A6)
-    "rank": {JACK: 6, NINE: 5, 12: 4, KING: 3, QUEEN: 2, 8: 1},  # NikolayIT (V7)
-}
-
-
-def _decl_key(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
-    k = (code, rules.bg_seq8, rules.bg_kare_order)
-    key = _DECL_KEYS.get(k)
-    if key is None:
-        key = _DECL_KEYS[k] = _decl_key_of(code, rules)
-    return key
-
-
-_DECL_KEYS: Final[dict[tuple[Action, str, str], tuple[int, int, int, int]]] = {}
-""":func:`_decl_key` by code and the two rule parameters it reads."""
-
-
-def _decl_key_of(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
-    if code >= CARRE_BASE:
-        r = CARRE_RANKS[code - CARRE_BASE]
-        return (decl_points(code, rules), 1, _KARE_STRENGTH[rules.bg_kare_order][r], 0)
-    _, low, length = SEQUENCES[code - DECLARE_BASE]
-    return (decl_points(code, rules), 0, *sequence_key(low, length))
+    return bg_points(code - DECLARE_BASE, rules)
 
 
 def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRules) -> list[int]:
-    """Points each declaration scores after the teams' declarations are compared.
-
-    Default (BG-A5, BG-A6): sequences and kares are separate contests; in each, only the team
-    with the best one scores all of its own, and equal best sequences void all sequences.
-    ``bg_declaration_contest=combined`` (V8): one contest over all declarations, by points, a
-    kare before a sequence of equal points, then as above; a complete tie voids everything.
-    """
-    out = [0] * len(declared)
-    groups: list[list[int]]
-    combined = rules.bg_declaration_contest == "combined"
-    if combined:
-        groups = [list(range(len(declared)))]
-    else:
-        groups = [
-            [i for i, (_, c) in enumerate(declared) if c < CARRE_BASE],
-            [i for i, (_, c) in enumerate(declared) if c >= CARRE_BASE],
-        ]
-    for group in groups:
-        best: list[tuple[int, ...] | None] = [None, None]
-        for i in group:
-            seat, code = declared[i]
-            key = _decl_key(code, rules) if combined else _decl_key(code, rules)[1:]
-            t = seat & 1
-            cur = best[t]
-            if cur is None or key > cur:
-                best[t] = key
-        b0, b1 = best
-        if b0 is None and b1 is None:
-            continue
-        if b0 is not None and b1 is not None and b0 == b1:
-            continue  # equal best: all void (BG-A5)
-        winner = 0 if b1 is None or (b0 is not None and b0 > b1) else 1
-        for i in group:
-            seat, code = declared[i]
-            if seat & 1 == winner:
-                out[i] = decl_points(code, rules)
-    return out
+    """Points each declaration ``(seat, code)`` scores after the contests (BG-A5, BG-A6, V8:
+    :func:`belote_declarations.bg_resolve`)."""
+    return bg_resolve([(seat, code - DECLARE_BASE) for seat, code in declared], rules)
 
 
 # -- state ----------------------------------------------------------------------------------
@@ -658,17 +587,7 @@ class Belot:
             if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
                 for c in cards_in(_belot_cards(state, hand, legal)):
                     out.append(BELOT_BASE + c)
-            if (
-                not state.tricks
-                and ctx.decl_ok
-                # a quick filter: three in a row (suits are 13 bits apart and the pack has
-                # no 2..6, so a run never crosses suits) or four of a rank from 9 up; without
-                # either, _declarable() finds nothing
-                and (
-                    hand & (hand >> 1) & (hand >> 2)
-                    or hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS
-                )
-            ):
+            if not state.tricks and ctx.decl_ok:
                 out.extend(self._declarable(state, seat, hand))
             return out
         if phase == AUCTION:
@@ -682,30 +601,7 @@ class Belot:
         for who, code in state.decls:
             if who == seat:
                 used |= DECL_MASK[code]
-        avail = hand & ~used
-        lock = 0
-        out = []
-        if hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS:  # some kare
-            for i, r in enumerate(CARRE_RANKS):
-                m = RANK_MASKS[r]
-                if hand & m == m:
-                    lock |= m
-                    if not used & m:
-                        out.append(CARRE_BASE + i)
-        seqs = []
-        for s, shift in _SEQ_SHIFTS:
-            a8 = (avail >> shift) & 0xFF  # _seq_byte(avail, s)
-            if not _HAS_RUN[a8]:
-                continue
-            h8 = (hand >> shift) & 0xFF
-            l8 = (lock >> shift) & 0xFF
-            free = ~h8 | l8  # neighbour positions that do not extend a run
-            for low, length in _SUBRUNS[a8]:
-                below, above = low - 1, low + length
-                if (below < 0 or (free >> below) & 1) and (above > 7 or (free >> above) & 1):
-                    seqs.append(SEQ_CODE[(s, low, length)])
-        seqs.sort()
-        return seqs + out
+        return [DECLARE_BASE + i for i in bg_declarable(hand, used)]
 
     def apply(self, state: BelotState, seat: Seat, action: Action) -> Step:
         phase = state.phase
@@ -902,7 +798,7 @@ class Belot:
                 declarations.append(
                     {
                         "seat": seat,
-                        "kind": _DECL_KIND[code],
+                        "kind": decl_kind(code),
                         "cards": list(_DECL_NAMES[code]),
                         "points": p,
                     }
@@ -1276,47 +1172,13 @@ class Belot:
         )
 
 
-def _decl_cards(code: Action) -> list[Card]:
-    if code >= CARRE_BASE:
-        r = CARRE_RANKS[code - CARRE_BASE]
-        return [card(r, s) for s in SUITS]
-    s, low, length = SEQUENCES[code - DECLARE_BASE]
-    return [card(RANKS[i], s) for i in range(low, low + length)]
+def _decl_cards(code: Action) -> tuple[Card, ...]:
+    return COMBO_CARDS[code - DECLARE_BASE]
 
 
-_DECL_KIND: Final = {code: decl_kind(code) for code in DECL_MASK}
-"""``decl_kind`` by code."""
+_DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
 _DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in _decl_cards(code)) for code in DECL_MASK}
 """The names of the cards of each declaration code."""
-
-
-def _runs8(b: int) -> list[tuple[int, int]]:
-    out = []
-    i = 0
-    while i < 8:
-        if (b >> i) & 1:
-            j = i
-            while j < 8 and (b >> j) & 1:
-                j += 1
-            if j - i >= 3:
-                out.append((i, j - i))
-            i = j
-        else:
-            i += 1
-    return out
-
-
-_HAS_RUN: Final = tuple(bool(_runs8(b)) for b in range(256))
-_SUBRUNS: Final = tuple(
-    tuple(
-        (lo, n)
-        for start, length in _runs8(b)
-        for lo in range(start, start + length)
-        for n in range(3, start + length - lo + 1)
-    )
-    for b in range(256)
-)
-"""Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
 
 
 _CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = (

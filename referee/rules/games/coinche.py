@@ -24,11 +24,8 @@ from operator import itemgetter
 from typing import ClassVar, Final, TypeAlias
 
 from referee.rules.cards import (
-    ACE,
     CARD_NAMES,
-    JACK,
     KING,
-    NINE,
     PACK_32,
     QUEEN,
     RANK_OF,
@@ -36,7 +33,6 @@ from referee.rules.cards import (
     SUIT_NAMES,
     SUIT_OF,
     SUITS,
-    TEN,
     Card,
     CardSet,
     card,
@@ -63,20 +59,22 @@ from referee.rules.game import (
     Step,
     TrickTaken,
 )
+from referee.rules.games.belote_declarations import (
+    COMBO_BY_MASK,
+    COMBO_MASKS,
+    FR_KINDS,
+    co_announceable,
+    co_resolve,
+    co_value,
+)
 from referee.rules.games.belote_family import (
     ALL_TRUMPS,
     BELOT_PARTNER,
-    CARRE_RANKS,
     KING_QUEEN,
     LAST_TRICK_BONUS,
     NO_TRUMPS,
     PACK_MASK,
-    RANK_MASKS,
     RANKS,
-    SEQUENCE_MASKS,
-    SEQUENCES,
-    TRUMP_STRENGTH,
-    sequence_points,
 )
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
 from referee.rules.games.coinche_rules import CoincheRules
@@ -146,59 +144,18 @@ def _li_text(li: int) -> str:
     )
 
 
-# -- announcements: combinations (CO-A1) -------------------------------------------------------
-
-COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS))
-"""Every announceable combination: the sequences of ``belote_family.SEQUENCES``, then the
-carrés of ``CARRE_RANKS``. ``announce`` codes are ``ANNOUNCE_BASE + index``."""
-N_SEQ: Final = len(SEQUENCES)
-_COMBO_BY_MASK: Final = {m: i for i, m in enumerate(COMBO_MASKS)}
-# _SEQ_IN[suit][8-bit pattern of that suit's 7..A]: the sequence indices inside the pattern
-_SEQ_IN: Final = tuple(
-    tuple(
-        tuple(
-            i
-            for i, (s, low, length) in enumerate(SEQUENCES)
-            if s == suit and all((p >> k) & 1 for k in range(low, low + length))
-        )
-        for p in range(256)
-    )
-    for suit in SUITS
-)
-_CARRE_CODES: Final = tuple(
-    (RANK_MASKS[r], ANNOUNCE_BASE + N_SEQ + i) for i, r in enumerate(CARRE_RANKS)
-)
-
-_CARRE_STANDARD: Final = {JACK: 200, NINE: 150, ACE: 100, TEN: 100, KING: 100, QUEEN: 100}
-_CARRE_SA_FFB: Final = {ACE: 200, TEN: 150, KING: 100, QUEEN: 100, JACK: 100, NINE: 100}
+# -- announcements (CO-A1 .. CO-A3: belote_declarations) ----------------------------------
 
 
 def combo_kind(index: int) -> str:
     """The public name of a combination: tierce, cinquante, cent, carre."""
-    if index >= N_SEQ:
-        return "carre"
-    length = SEQUENCES[index][2]
-    return "tierce" if length == 3 else "cinquante" if length == 4 else "cent"
+    return FR_KINDS[index]
 
 
-def combo_value(index: int, denom: int, rules: CoincheRules) -> int:
-    """Points of a combination under contract ``denom`` (CO-A1)."""
-    if index < N_SEQ:
-        return sequence_points(SEQUENCES[index][2])
-    rank = CARRE_RANKS[index - N_SEQ]
-    if denom == SA and rules.sa_carre_scale == "ffb":
-        return _CARRE_SA_FFB[rank]
-    return _CARRE_STANDARD[rank]
-
-
-def combo_key(index: int, denom: int, rules: CoincheRules) -> tuple[int, int, int, int, int]:
-    """Comparison key (CO-A3): value; a carré beats a sequence of the same value; carrés by
-    TRUMP order; sequences by length, then top card, then a trump sequence first."""
-    value = combo_value(index, denom, rules)
-    if index >= N_SEQ:
-        return (value, 1, TRUMP_STRENGTH[CARRE_RANKS[index - N_SEQ]], 0, 0)
-    suit, low, length = SEQUENCES[index]
-    return (value, 0, length, low + length - 1, int(suit == denom))
+combo_value: Final = co_value
+"""CO-A1: a combination's points (:func:`belote_declarations.co_value`)."""
+resolve_announcements: Final = co_resolve
+"""CO-A3: the announcement contest (:func:`belote_declarations.co_resolve`)."""
 
 
 # -- state ---------------------------------------------------------------------------------------
@@ -385,37 +342,6 @@ _DEALERS: Final = tuple(
 
 _AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
 """Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
-
-def resolve_announcements(
-    anns: Sequence[tuple[Seat, int]], denom: int, rules: CoincheRules
-) -> tuple[int, int, int | None]:
-    """CO-A3: the team holding the single best announcement scores all of its own; a complete
-    tie cancels every announcement (or, with ``announcement_tie=first``, the first announced
-    wins). Returns ``(points team 0, points team 1, winning team or None)``."""
-    best: list[tuple[tuple[int, int, int, int, int], int] | None] = [None, None]
-    totals = [0, 0]
-    for order, (seat, index) in enumerate(anns):
-        team = seat & 1
-        totals[team] += combo_value(index, denom, rules)
-        key = (combo_key(index, denom, rules), -order)
-        current = best[team]
-        if current is None or key[0] > current[0]:
-            best[team] = (key[0], -order)
-    b0, b1 = best
-    if b0 is None and b1 is None:
-        return 0, 0, None
-    if b1 is None or (b0 is not None and b0[0] > b1[0]):
-        winner: int | None = 0
-    elif b0 is None or b1[0] > b0[0]:
-        winner = 1
-    elif rules.announcement_tie == "first":
-        winner = 0 if b0[1] > b1[1] else 1
-    else:
-        winner = None
-    if winner is None:
-        return 0, 0, None
-    return (totals[0], 0, 0) if winner == 0 else (0, totals[1], 1)
-
 
 def _fast_hands(deal: Deal) -> list[CardSet] | None:
     """The hands as sets when ``deal`` is a well-formed 8-card deal, else ``None`` (then
@@ -638,22 +564,7 @@ class Coinche:
         ct = s.ct
         assert ct is not None
         avail = ct.full[seat] & ~s.played & ~s.decl[1][seat]
-        # no suit crossing: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
-        if not (
-            avail & (avail >> 1) & (avail >> 2)  # three in a row somewhere
-            or avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all 4 suits
-        ):
-            return []
-        out: list[Action] = []
-        for suit in SUITS:
-            pattern = (avail >> (13 * suit + 5)) & 0xFF
-            if pattern & (pattern >> 1) & (pattern >> 2):
-                out.extend(ANNOUNCE_BASE + i for i in _SEQ_IN[suit][pattern])
-        for mask, code in _CARRE_CODES:
-            if avail & mask == mask:
-                out.append(code)
-        out.sort()
-        return out
+        return [ANNOUNCE_BASE + i for i in co_announceable(avail)]
 
     def _belote_codes(self, s: CoincheState, bc: CardSet) -> list[Action]:
         """CO-A4: ``belote`` with the first of K/Q of a trump suit, ``rebelote`` with the
@@ -845,7 +756,7 @@ class Coinche:
         """CO-A2: the announcements are shown and resolved as trick 2 starts."""
         r = state.fx.rules
         anns = state.decl[0]
-        a0, a1, team = resolve_announcements(anns, ct.denom, r)
+        a0, a1, team = co_resolve(anns, ct.denom, r)
         return Announced(
             "announcements",
             {
@@ -860,7 +771,7 @@ class Coinche:
             "seat": seat,
             "kind": combo_kind(index),
             "cards": [CARD_NAMES[c] for c in cards_in(COMBO_MASKS[index])],
-            "points": combo_value(index, denom, r),
+            "points": co_value(index, denom, r),
         }
 
     # -- scoring ------------------------------------------------------------------------------
@@ -884,7 +795,7 @@ class Coinche:
         for team in (0, 1):
             if tricks[team] == 8:  # capot (CO-S1)
                 card[team], card[1 - team] = r.capot_card_points, 0
-        a0, a1, _ = resolve_announcements(anns, ct.denom, r)
+        a0, a1, _ = co_resolve(anns, ct.denom, r)
         bel = [0, 0]
         if r.belote_must_be_said:
             for c in cards_in(rebel):
@@ -1026,7 +937,7 @@ class Coinche:
             parts = arg.split(",")
             for part in parts:
                 m |= 1 << parse_card(part)
-            index = _COMBO_BY_MASK.get(m)
+            index = COMBO_BY_MASK.get(m)
             if index is None or m.bit_count() != len(parts):
                 raise InvalidActionError(
                     f"{text!r} is not an announcement: give the cards of a sequence of 3 or more "
