@@ -76,7 +76,7 @@ from referee.rules.games.belote_family import (
     NO_TRUMPS,
     RANKS,
 )
-from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
+from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules, team_tally
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -781,13 +781,7 @@ class Belot:
             return HandResult((0, 0), {"redeal": True}, void=True)
         rules = ctx.rules
         b = ctx.bidder & 1
-        cards = [0, 0]
-        won = [0, 0]
-        for taken in tricks:
-            t = taken.winner & 1
-            cards[t] += taken.points
-            won[t] += 1
-        last = tricks[-1].winner & 1
+        cards, won, last = team_tally(tricks)
         decls = state.decls
         decl_team = [0, 0]
         declarations: list[JSON] = []

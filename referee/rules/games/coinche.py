@@ -76,7 +76,7 @@ from referee.rules.games.belote_family import (
     PACK_MASK,
     RANKS,
 )
-from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
+from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules, team_tally
 from referee.rules.games.coinche_rules import CoincheRules
 from referee.rules.games.coinche_scoring import card_points_table, score
 from referee.rules.params import RuleSet
@@ -261,12 +261,7 @@ class CoincheState:
     @property
     def points(self) -> tuple[int, int]:
         """Card points won per team so far, last ten included."""
-        a = b = 0
-        for t in self.tricks:
-            if t.winner & 1:
-                b += t.points
-            else:
-                a += t.points
+        a, b = team_tally(self.tricks)[0]
         return a, b
 
     @property
@@ -789,9 +784,7 @@ class Coinche:
         r = state.fx.rules
         anns, _, _, rebel = state.decl
         taker = ct.bidder & 1
-        won = state.won
-        tricks = (won[0] + won[2], won[1] + won[3])
-        card = list(state.points)
+        card, tricks, _ = team_tally(state.tricks)
         for team in (0, 1):
             if tricks[team] == 8:  # capot (CO-S1)
                 card[team], card[1 - team] = r.capot_card_points, 0
@@ -804,7 +797,7 @@ class Coinche:
             for seat in range(4):
                 bel[seat & 1] += 20 * (ct.belcards[seat].bit_count() // 2)
         kind = "capot" if ct.li == CAPOT_LI else "generale" if ct.li == GENERALE_LI else "numeric"
-        all_tricks = won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
+        all_tricks = state.won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
         made, points = score(
             r,
             value=ct.value,
