@@ -26,15 +26,19 @@ else:
 
 MODULES: Final = (
     "referee.rules.cards",
+    "referee.rules.tricks",
     "referee.rules.games.ulti.game",
     "referee.rules.games.ulti.discards",
     "referee.rules.games.ulti.scoring",
     "referee.rules.games.belote_family",
+    "referee.rules.games.belote_game",
+    "referee.rules.games.belote_play",
     "referee.rules.games.coinche",
 )
-"""The hottest modules of the rules core (Ulti's and Coinche's, the card tables, the tables
-of the Belote family); each is typed (mypy strict) and avoids what mypyc
-cannot compile (``__slots__``, ``object.__new__`` of its classes)."""
+"""The hottest modules of the rules core (Ulti's and Coinche's, the card tables, the
+trick-taking kernel, the tables and the card play of the Belote family); each is typed (mypy
+strict) and avoids what mypyc cannot compile (``__slots__``, ``object.__new__`` of its
+classes)."""
 
 
 def is_compiled(module: str) -> bool:

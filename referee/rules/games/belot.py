@@ -17,7 +17,6 @@ Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngi
 from __future__ import annotations
 
 import dataclasses
-import enum
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -76,32 +75,27 @@ from referee.rules.games.belote_family import (
     NO_TRUMPS,
     RANKS,
 )
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules, team_tally
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = [  # the game, and the rules, scoring and declaration functions it is made of
+    "AUCTION",
     "GAME",
+    "OVER",
+    "PLAY",
     "Belot",
     "BelotRules",
     "BelotState",
     "DealScore",
+    "Phase",
     "decl_points",
     "resolve_declarations",
     "round_all",
     "round_team",
     "score_deal",
 ]
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    AUCTION = 0
-    PLAY = 1
-    OVER = 2
-
-
-AUCTION, PLAY, OVER = (int(p) for p in Phase)
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
 
@@ -149,7 +143,24 @@ def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRu
 # -- state ----------------------------------------------------------------------------------
 
 
-class _Ctx:
+class _DealFields:
+    """The fields of a deal that the auction sets and the play never changes: a :class:`_Ctx`
+    holds them, and a :class:`BelotState` reads them through."""
+
+    __slots__ = ()
+
+    rules: BelotRules
+    dealer: Seat
+    stock: tuple[Card, ...]
+    rest: int
+    calls: tuple[Action, ...]
+    contract: int
+    bidder: Seat
+    level: int
+    passes: int
+
+
+class _Ctx(_DealFields):
     """The part of a deal that play never changes: the rules, the dealer, the stock, the auction
     so far and its contract, with the per-contract tables the play path reads.
 
@@ -178,15 +189,6 @@ class _Ctx:
         "table",
     )
 
-    rules: BelotRules
-    dealer: Seat
-    stock: tuple[Card, ...]
-    rest: int
-    calls: tuple[Action, ...]
-    contract: int
-    bidder: Seat
-    level: int
-    passes: int
     table: tuple[tuple[tuple[tuple[Action, ...], tuple[Action, ...]], ...], ...]
     """``_AUCTION[...]`` for these rules: per ``contract + 1`` and level, :attr:`auction`."""
     auction: tuple[tuple[Action, ...], tuple[Action, ...]]
@@ -265,7 +267,11 @@ def _make_ctx(
     bidder: Seat,
     level: int,
     passes: int,
+    table: tuple[tuple[tuple[tuple[Action, ...], tuple[Action, ...]], ...], ...] | None = None,
+    play: bool = True,
 ) -> _Ctx:
+    """The ctx of these fields; the play tables too when ``play`` and there is a contract.
+    ``table`` is the auction's table when the caller has it (else looked up)."""
     c = _Ctx()
     c.rules = rules
     c.dealer = dealer
@@ -276,15 +282,18 @@ def _make_ctx(
     c.bidder = bidder
     c.level = level
     c.passes = passes
-    flags = (2 if rules.bg_double_freezes_auction else 0) + (1 if rules.bg_surcontra else 0)
-    c.table = table = _AUCTION[flags]
+    if table is None:
+        flags = (2 if rules.bg_double_freezes_auction else 0) + (1 if rules.bg_surcontra else 0)
+        table = _AUCTION[flags]
+    c.table = table
     c.auction = table[contract + 1][level]
-    if contract >= 0:
-        c.play = play = play_rules(contract)
-        c.power = play.power
-        c.points = CARD_POINTS[contract]
-    c.belot_mask = _BELOT_CARDS[contract]
-    c.decl_ok = contract != NO_TRUMPS or rules.bg_nt_declarations
+    if play:
+        if contract >= 0:
+            c.play = rules_of_play = play_rules(contract)
+            c.power = rules_of_play.power
+            c.points = CARD_POINTS[contract]
+        c.belot_mask = _BELOT_CARDS[contract]
+        c.decl_ok = contract != NO_TRUMPS or rules.bg_nt_declarations
     return c
 
 
@@ -306,7 +315,13 @@ def _ctx_property(name: str, doc: str) -> Any:
     return property(get, put, doc=doc)
 
 
-class BelotState:
+if TYPE_CHECKING:
+    _Fields = _DealFields  # the ctx's fields, read through the properties below
+else:
+    _Fields = object
+
+
+class BelotState(_Fields):
     """One Belot deal. Treat as immutable: :meth:`Belot.apply` returns a new one.
 
     ``hands`` packs the four hands into one int, 64 bits per seat; ``rest`` is the stock in the
@@ -347,17 +362,7 @@ class BelotState:
     legal: CardSet
     """The playable cards of the seat to act, once computed (unset until then)."""
 
-    if TYPE_CHECKING:
-        rules: BelotRules
-        dealer: Seat
-        stock: tuple[Card, ...]
-        rest: int
-        calls: tuple[Action, ...]
-        contract: int
-        bidder: Seat
-        level: int
-        passes: int
-    else:
+    if not TYPE_CHECKING:
         rules = _ctx_property("rules", "The rule parameters.")
         dealer = _ctx_property("dealer", "The dealer.")
         stock = _ctx_property("stock", "The 12 cards dealt after the auction.")
@@ -460,18 +465,14 @@ def _make_deal(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> 
     return d
 
 
-class Belot:
+class Belot(BeloteGame):
     """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
 
     name: ClassVar[str] = "belot"
     aliases: ClassVar[tuple[str, ...]] = ("bulgarian_belot", "belote_bg", "бридж-белот")
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
-    pack: ClassVar[tuple[Card, ...]] = PACK_32
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
@@ -558,12 +559,6 @@ class Belot:
         return s
 
     # -- play ------------------------------------------------------------------------------
-
-    def current_seat(self, state: BelotState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: BelotState) -> bool:
-        return state.phase == OVER
 
     def legal_actions(self, state: BelotState) -> list[Action]:
         phase = state.phase
@@ -653,23 +648,11 @@ class Belot:
             level = 1
         calls = ctx.calls + (action,)  # noqa: RUF005 (concatenation is cheaper)
         s = BelotState()
-        if action == PASS and contract >= 0 and passes == 3:  # BG-B6 (a): to the play
-            s.ctx = _make_ctx(
-                ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes
-            )
-        else:  # still bidding: the auction's fields only (the play tables stay unset)
-            s.ctx = c = _Ctx()
-            c.rules = ctx.rules
-            c.dealer = ctx.dealer
-            c.stock = ctx.stock
-            c.rest = ctx.rest
-            c.calls = calls
-            c.contract = contract
-            c.bidder = bidder
-            c.level = level
-            c.passes = passes
-            c.table = table = ctx.table
-            c.auction = table[contract + 1][level]
+        # the play tables once the auction ends (BG-B6 (a)), the auction's fields until then
+        s.ctx = _make_ctx(
+            ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes,
+            ctx.table, action == PASS and contract >= 0 and passes == 3,
+        )  # fmt: skip
         s.phase = AUCTION
         s.to_act = (seat + 1) & 3
         s.hands = state.hands
@@ -1004,7 +987,7 @@ class Belot:
     # -- errors ----------------------------------------------------------------------------
 
     def _not_your_turn(self, state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self.format_action(action) if self._known(action) else str(action)
+        what = self._text(action)
         if state.phase == OVER:
             return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
         return NotYourTurnError(

@@ -18,7 +18,6 @@ Avo-k/colver rules survey (see the reference §2.1).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import ClassVar, Final, TypeAlias
@@ -76,6 +75,7 @@ from referee.rules.games.belote_family import (
     PACK_MASK,
     RANKS,
 )
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules, team_tally
 from referee.rules.games.coinche_rules import CoincheRules
 from referee.rules.games.coinche_scoring import card_points_table, score
@@ -90,29 +90,19 @@ DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "to
 
 
 __all__ = [  # the game, and the rules, scoring and announcement functions it is made of
+    "AUCTION",
     "GAME",
+    "OVER",
+    "PLAY",
     "Coinche",
     "CoincheRules",
     "CoincheState",
+    "Phase",
     "card_points_table",
     "combo_value",
     "resolve_announcements",
     "score",
 ]
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    AUCTION = 0
-    PLAY = 1
-    OVER = 2
-
-
-# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
-AUCTION: Final = 0
-PLAY: Final = 1
-OVER: Final = 2
-assert tuple(Phase) == (AUCTION, PLAY, OVER)
 
 # -- action codes (cards 0..51 are plays) -----------------------------------------------------
 
@@ -359,19 +349,15 @@ def _fast_hands(deal: Deal) -> list[CardSet] | None:
 # -- the game ------------------------------------------------------------------------------------
 
 
-class Coinche:
+class Coinche(BeloteGame):
     """Coinche / belote contrée: 32 cards, contract bidding 80..160 / capot, coinche x2 and
     surcoinche x4, announcements, belote-rebelote, 82-point floor, to 701."""
 
     name: ClassVar[str] = "coinche"
     aliases: ClassVar[tuple[str, ...]] = ("belote_contree", "contree", "belote-contree")
     title: ClassVar[str] = "Coinche (Belote contrée)"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
-    pack: ClassVar[tuple[Card, ...]] = PACK_32
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
@@ -480,12 +466,6 @@ class Coinche:
         return s
 
     # -- play ------------------------------------------------------------------------------------
-
-    def current_seat(self, state: CoincheState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: CoincheState) -> bool:
-        return state.phase == OVER
 
     def legal_actions(self, state: CoincheState) -> list[Action]:
         phase = state.phase
@@ -1014,12 +994,6 @@ class Coinche:
         )
 
     # -- errors -------------------------------------------------------------------------------
-
-    def _text(self, action: Action) -> str:
-        try:
-            return self.format_action(action)
-        except (KeyError, IndexError):
-            return str(action)
 
     def _not_your_turn(self, state: CoincheState, seat: Seat, action: Action) -> NotYourTurnError:
         what = self._text(action)
