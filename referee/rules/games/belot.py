@@ -18,28 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import ClassVar, Final
 
-from referee.rules.cards import (
-    CARD_NAMES,
-    KING,
-    PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_LETTERS,
-    SUIT_MASKS,
-    SUIT_NAMES,
-    SUIT_OF,
-    SUITS,
-    Card,
-    CardSet,
-    card,
-    cards_in,
-    parse_card,
-)
+from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
@@ -54,29 +36,51 @@ from referee.rules.game import (
     TrickTaken,
     cards_taken,
 )
+from referee.rules.games.belot_notation import (
+    _DECL_NAMES,
+    _decl_cards,
+    all_actions,
+    format_action,
+    parse_action,
+)
+from referee.rules.games.belot_refusals import illegal, not_your_turn
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
-from referee.rules.games.belote_declarations import (
-    BG_KINDS,
-    COMBO_BY_MASK,
-    COMBO_CARDS,
-    COMBO_MASKS,
-    N_SEQ,
-    bg_declarable,
-    bg_points,
-    bg_resolve,
+from referee.rules.games.belot_state import (
+    _CARDS_C,
+    _CARDS_D,
+    _CARDS_H,
+    _CARDS_S,
+    _DEAL_GETTERS,
+    _LANE_BITS,
+    _LEVEL_AFTER,
+    _LEVEL_NAMES,
+    _STOCK_GETTER,
+    _STOCK_LANES,
+    _STOCK_SHIFTS,
+    BELOT_BASE,
+    BID_BASE,
+    DECL_MASK,
+    DECLARE_BASE,
+    LOW,
+    MODE_NAMES,
+    PACK_MASK,
+    PASS,
+    BelotState,
+    _belot_cards,
+    _make_ctx,
+    _make_deal,
+    _step,
+    _tuple_new,
+    decl_kind,
+    decl_points,
+    playable_cards,
+    resolve_declarations,
 )
-from referee.rules.games.belote_family import (
-    ALL_TRUMPS,
-    CARD_POINTS,
-    CARRE_RANKS,
-    KING_QUEEN,
-    LAST_TRICK_BONUS,
-    NO_TRUMPS,
-    RANKS,
-)
+from referee.rules.games.belote_declarations import bg_declarable
+from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
-from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules, team_tally
+from referee.rules.games.belote_play import legal_cards, team_tally
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -96,374 +100,6 @@ __all__ = [  # the game, and the rules, scoring and declaration functions it is 
     "round_team",
     "score_deal",
 ]
-
-# -- action codes (cards 0..51 are plays) ---------------------------------------------------
-
-PASS: Final = VERB_BASE
-BID_BASE: Final = VERB_BASE + 1  # + mode: C D H S NT AT (BG-C2 order)
-CONTRA: Final = VERB_BASE + 7
-RECONTRA: Final = VERB_BASE + 8
-SURCONTRA: Final = VERB_BASE + 9
-BELOT_BASE: Final = 2 * VERB_BASE  # + card: play the card announcing belot (BG-A7)
-DECLARE_BASE: Final = 3 * VERB_BASE  # + index in belote_declarations.COMBO_MASKS
-CARRE_BASE: Final = DECLARE_BASE + N_SEQ  # the first kare
-
-MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
-MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
-_VERBS: Final = {"pass": PASS, "contra": CONTRA, "recontra": RECONTRA, "surcontra": SURCONTRA}
-_VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
-_LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
-_LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
-
-PACK_MASK: Final = sum(1 << c for c in PACK_32)
-HAND_BITS: Final = 64
-LOW: Final = (1 << HAND_BITS) - 1
-
-DECL_MASK: Final = {DECLARE_BASE + i: m for i, m in enumerate(COMBO_MASKS)}
-"""The cards each declaration code names (BG-A1; :mod:`belote_declarations` numbers them)."""
-ALL_DECLARATIONS: Final = tuple(DECL_MASK)
-
-
-def decl_kind(code: Action) -> str:
-    """``terca``, ``kvarta``, ``kvinta`` or ``kare``: what the others hear (BG-A3)."""
-    return BG_KINDS[code - DECLARE_BASE]
-
-
-def decl_points(code: Action, rules: BelotRules) -> int:
-    """Value of a declaration (BG-A1; ``bg_seq8``)."""
-    return bg_points(code - DECLARE_BASE, rules)
-
-
-def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRules) -> list[int]:
-    """Points each declaration ``(seat, code)`` scores after the contests (BG-A5, BG-A6, V8:
-    :func:`belote_declarations.bg_resolve`)."""
-    return bg_resolve([(seat, code - DECLARE_BASE) for seat, code in declared], rules)
-
-
-# -- state ----------------------------------------------------------------------------------
-
-
-class _DealFields:
-    """The fields of a deal that the auction sets and the play never changes: a :class:`_Ctx`
-    holds them, and a :class:`BelotState` reads them through."""
-
-    __slots__ = ()
-
-    rules: BelotRules
-    dealer: Seat
-    stock: tuple[Card, ...]
-    rest: int
-    calls: tuple[Action, ...]
-    contract: int
-    bidder: Seat
-    level: int
-    passes: int
-
-
-class _Ctx(_DealFields):
-    """The part of a deal that play never changes: the rules, the dealer, the stock, the auction
-    so far and its contract, with the per-contract tables the play path reads.
-
-    Immutable once built by :func:`_make_ctx`; every auction call builds a new one, while the
-    card play shares one, so copying a :class:`BelotState` in play assigns few attributes.
-    Between auction calls only the auction's fields are set (through ``auction``); the play
-    tables (``play`` .. ``decl_ok``) are set for the play, by :func:`_make_ctx`.
-    """
-
-    __slots__ = (
-        "auction",
-        "belot_mask",
-        "bidder",
-        "calls",
-        "contract",
-        "dealer",
-        "decl_ok",
-        "level",
-        "passes",
-        "play",
-        "points",
-        "power",
-        "rest",
-        "rules",
-        "stock",
-        "table",
-    )
-
-    table: tuple[tuple[tuple[tuple[Action, ...], tuple[Action, ...]], ...], ...]
-    """``_AUCTION[...]`` for these rules: per ``contract + 1`` and level, :attr:`auction`."""
-    auction: tuple[tuple[Action, ...], tuple[Action, ...]]
-    """The legal calls for a seat of the bidder's team (``[0]``) and of the other (``[1]``)."""
-    play: PlayRules
-    """The contract's play rules (BG-P*, BG-T1)."""
-    power: tuple[tuple[int, ...], ...]
-    """``play.power``: per led suit, the power of each card (BG-T1)."""
-    points: tuple[int, ...]
-    """``CARD_POINTS[contract]``."""
-    belot_mask: CardSet
-    """The cards that can carry a belot under the contract (BG-A7)."""
-    decl_ok: bool
-    """Whether declarations are made under the contract (BG-A2, ``bg_nt_declarations``)."""
-
-
-_CTX_FIELDS: Final = (
-    "rules",
-    "dealer",
-    "stock",
-    "rest",
-    "calls",
-    "contract",
-    "bidder",
-    "level",
-    "passes",
-)
-
-
-def _calls_for(
-    top: int, level: int, ours: bool, freeze: bool, surcontra: bool
-) -> tuple[Action, ...]:
-    """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
-    out = [PASS]
-    if not (freeze and level > 1):
-        out.extend(range(BID_BASE + top + 1, BID_BASE + 6))
-    if top >= 0:
-        if level == 1 and not ours:
-            out.append(CONTRA)
-        elif level == 2 and ours:
-            out.append(RECONTRA)
-        elif level == 4 and not ours and surcontra:
-            out.append(SURCONTRA)
-    return tuple(out)
-
-
-_AUCTION: Final = tuple(
-    tuple(
-        tuple(
-            (
-                _calls_for(top, level, True, flags >> 1 == 1, flags & 1 == 1),
-                _calls_for(top, level, False, flags >> 1 == 1, flags & 1 == 1),
-            )
-            for level in range(9)
-        )
-        for top in range(-1, 6)
-    )
-    for flags in range(4)
-)
-"""``_AUCTION[2 * freeze + surcontra][contract + 1][level]``: the legal calls as
-:attr:`_Ctx.auction` holds them."""
-
-_BELOT_CARDS: Final = tuple(
-    KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
-    for m in range(6)
-)
-"""Per mode, the cards that can carry a belot (BG-A7)."""
-
-def _make_ctx(
-    rules: BelotRules,
-    dealer: Seat,
-    stock: tuple[Card, ...],
-    rest: int,
-    calls: tuple[Action, ...],
-    contract: int,
-    bidder: Seat,
-    level: int,
-    passes: int,
-    table: tuple[tuple[tuple[tuple[Action, ...], tuple[Action, ...]], ...], ...] | None = None,
-    play: bool = True,
-) -> _Ctx:
-    """The ctx of these fields; the play tables too when ``play`` and there is a contract.
-    ``table`` is the auction's table when the caller has it (else looked up)."""
-    c = _Ctx()
-    c.rules = rules
-    c.dealer = dealer
-    c.stock = stock
-    c.rest = rest
-    c.calls = calls
-    c.contract = contract
-    c.bidder = bidder
-    c.level = level
-    c.passes = passes
-    if table is None:
-        flags = (2 if rules.bg_double_freezes_auction else 0) + (1 if rules.bg_surcontra else 0)
-        table = _AUCTION[flags]
-    c.table = table
-    c.auction = table[contract + 1][level]
-    if play:
-        if contract >= 0:
-            c.play = rules_of_play = play_rules(contract)
-            c.power = rules_of_play.power
-            c.points = CARD_POINTS[contract]
-        c.belot_mask = _BELOT_CARDS[contract]
-        c.decl_ok = contract != NO_TRUMPS or rules.bg_nt_declarations
-    return c
-
-
-def _replace_ctx(ctx: _Ctx, name: str, value: object) -> _Ctx:
-    fields: dict[str, Any] = {f: getattr(ctx, f) for f in _CTX_FIELDS}
-    fields[name] = value
-    return _make_ctx(**fields)
-
-
-def _ctx_property(name: str, doc: str) -> Any:
-    """A :class:`BelotState` attribute kept in its :class:`_Ctx` (setting it rebuilds the ctx)."""
-
-    def get(self: BelotState) -> Any:
-        return getattr(self.ctx, name)
-
-    def put(self: BelotState, value: Any) -> None:
-        self.ctx = _replace_ctx(self.ctx, name, value)
-
-    return property(get, put, doc=doc)
-
-
-if TYPE_CHECKING:
-    _Fields = _DealFields  # the ctx's fields, read through the properties below
-else:
-    _Fields = object
-
-
-class BelotState(_Fields):
-    """One Belot deal. Treat as immutable: :meth:`Belot.apply` returns a new one.
-
-    ``hands`` packs the four hands into one int, 64 bits per seat; ``rest`` is the stock in the
-    same packing, OR-ed in when the auction ends. The fields play never changes live in
-    ``ctx`` (a :class:`_Ctx`) and read through as ``rules``, ``dealer``, ``stock``, ``rest``,
-    ``calls``, ``contract``, ``bidder``, ``level`` and ``passes``.
-    """
-
-    __slots__ = (
-        "belots",
-        "best",
-        "cached",
-        "ctx",
-        "decls",
-        "hands",
-        "leader",
-        "legal",
-        "phase",
-        "to_act",
-        "trick",
-        "tricks",
-        "winner",
-    )
-
-    ctx: _Ctx
-    phase: int
-    to_act: Seat
-    hands: int
-    leader: Seat
-    trick: tuple[Card, ...]
-    best: Card
-    winner: Seat
-    tricks: tuple[TrickTaken, ...]
-    decls: tuple[tuple[Seat, Action], ...]
-    belots: tuple[tuple[Seat, Card], ...]
-    cached: HandResult
-    """The result, once computed (unset until then)."""
-    legal: CardSet
-    """The playable cards of the seat to act, once computed (unset until then)."""
-
-    if not TYPE_CHECKING:
-        rules = _ctx_property("rules", "The rule parameters.")
-        dealer = _ctx_property("dealer", "The dealer.")
-        stock = _ctx_property("stock", "The 12 cards dealt after the auction.")
-        rest = _ctx_property("rest", "The stock packed as ``hands`` is.")
-        calls = _ctx_property("calls", "The auction's calls so far, the first hand's first.")
-        contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
-        bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
-        level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
-        passes = _ctx_property("passes", "Passes since the last bid or double.")
-
-    def copy(self) -> BelotState:
-        """A shallow copy (every field is immutable), without the cached result and legal set."""
-        s = BelotState()
-        s.ctx = self.ctx
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.leader = self.leader
-        s.trick = self.trick
-        s.best = self.best
-        s.winner = self.winner
-        s.tricks = self.tricks
-        s.decls = self.decls
-        s.belots = self.belots
-        return s
-
-    def hand(self, seat: Seat) -> CardSet:
-        """The cards ``seat`` holds now."""
-        return (self.hands >> (seat << 6)) & LOW
-
-    def __repr__(self) -> str:
-        return f"<BelotState phase={Phase(self.phase).name} to_act={self.to_act}>"
-
-
-_new_state = object.__new__
-_tuple_new = tuple.__new__
-
-
-def _step(state: BelotState, facts: tuple[Fact, ...]) -> Step:
-    """``Step(state, facts)`` without the NamedTuple constructor's overhead."""
-    return _tuple_new(Step, (state, facts))
-
-
-def _seq_byte(hand: CardSet, suit: int) -> int:
-    """The 8 cards of ``suit`` in SEQUENCE order as bits 0..7 (7 = bit 0)."""
-    return (hand >> (13 * suit + RANKS[0])) & 0xFF
-
-
-def _playable(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
-    """BG-P1 .. BG-P7: the cards ``seat`` may play (:func:`belote_play.legal_cards`)."""
-    trick = state.trick
-    if not trick:
-        return hand
-    return legal_cards(state.ctx.play, hand, seat, SUIT_OF[trick[0]], state.best, state.winner)
-
-
-def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
-    """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following suit,
-    or (suit contract) as a trump. None in no trumps (BG-A2)."""
-    x = hand & state.ctx.belot_mask
-    pairs = x & (x >> 1)  # the queen's bit of each complete K+Q pair (Q, K are adjacent bits)
-    out = (pairs | (pairs << 1)) & playable
-    if out and state.ctx.contract == ALL_TRUMPS and state.trick:
-        out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
-    return out
-
-
-_CARRE_BITS: Final = sum(1 << r for r in CARRE_RANKS)
-"""The ranks of a kare, as the bits of one suit."""
-_SEQ_SHIFTS: Final = tuple((su, 13 * su + RANKS[0]) for su in SUITS)
-"""Per suit, where :func:`_seq_byte` takes its 8 cards from."""
-
-_STOCK_SHIFTS: Final = tuple(
-    tuple(((d + 1 + i // 3) & 3) << 6 for i in range(12)) for d in range(4)
-)
-"""Per ``dealer & 3``: where each stock card goes in the packed hands (BG-D2)."""
-
-_DEAL_ORDER: Final = tuple(
-    tuple(
-        (3 * i, 3 * i + 1, 3 * i + 2, 12 + 2 * i, 13 + 2 * i)
-        for i in ((s - d - 1) % 4 for s in range(4))
-    )
-    for d in range(4)
-)
-"""Per ``dealer % 4``, per seat: the pack positions of its first five cards (BG-D2)."""
-_DEAL_GETTERS: Final = tuple(tuple(itemgetter(*p) for p in order) for order in _DEAL_ORDER)
-""":data:`_DEAL_ORDER` as item getters."""
-_STOCK_GETTER: Final = itemgetter(*range(20, 32))
-
-_LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in range(4))
-"""Per seat, per card 0..63: the card's bit in the packed hands."""
-_STOCK_LANES: Final = tuple(tuple(_LANE_BITS[(d + 1 + i) & 3] for i in range(4)) for d in range(4))
-"""Per ``dealer & 3``: :data:`_LANE_BITS` of the seats the stock's four threes go to (BG-D2)."""
-
-
-def _make_deal(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> Deal:
-    """``Deal(hands=hands, stock=stock)`` without the frozen dataclass's ``__init__``."""
-    d = _new_state(Deal)
-    d.__dict__.update(hands=hands, stock=stock)
-    return d
-
 
 class Belot(BeloteGame):
     """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
@@ -601,7 +237,7 @@ class Belot(BeloteGame):
     def apply(self, state: BelotState, seat: Seat, action: Action) -> Step:
         phase = state.phase
         if phase == OVER or seat != state.to_act:
-            raise self._not_your_turn(state, seat, action)
+            raise not_your_turn(state, seat, action)
         if phase != PLAY:
             return self._call(state, seat, action)
         if not 0 <= action < VERB_BASE:
@@ -609,9 +245,9 @@ class Belot(BeloteGame):
         try:
             playable = state.legal
         except AttributeError:  # legal_actions() not asked on this state
-            playable = _playable(state, seat, (state.hands >> (seat << 6)) & LOW)
+            playable = playable_cards(state, seat, (state.hands >> (seat << 6)) & LOW)
         if not (playable >> action) & 1:
-            raise self._illegal(state, action)
+            raise illegal(state, action)
         return self._play(state, seat, action, False)
 
     def _announce(self, state: BelotState, seat: Seat, action: Action) -> Step:
@@ -619,12 +255,12 @@ class Belot(BeloteGame):
         if BELOT_BASE <= action < BELOT_BASE + 52:
             c = action - BELOT_BASE
             hand = (state.hands >> (seat << 6)) & LOW
-            playable = _playable(state, seat, hand)
+            playable = playable_cards(state, seat, hand)
             if not (_belot_cards(state, hand, playable) >> c) & 1:
-                raise self._illegal(state, action)
+                raise illegal(state, action)
             return self._play(state, seat, c, True)
         if action not in self.legal_actions(state):
-            raise self._illegal(state, action)
+            raise illegal(state, action)
         s = state.copy()  # a declaration (BG-A3)
         s.decls = (*state.decls, (seat, action))
         return _step(s, (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),))
@@ -633,7 +269,7 @@ class Belot(BeloteGame):
         """An auction call (BG-B1 .. BG-B6)."""
         ctx = state.ctx
         if action not in ctx.auction[(seat ^ ctx.bidder) & 1]:
-            raise self._illegal(state, action)
+            raise illegal(state, action)
         contract = ctx.contract
         bidder = ctx.bidder
         level = ctx.level
@@ -873,59 +509,13 @@ class Belot(BeloteGame):
     # -- notation --------------------------------------------------------------------------
 
     def parse_action(self, text: str) -> Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a Belot action (pass, bid:<C|D|H|S|NT|AT>, contra, "
-                    "recontra, declare:<cards>, play:<card>, belot:<card>)"
-                )
-            return code
-        if verb == "play":
-            return parse_card(arg)
-        if verb == "belot":
-            c = parse_card(arg)
-            if RANK_OF[c] not in (KING, QUEEN):
-                raise InvalidActionError(f"{text!r}: a belot is announced with a king or queen")
-            return BELOT_BASE + c
-        if verb == "bid":
-            key = arg.upper()
-            if key not in MODE_NAMES or arg != arg.strip():
-                raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
-            return BID_BASE + MODE_NAMES.index(key)
-        if verb == "declare":
-            m = 0
-            for part in arg.split(","):
-                c = parse_card(part)
-                if (m >> c) & 1:
-                    raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
-                m |= 1 << c
-            code = _DECL_BY_MASK.get(m)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
-                    "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
-                )
-            return code
-        raise InvalidActionError(f"{text!r} is not a Belot action: unknown verb {verb!r}")
+        return parse_action(text)
 
     def format_action(self, action: Action) -> str:
-        if 0 <= action < VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if BELOT_BASE <= action < BELOT_BASE + 52:
-            return "belot:" + CARD_NAMES[action - BELOT_BASE]
-        if action in DECL_MASK:
-            return "declare:" + ",".join(CARD_NAMES[c] for c in _decl_cards(action))
-        if BID_BASE <= action < BID_BASE + 6:
-            return "bid:" + MODE_NAMES[action - BID_BASE]
-        return _VERB_NAMES[action]
+        return format_action(action)
 
     def all_actions(self) -> list[Action]:
-        belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
-        return sorted(
-            [*PACK_32, *_VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots, *ALL_DECLARATIONS]
-        )
+        return all_actions()
 
     def card_locations(self, state: BelotState) -> dict[str, CardSet]:
         where = {f"hand{s}": state.hand(s) for s in range(4)}
@@ -983,188 +573,6 @@ class Belot(BeloteGame):
             over=over,
             winner=leader if over else None,
         )
-
-    # -- errors ----------------------------------------------------------------------------
-
-    def _not_your_turn(self, state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self._text(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
-        )
-
-    def _known(self, action: Action) -> bool:
-        try:
-            self.format_action(action)
-        except (KeyError, IndexError):
-            return False
-        return True
-
-    def _illegal(self, state: BelotState, action: Action) -> IllegalActionError:
-        """Explain why ``action`` is refused, naming the rule."""
-        if not self._known(action):
-            return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
-        text = self.format_action(action)
-        if state.phase == AUCTION:
-            return self._illegal_call(state, action, text)
-        seat = state.to_act
-        hand = state.hand(seat)
-        if action < VERB_BASE or BELOT_BASE <= action < BELOT_BASE + 52:
-            c = action - BELOT_BASE if action >= BELOT_BASE else action
-            if not (hand >> c) & 1:
-                return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
-            playable = _playable(state, seat, hand)
-            if not (playable >> c) & 1:
-                return self._illegal_card(state, seat, hand, playable, c, text)
-            return self._illegal_belot(state, hand, c, text)
-        if action in DECL_MASK:
-            return self._illegal_declaration(state, seat, hand, action, text)
-        return IllegalActionError(
-            f"{text!r}: the auction is over; play a card (play:<card>)", "BG-B6"
-        )
-
-    def _illegal_call(self, state: BelotState, action: Action, text: str) -> IllegalActionError:
-        top = state.contract
-        if action < VERB_BASE or action >= BELOT_BASE:
-            return IllegalActionError(
-                f"{text!r}: the auction is on: call pass, bid:<contract>, contra or recontra "
-                "(declarations and cards come after it)",
-                "BG-B1",
-            )
-        if BID_BASE <= action < BID_BASE + 6:
-            if state.rules.bg_double_freezes_auction and state.level > 1:
-                return IllegalActionError(
-                    f"{text!r}: after a contra no higher contract may be bid "
-                    "(bg_double_freezes_auction)",
-                    "BG-B5",
-                )
-            return IllegalActionError(
-                f"{text!r}: a bid must be higher than the standing "
-                f"{MODE_TITLES[top]} (clubs < diamonds < hearts < spades < no trumps < "
-                "all trumps)",
-                "BG-B2",
-            )
-        ours = top >= 0 and not (state.to_act ^ state.bidder) & 1
-        if action == CONTRA:
-            why = (
-                "there is no contract to double"
-                if top < 0
-                else "your own team's contract cannot be doubled"
-                if ours
-                else "the contract is already doubled"
-            )
-            return IllegalActionError(f"'contra': {why}", "BG-B3")
-        if action == RECONTRA:
-            why = (
-                "only a doubled contract can be redoubled"
-                if top < 0 or state.level != 2
-                else "only the team that bid the contract may redouble"
-            )
-            return IllegalActionError(f"'recontra': {why}", "BG-B4")
-        why = (
-            "surcontra is not played under these rules (bg_surcontra)"
-            if not state.rules.bg_surcontra
-            else "only the defenders may answer a recontra with surcontra"
-        )
-        return IllegalActionError(f"'surcontra': {why}", "BG-B1")
-
-    def _illegal_card(
-        self, state: BelotState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
-    ) -> IllegalActionError:
-        led = SUIT_OF[state.trick[0]]
-        mode = state.contract
-        names = " ".join(CARD_NAMES[d] for d in cards_in(playable))
-        follow = hand & SUIT_MASKS[led]
-        if follow and SUIT_OF[c] != led:
-            return IllegalActionError(
-                f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {names}",
-                "BG-P2",
-            )
-        if follow:
-            return IllegalActionError(
-                f"{text!r}: must play higher than {CARD_NAMES[state.best]} in "
-                f"{SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
-                f"be raised, even over a partner); you may play {names}",
-                "BG-P3",
-            )
-        if SUIT_OF[state.best] == mode:
-            return IllegalActionError(
-                f"{text!r}: you are out of {SUIT_NAMES[led]} and an opponent's trump "
-                f"{CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
-                "BG-P5",
-            )
-        return IllegalActionError(
-            f"{text!r}: you are out of {SUIT_NAMES[led]} and the opponents are winning: you "
-            f"must trump with {names}",
-            "BG-P5",
-        )
-
-    def _illegal_belot(
-        self, state: BelotState, hand: CardSet, c: Card, text: str
-    ) -> IllegalActionError:
-        mode = state.contract
-        if mode == NO_TRUMPS:
-            return IllegalActionError(f"{text!r}: there is no belot in no trumps", "BG-A2")
-        if mode != ALL_TRUMPS and SUIT_OF[c] != mode:
-            return IllegalActionError(
-                f"{text!r}: a belot is the king and queen of trumps ({SUIT_NAMES[mode]})", "BG-A7"
-            )
-        if hand & KING_QUEEN[SUIT_OF[c]] != KING_QUEEN[SUIT_OF[c]]:
-            return IllegalActionError(
-                f"{text!r}: a belot is announced with the first of the king and queen, while "
-                "you hold both",
-                "BG-A7",
-            )
-        return IllegalActionError(
-            f"{text!r}: in all trumps a belot counts only on a lead or when following suit, "
-            "not on a discard",
-            "BG-A7",
-        )
-
-    def _illegal_declaration(
-        self, state: BelotState, seat: Seat, hand: CardSet, code: Action, text: str
-    ) -> IllegalActionError:
-        if state.contract == NO_TRUMPS and not state.rules.bg_nt_declarations:
-            return IllegalActionError(f"{text!r}: there are no declarations in no trumps", "BG-A2")
-        if state.tricks:
-            return IllegalActionError(
-                f"{text!r}: declarations are made only with your card to the first trick",
-                "BG-A3",
-            )
-        m = DECL_MASK[code]
-        if hand & m != m:
-            missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
-            return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
-        for who, other in state.decls:
-            if who == seat and DECL_MASK[other] & m:
-                return IllegalActionError(
-                    f"{text!r}: a card counts in one declaration only, and you already "
-                    f"declared {self.format_action(other)}",
-                    "BG-A4",
-                )
-        return IllegalActionError(
-            f"{text!r}: declare the whole run of consecutive cards you hold, not a part of it",
-            "BG-A1",
-        )
-
-
-def _decl_cards(code: Action) -> tuple[Card, ...]:
-    return COMBO_CARDS[code - DECLARE_BASE]
-
-
-_DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
-_DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in _decl_cards(code)) for code in DECL_MASK}
-"""The names of the cards of each declaration code."""
-
-
-_CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = (
-    tuple(tuple(card(RANKS[i], su) for i in range(8) if (b >> i) & 1) for b in range(256))
-    for su in SUITS
-)
-"""Per suit, per 8-bit pattern of its cards at bit ``13 * suit + 5`` (5, 18, 31, 44): the
-cards, lowest first (``cards_in`` by table)."""
-assert tuple(13 * su + RANKS[0] for su in SUITS) == (5, 18, 31, 44)
 
 
 GAME: Final = Belot()
