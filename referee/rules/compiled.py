@@ -33,10 +33,11 @@ MODULES: Final = (
     "referee.rules.games.belote_family",
     "referee.rules.games.belote_game",
     "referee.rules.games.belote_play",
+    "referee.rules.games.coinche_state",
     "referee.rules.games.coinche",
 )
-"""The hottest modules of the rules core (Ulti's and Coinche's, the card tables, the
-trick-taking kernel, the tables and the card play of the Belote family); each is typed (mypy
+"""The hottest modules of the rules core (Ulti's and Coinche's game and state, the card tables,
+the trick-taking kernel, the tables and the card play of the Belote family); each is typed (mypy
 strict) and avoids what mypyc cannot compile (``__slots__``, ``object.__new__`` of its
 classes)."""
 

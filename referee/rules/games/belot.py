@@ -37,9 +37,9 @@ from referee.rules.game import (
     cards_taken,
 )
 from referee.rules.games.belot_notation import (
-    _DECL_NAMES,
-    _decl_cards,
+    DECL_NAMES,
     all_actions,
+    decl_cards,
     format_action,
     parse_action,
 )
@@ -47,38 +47,41 @@ from referee.rules.games.belot_refusals import illegal, not_your_turn
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belot_state import (
-    _CARDS_C,
-    _CARDS_D,
-    _CARDS_H,
-    _CARDS_S,
-    _DEAL_GETTERS,
-    _LANE_BITS,
-    _LEVEL_AFTER,
-    _LEVEL_NAMES,
-    _STOCK_GETTER,
-    _STOCK_LANES,
-    _STOCK_SHIFTS,
     BELOT_BASE,
     BID_BASE,
+    DEAL_GETTERS,
     DECL_MASK,
     DECLARE_BASE,
+    LANE_BITS,
+    LEVEL_AFTER,
+    LEVEL_NAMES,
     LOW,
     MODE_NAMES,
     PACK_MASK,
     PASS,
+    STOCK_GETTER,
+    STOCK_LANES,
+    STOCK_SHIFTS,
     BelotState,
-    _belot_cards,
-    _make_ctx,
-    _make_deal,
-    _step,
-    _tuple_new,
+    belot_cards,
     decl_kind,
     decl_points,
+    make_ctx,
+    make_deal,
+    new_step,
+    new_tuple,
     playable_cards,
     resolve_declarations,
 )
 from referee.rules.games.belote_declarations import bg_declarable
-from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
+from referee.rules.games.belote_family import (
+    CARDS_C,
+    CARDS_D,
+    CARDS_H,
+    CARDS_S,
+    LAST_TRICK_BONUS,
+    NO_TRUMPS,
+)
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
 from referee.rules.games.belote_play import legal_cards, team_tally
 from referee.rules.params import RuleSet
@@ -117,8 +120,8 @@ class Belot(BeloteGame):
         """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
         in the same order, after the auction (BG-D2)."""
         if len(pack) >= 32:
-            g0, g1, g2, g3 = _DEAL_GETTERS[dealer % 4]
-            return _make_deal((g0(pack), g1(pack), g2(pack), g3(pack)), _STOCK_GETTER(pack))
+            g0, g1, g2, g3 = DEAL_GETTERS[dealer % 4]
+            return make_deal((g0(pack), g1(pack), g2(pack), g3(pack)), STOCK_GETTER(pack))
         by_turn = [
             tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i]) for i in range(4)
         ]
@@ -143,7 +146,7 @@ class Belot(BeloteGame):
                     (a2, b2, c2, d2, e2),
                     (a3, b3, c3, d3, e3),
                 ) = dealt
-                h0, h1, h2, h3 = _LANE_BITS
+                h0, h1, h2, h3 = LANE_BITS
                 packed = (
                     h0[a0] | h0[b0] | h0[c0] | h0[d0] | h0[e0]
                     | h1[a1] | h1[b1] | h1[c1] | h1[d1] | h1[e1]
@@ -151,7 +154,7 @@ class Belot(BeloteGame):
                     | h3[a3] | h3[b3] | h3[c3] | h3[d3] | h3[e3]
                 )  # fmt: skip
                 s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = stock
-                r0, r1, r2, r3 = _STOCK_LANES[dealer & 3]
+                r0, r1, r2, r3 = STOCK_LANES[dealer & 3]
                 rest = (
                     r0[s0] | r0[s1] | r0[s2] | r1[s3] | r1[s4] | r1[s5]
                     | r2[s6] | r2[s7] | r2[s8] | r3[s9] | r3[s10] | r3[s11]
@@ -168,7 +171,7 @@ class Belot(BeloteGame):
                     m = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
                     union |= m
                     packed |= m << (seat << 6)
-                for c, sh in zip(stock, _STOCK_SHIFTS[dealer & 3], strict=True):
+                for c, sh in zip(stock, STOCK_SHIFTS[dealer & 3], strict=True):
                     b = 1 << c
                     union |= b
                     rest |= b << sh
@@ -181,7 +184,7 @@ class Belot(BeloteGame):
                 for i, c in enumerate(stock):
                     rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
         s = BelotState()
-        s.ctx = _make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
+        s.ctx = make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
         s.hands = packed
         s.phase = AUCTION
         s.to_act = (dealer + 1) & 3
@@ -209,14 +212,14 @@ class Belot(BeloteGame):
                 else hand  # BG-P1
             )
             out = [
-                *_CARDS_C[(legal >> 5) & 0xFF],
-                *_CARDS_D[(legal >> 18) & 0xFF],
-                *_CARDS_H[(legal >> 31) & 0xFF],
-                *_CARDS_S[(legal >> 44) & 0xFF],
+                *CARDS_C[(legal >> 5) & 0xFF],
+                *CARDS_D[(legal >> 18) & 0xFF],
+                *CARDS_H[(legal >> 31) & 0xFF],
+                *CARDS_S[(legal >> 44) & 0xFF],
             ]
             x = hand & ctx.belot_mask
             if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
-                for c in cards_in(_belot_cards(state, hand, legal)):
+                for c in cards_in(belot_cards(state, hand, legal)):
                     out.append(BELOT_BASE + c)
             if not state.tricks and ctx.decl_ok:
                 out.extend(self._declarable(state, seat, hand))
@@ -256,14 +259,14 @@ class Belot(BeloteGame):
             c = action - BELOT_BASE
             hand = (state.hands >> (seat << 6)) & LOW
             playable = playable_cards(state, seat, hand)
-            if not (_belot_cards(state, hand, playable) >> c) & 1:
+            if not (belot_cards(state, hand, playable) >> c) & 1:
                 raise illegal(state, action)
             return self._play(state, seat, c, True)
         if action not in self.legal_actions(state):
             raise illegal(state, action)
         s = state.copy()  # a declaration (BG-A3)
         s.decls = (*state.decls, (seat, action))
-        return _step(s, (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),))
+        return new_step(s, (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),))
 
     def _call(self, state: BelotState, seat: Seat, action: Action) -> Step:
         """An auction call (BG-B1 .. BG-B6)."""
@@ -276,8 +279,8 @@ class Belot(BeloteGame):
         passes = 0
         if action == PASS:
             passes = ctx.passes + 1
-        elif action in _LEVEL_AFTER:
-            level = _LEVEL_AFTER[action]
+        elif action in LEVEL_AFTER:
+            level = LEVEL_AFTER[action]
         else:
             contract = action - BID_BASE
             bidder = seat
@@ -285,7 +288,7 @@ class Belot(BeloteGame):
         calls = ctx.calls + (action,)  # noqa: RUF005 (concatenation is cheaper)
         s = BelotState()
         # the play tables once the auction ends (BG-B6 (a)), the auction's fields until then
-        s.ctx = _make_ctx(
+        s.ctx = make_ctx(
             ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes,
             ctx.table, action == PASS and contract >= 0 and passes == 3,
         )  # fmt: skip
@@ -302,10 +305,10 @@ class Belot(BeloteGame):
         if action == PASS:
             if contract < 0 and passes == 4:  # BG-B6 (b)
                 s.phase = OVER
-                return _tuple_new(Step, (s, (HandEnded(self.result(s)),)))
+                return new_tuple(Step, (s, (HandEnded(self.result(s)),)))
             if contract >= 0 and passes == 3:  # BG-B6 (a)
-                return _tuple_new(Step, (s, self._start_play(s)))
-        return _tuple_new(Step, (s, ()))
+                return new_tuple(Step, (s, self._start_play(s)))
+        return new_tuple(Step, (s, ()))
 
     def _start_play(self, s: BelotState) -> tuple[Fact, ...]:
         """The last three cards each (BG-D2); the first hand leads (BG-D3)."""
@@ -332,7 +335,7 @@ class Belot(BeloteGame):
         s = BelotState()
         s.ctx = ctx
         s.phase = PLAY
-        s.hands = state.hands ^ _LANE_BITS[seat][c]
+        s.hands = state.hands ^ LANE_BITS[seat][c]
         s.decls = state.decls
         facts: tuple[Fact, ...] = ()
         if belot:
@@ -348,7 +351,7 @@ class Belot(BeloteGame):
             s.winner = seat
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
-            return _tuple_new(Step, (s, facts))
+            return new_tuple(Step, (s, facts))
         power = ctx.power[SUIT_OF[trick[0]]]
         if power[c] > power[state.best]:
             s.best = c
@@ -361,7 +364,7 @@ class Belot(BeloteGame):
             s.trick = trick + (c,)  # noqa: RUF005 (concatenation is cheaper)
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
-            return _tuple_new(Step, (s, facts))
+            return new_tuple(Step, (s, facts))
         pts = ctx.points
         taken = TrickTaken(
             len(state.tricks) + 1,
@@ -380,8 +383,8 @@ class Belot(BeloteGame):
         s.leader = s.to_act = winner
         if len(tricks) == 8:
             s.phase = OVER
-            return _tuple_new(Step, (s, (*facts, taken, HandEnded(self.result(s)))))
-        return _tuple_new(Step, (s, (*facts, taken)))
+            return new_tuple(Step, (s, (*facts, taken, HandEnded(self.result(s)))))
+        return new_tuple(Step, (s, (*facts, taken)))
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -412,7 +415,7 @@ class Belot(BeloteGame):
                     {
                         "seat": seat,
                         "kind": decl_kind(code),
-                        "cards": list(_DECL_NAMES[code]),
+                        "cards": list(DECL_NAMES[code]),
                         "points": p,
                     }
                 )
@@ -467,7 +470,7 @@ class Belot(BeloteGame):
             ],
             "contract": MODE_NAMES[state.contract] if state.contract >= 0 else None,
             "declarer": state.bidder if state.bidder >= 0 else None,
-            "doubled": _LEVEL_NAMES[state.level],
+            "doubled": LEVEL_NAMES[state.level],
             "hand_sizes": [state.hand(s).bit_count() for s in range(4)],
             "trick": [
                 {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
@@ -477,7 +480,7 @@ class Belot(BeloteGame):
             "declarations": [
                 {"seat": who, "kind": decl_kind(code)}
                 | (
-                    {"cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
+                    {"cards": [CARD_NAMES[c] for c in decl_cards(code)]}
                     if over or who == seat
                     else {}
                 )
@@ -500,7 +503,7 @@ class Belot(BeloteGame):
             {
                 "seat": who,
                 "kind": decl_kind(code),
-                "cards": [CARD_NAMES[c] for c in _decl_cards(code)],
+                "cards": [CARD_NAMES[c] for c in decl_cards(code)],
             }
             for who, code in state.decls
         ]

@@ -65,7 +65,7 @@ def format_action(action: Action) -> str:
     if BELOT_BASE <= action < BELOT_BASE + 52:
         return "belot:" + CARD_NAMES[action - BELOT_BASE]
     if action in DECL_MASK:
-        return "declare:" + ",".join(CARD_NAMES[c] for c in _decl_cards(action))
+        return "declare:" + ",".join(CARD_NAMES[c] for c in decl_cards(action))
     if BID_BASE <= action < BID_BASE + 6:
         return "bid:" + MODE_NAMES[action - BID_BASE]
     return VERB_NAMES[action]
@@ -87,10 +87,10 @@ def known(action: Action) -> bool:
     return True
 
 
-def _decl_cards(code: Action) -> tuple[Card, ...]:
+def decl_cards(code: Action) -> tuple[Card, ...]:
     return COMBO_CARDS[code - DECLARE_BASE]
 
 
 _DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
-_DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in _decl_cards(code)) for code in DECL_MASK}
+DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in decl_cards(code)) for code in DECL_MASK}
 """The names of the cards of each declaration code."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
-from referee.rules.cards import PACK_32, SUIT_MASKS, SUIT_OF, SUITS, Card, CardSet, card
+from referee.rules.cards import PACK_32, SUIT_MASKS, SUIT_OF, Card, CardSet
 from referee.rules.game import VERB_BASE, Action, Deal, Fact, HandResult, Step, TrickTaken
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belote_declarations import (
@@ -22,7 +22,6 @@ from referee.rules.games.belote_family import (
     CARD_POINTS,
     KING_QUEEN,
     NO_TRUMPS,
-    RANKS,
 )
 from referee.rules.games.belote_game import Phase
 from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules
@@ -43,8 +42,8 @@ MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
 MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
 VERBS: Final = {"pass": PASS, "contra": CONTRA, "recontra": RECONTRA, "surcontra": SURCONTRA}
 VERB_NAMES: Final = {code: verb for verb, code in VERBS.items()}
-_LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
-_LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
+LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
+LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
 
 PACK_MASK: Final = sum(1 << c for c in PACK_32)
 HAND_BITS: Final = 64
@@ -95,10 +94,10 @@ class _Ctx(_DealFields):
     """The part of a deal that play never changes: the rules, the dealer, the stock, the auction
     so far and its contract, with the per-contract tables the play path reads.
 
-    Immutable once built by :func:`_make_ctx`; every auction call builds a new one, while the
+    Immutable once built by :func:`make_ctx`; every auction call builds a new one, while the
     card play shares one, so copying a :class:`BelotState` in play assigns few attributes.
     Between auction calls only the auction's fields are set (through ``auction``); the play
-    tables (``play`` .. ``decl_ok``) are set for the play, by :func:`_make_ctx`.
+    tables (``play`` .. ``decl_ok``) are set for the play, by :func:`make_ctx`.
     """
 
     __slots__ = (
@@ -188,7 +187,7 @@ _BELOT_CARDS: Final = tuple(
 )
 """Per mode, the cards that can carry a belot (BG-A7)."""
 
-def _make_ctx(
+def make_ctx(
     rules: BelotRules,
     dealer: Seat,
     stock: tuple[Card, ...],
@@ -231,7 +230,7 @@ def _make_ctx(
 def _replace_ctx(ctx: _Ctx, name: str, value: object) -> _Ctx:
     fields: dict[str, Any] = {f: getattr(ctx, f) for f in _CTX_FIELDS}
     fields[name] = value
-    return _make_ctx(**fields)
+    return make_ctx(**fields)
 
 
 def _ctx_property(name: str, doc: str) -> Any:
@@ -329,12 +328,12 @@ class BelotState(_Fields):
 
 
 _new_state = object.__new__
-_tuple_new = tuple.__new__
+new_tuple = tuple.__new__
 
 
-def _step(state: BelotState, facts: tuple[Fact, ...]) -> Step:
+def new_step(state: BelotState, facts: tuple[Fact, ...]) -> Step:
     """``Step(state, facts)`` without the NamedTuple constructor's overhead."""
-    return _tuple_new(Step, (state, facts))
+    return new_tuple(Step, (state, facts))
 
 
 def playable_cards(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
@@ -345,7 +344,7 @@ def playable_cards(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
     return legal_cards(state.ctx.play, hand, seat, SUIT_OF[trick[0]], state.best, state.winner)
 
 
-def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
+def belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
     """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following suit,
     or (suit contract) as a trump. None in no trumps (BG-A2)."""
     x = hand & state.ctx.belot_mask
@@ -356,7 +355,7 @@ def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet
     return out
 
 
-_STOCK_SHIFTS: Final = tuple(
+STOCK_SHIFTS: Final = tuple(
     tuple(((d + 1 + i // 3) & 3) << 6 for i in range(12)) for d in range(4)
 )
 """Per ``dealer & 3``: where each stock card goes in the packed hands (BG-D2)."""
@@ -369,27 +368,18 @@ _DEAL_ORDER: Final = tuple(
     for d in range(4)
 )
 """Per ``dealer % 4``, per seat: the pack positions of its first five cards (BG-D2)."""
-_DEAL_GETTERS: Final = tuple(tuple(itemgetter(*p) for p in order) for order in _DEAL_ORDER)
+DEAL_GETTERS: Final = tuple(tuple(itemgetter(*p) for p in order) for order in _DEAL_ORDER)
 """:data:`_DEAL_ORDER` as item getters."""
-_STOCK_GETTER: Final = itemgetter(*range(20, 32))
+STOCK_GETTER: Final = itemgetter(*range(20, 32))
 
-_LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in range(4))
+LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in range(4))
 """Per seat, per card 0..63: the card's bit in the packed hands."""
-_STOCK_LANES: Final = tuple(tuple(_LANE_BITS[(d + 1 + i) & 3] for i in range(4)) for d in range(4))
-"""Per ``dealer & 3``: :data:`_LANE_BITS` of the seats the stock's four threes go to (BG-D2)."""
+STOCK_LANES: Final = tuple(tuple(LANE_BITS[(d + 1 + i) & 3] for i in range(4)) for d in range(4))
+"""Per ``dealer & 3``: :data:`LANE_BITS` of the seats the stock's four threes go to (BG-D2)."""
 
 
-def _make_deal(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> Deal:
+def make_deal(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> Deal:
     """``Deal(hands=hands, stock=stock)`` without the frozen dataclass's ``__init__``."""
     d = _new_state(Deal)
     d.__dict__.update(hands=hands, stock=stock)
     return d
-
-
-_CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = (
-    tuple(tuple(card(RANKS[i], su) for i in range(8) if (b >> i) & 1) for b in range(256))
-    for su in SUITS
-)
-"""Per suit, per 8-bit pattern of its cards at bit ``13 * suit + 5`` (5, 18, 31, 44): the
-cards, lowest first (``cards_in`` by table)."""
-assert tuple(13 * su + RANKS[0] for su in SUITS) == (5, 18, 31, 44)

@@ -195,3 +195,16 @@ BELOT_PARTNER: Final[tuple[int, ...]] = tuple(
     for c in range(52)
 )
 """``BELOT_PARTNER[c]``: the queen for a king, the king for a queen, -1 otherwise."""
+
+PATTERN_CARDS: Final[tuple[tuple[tuple[Card, ...], ...], ...]] = tuple(
+    tuple(tuple(card(RANKS[k], s) for k in range(8) if (p >> k) & 1) for p in range(256))
+    for s in SUITS
+)
+"""``PATTERN_CARDS[suit][pattern]``: the cards of ``suit`` whose bits are set in ``pattern``, the
+suit's 7 .. A taken from bit ``13 * suit + 5`` (5, 18, 31, 44) of a set: a set of the pack to
+a sorted list in four lookups."""
+CARDS_C: Final = PATTERN_CARDS[0]
+CARDS_D: Final = PATTERN_CARDS[1]
+CARDS_H: Final = PATTERN_CARDS[2]
+CARDS_S: Final = PATTERN_CARDS[3]
+assert tuple(13 * s + RANKS[0] for s in SUITS) == (5, 18, 31, 44)

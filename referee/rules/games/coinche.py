@@ -19,35 +19,20 @@ Avo-k/colver rules survey (see the reference §2.1).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import itemgetter
-from typing import ClassVar, Final, TypeAlias
+from typing import ClassVar, Final
 
 from referee.rules.cards import (
     CARD_NAMES,
-    KING,
     PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_MASKS,
-    SUIT_NAMES,
     SUIT_OF,
     SUITS,
     Card,
     CardSet,
-    card,
     cards_in,
-    parse_card,
 )
-from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
-from referee.rules.errors import (
-    IllegalActionError,
-    InvalidActionError,
-    NotYourTurnError,
-)
 from referee.rules.game import (
     JSON,
-    VERB_BASE,
     Action,
     Announced,
     Deal,
@@ -56,10 +41,8 @@ from referee.rules.game import (
     HandResult,
     MatchState,
     Step,
-    TrickTaken,
 )
 from referee.rules.games.belote_declarations import (
-    COMBO_BY_MASK,
     COMBO_MASKS,
     FR_KINDS,
     co_announceable,
@@ -67,27 +50,58 @@ from referee.rules.games.belote_declarations import (
     co_value,
 )
 from referee.rules.games.belote_family import (
-    ALL_TRUMPS,
     BELOT_PARTNER,
+    CARDS_C,
+    CARDS_D,
+    CARDS_H,
+    CARDS_S,
     KING_QUEEN,
     LAST_TRICK_BONUS,
-    NO_TRUMPS,
     PACK_MASK,
-    RANKS,
 )
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
-from referee.rules.games.belote_play import PlayRules, legal_cards, play_rules, team_tally
+from referee.rules.games.belote_play import legal_cards, play_rules, team_tally
+from referee.rules.games.coinche_notation import (
+    all_actions,
+    contract_json,
+    format_action,
+    parse_action,
+)
+from referee.rules.games.coinche_refusals import illegal, not_your_turn
 from referee.rules.games.coinche_rules import CoincheRules
 from referee.rules.games.coinche_scoring import card_points_table, score
+from referee.rules.games.coinche_state import (
+    ANNOUNCE_BASE,
+    BELOTE_BASE,
+    BID_BASE,
+    CAPOT_LI,
+    COINCHE,
+    DEALERS,
+    GENERALE_LI,
+    LEVEL_NAMES,
+    NEW_CONTRACT,
+    NEW_FIXED,
+    NEW_STATE,
+    NUMERIC_VALUES,
+    PASS,
+    REBELOTE_BASE,
+    SA,
+    STEP,
+    SURCOINCHE,
+    TA,
+    TRICK_TAKEN,
+    CoincheState,
+    Contract,
+    Fixed,
+    auction_cache,
+    bid_code,
+    fast_hands,
+    new_tuple,
+    playable_cards,
+)
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 from referee.rules.tricks import Trick, play
-
-SA: Final = NO_TRUMPS
-TA: Final = ALL_TRUMPS
-DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
-DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "tout atout")
-
 
 __all__ = [  # the game, and the rules, scoring and announcement functions it is made of
     "AUCTION",
@@ -104,36 +118,6 @@ __all__ = [  # the game, and the rules, scoring and announcement functions it is
     "score",
 ]
 
-# -- action codes (cards 0..51 are plays) -----------------------------------------------------
-
-PASS: Final = VERB_BASE
-COINCHE: Final = VERB_BASE + 1
-SURCOINCHE: Final = VERB_BASE + 2
-BID_BASE: Final = VERB_BASE + 3  # + level index * 6 + denomination
-NUMERIC_VALUES: Final = tuple(range(80, 190, 10))  # 80 .. 180
-CAPOT_LI: Final = len(NUMERIC_VALUES)  # 11
-GENERALE_LI: Final = CAPOT_LI + 1  # 12
-N_LEVELS: Final = GENERALE_LI + 1
-ANNOUNCE_BASE: Final = 160  # + combination index
-BELOTE_BASE: Final = 256  # + card
-REBELOTE_BASE: Final = 320  # + card
-
-_VERBS: Final = {"pass": PASS, "coinche": COINCHE, "surcoinche": SURCOINCHE}
-_VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
-_LEVEL_NAMES: Final = {1: "none", 2: "coinche", 4: "surcoinche"}
-
-
-def bid_code(li: int, denom: int) -> Action:
-    """The code of a bid at level index ``li`` (0 = 80 .. 10 = 180, 11 capot, 12 generale)."""
-    return BID_BASE + li * 6 + denom
-
-
-def _li_text(li: int) -> str:
-    return (
-        "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else str(NUMERIC_VALUES[li])
-    )
-
-
 # -- announcements (CO-A1 .. CO-A3: belote_declarations) ----------------------------------
 
 
@@ -146,204 +130,6 @@ combo_value: Final = co_value
 """CO-A1: a combination's points (:func:`belote_declarations.co_value`)."""
 resolve_announcements: Final = co_resolve
 """CO-A3: the announcement contest (:func:`belote_declarations.co_resolve`)."""
-
-
-# -- state ---------------------------------------------------------------------------------------
-
-_CARD_TABLE: Final = tuple(
-    tuple(tuple(card(RANKS[k], s) for k in range(8) if (p >> k) & 1) for p in range(256))
-    for s in SUITS
-)
-"""``_CARD_TABLE[suit][pattern]``: the cards of ``suit`` whose 7..A bits are set in
-``pattern``."""
-_CARDS_C: Final = _CARD_TABLE[0]
-_CARDS_D: Final = _CARD_TABLE[1]
-_CARDS_H: Final = _CARD_TABLE[2]
-_CARDS_S: Final = _CARD_TABLE[3]
-
-
-def _cards(m: CardSet) -> list[Card]:
-    """The cards of a set of the 32-card pack, sorted (a table lookup per suit)."""
-    out: list[Card] = []
-    if m & 0x1FE0:
-        out.extend(_CARD_TABLE[0][(m >> 5) & 0xFF])
-    if m & 0x3FC0000:
-        out.extend(_CARD_TABLE[1][(m >> 18) & 0xFF])
-    if m & 0x7F80000000:
-        out.extend(_CARD_TABLE[2][(m >> 31) & 0xFF])
-    if m & 0xFF00000000000:
-        out.extend(_CARD_TABLE[3][(m >> 44) & 0xFF])
-    return out
-
-
-Auction: TypeAlias = tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]
-"""``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code (-1 for
-none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class _Fixed:
-    """What does not change during a deal: rules, dealer, the cards dealt."""
-
-    rules: CoincheRules
-    dealer: Seat
-    first: Seat
-    start: tuple[CardSet, ...]  # held during the auction
-    full: tuple[CardSet, ...]  # held from the play on (8 cards)
-    pending: CardSet  # dealt after the auction (cards_before_auction < 8)
-    calls: dict[int, tuple[Action, ...]]  # the legal-calls cache for these rules
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class _Contract:
-    """Everything that stays fixed from the play on: the deal (``fx``), the finished auction
-    and the contract with its lookup tables. A play state carries only this one reference for
-    all of it, so a new state per card assigns few fields."""
-
-    fx: _Fixed
-    auc: Auction  # the auction as it ended
-    full: tuple[CardSet, ...]  # fx.full
-    denom: int
-    li: int
-    value: int
-    bidder: Seat
-    level: int
-    play: PlayRules  # what decides the legal cards (CO-P*, with the CO-P3 and CO-P5d variants)
-    power: tuple[tuple[int, ...], ...]  # play.power (POWER[denom])
-    points: tuple[int, ...]
-    belcards: tuple[CardSet, ...]  # per seat: K and Q of each trump suit where it holds both
-
-
-Decl: TypeAlias = tuple[tuple[tuple[Seat, int], ...], tuple[CardSet, ...], CardSet, CardSet]
-"""``(anns, used, bel, rebel)``: announcements as ``(seat, combination)`` in order, the cards
-each seat has used in them, cards played saying belote, cards played saying rebelote."""
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class CoincheState:
-    """One Coinche deal. Treat as immutable: :meth:`Coinche.apply` returns a new one."""
-
-    _fx: _Fixed  # set during the auction only; from the play on it is ct.fx
-    _auc: Auction  # likewise; from the play on it is ct.auc
-    calls: tuple[Action, ...] | None  # auction: the legal calls of to_act once computed
-    phase: int
-    to_act: Seat
-    ct: _Contract | None
-    decl: Decl
-    played: CardSet
-    trick: Trick | None  # the trick in play (the kernel's), None between tricks
-    tricks: tuple[TrickTaken, ...]
-    res: HandResult  # the result, set when first computed (read with getattr)
-    pm: CardSet  # play: the cards to_act may play (computed with the state); else -1
-
-    @property
-    def fx(self) -> _Fixed:
-        """Rules, dealer and the cards dealt."""
-        ct = self.ct
-        return self._fx if ct is None else ct.fx
-
-    @property
-    def auc(self) -> Auction:
-        """The auction so far (as it ended, from the play on)."""
-        ct = self.ct
-        return self._auc if ct is None else ct.auc
-
-    @property
-    def points(self) -> tuple[int, int]:
-        """Card points won per team so far, last ten included."""
-        a, b = team_tally(self.tricks)[0]
-        return a, b
-
-    @property
-    def won(self) -> tuple[int, int, int, int]:
-        """Tricks won per seat so far."""
-        w = [0, 0, 0, 0]
-        for t in self.tricks:
-            w[t.winner] += 1
-        return w[0], w[1], w[2], w[3]
-
-    def copy(self) -> CoincheState:
-        """A shallow copy (every field is immutable)."""
-        s = _NEW_STATE(CoincheState)
-        s.ct = ct = self.ct
-        if ct is None:
-            s._fx = self._fx
-            s._auc = self._auc
-        s.calls = None
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.decl = self.decl
-        s.played = self.played
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.pm = self.pm
-        return s
-
-    def hand(self, seat: Seat) -> CardSet:
-        """The cards ``seat`` holds now."""
-        ct = self.ct
-        if ct is not None:
-            return ct.full[seat] & ~self.played
-        return self._fx.start[seat]
-
-    def __repr__(self) -> str:
-        return f"<CoincheState phase={Phase(self.phase).name} to_act={self.to_act}>"
-
-
-_NEW_STATE: Final = CoincheState.__new__
-_NEW_FIXED: Final = _Fixed.__new__
-_NEW_CONTRACT: Final = _Contract.__new__
-"""Allocators: ``_NEW_STATE(CoincheState)`` is a bare instance whose fields the caller sets
-(``object.__new__`` from source; compiled, the class's own allocator)."""
-_step: Final = tuple.__new__
-_Step: Final = Step
-_TrickTaken: Final = TrickTaken
-"""``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
-
-
-def _auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
-    key = (rules.max_bid, rules.generale, rules.ranked_denominations)
-    cache = _AUCTION_CACHES.get(key)
-    if cache is None:
-        cache = _AUCTION_CACHES[key] = {}
-    return cache
-
-
-def _deal_order(dealer: Seat) -> tuple[tuple[int, ...], ...]:
-    """Per seat, the pack positions of its 8 cards: packets of 3, 2, 3 from ``dealer + 1``."""
-    got: list[list[int]] = [[], [], [], []]
-    i = 0
-    for size in (3, 2, 3):
-        for k in range(1, 5):
-            got[(dealer + k) % 4].extend(range(i, i + size))
-            i += size
-    return tuple(tuple(h) for h in got)
-
-
-_DEALERS: Final = tuple(
-    tuple(itemgetter(*positions) for positions in _deal_order(d)) for d in range(4)
-)
-"""``_DEALERS[dealer][seat](pack)``: the cards ``seat`` receives, in the order received."""
-
-_AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
-"""Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
-
-def _fast_hands(deal: Deal) -> list[CardSet] | None:
-    """The hands as sets when ``deal`` is a well-formed 8-card deal, else ``None`` (then
-    :func:`check_deal` says what is wrong)."""
-    if deal.stock or len(deal.hands) != 4:
-        return None
-    out = []
-    union = 0
-    for h in deal.hands:
-        if len(h) != 8:
-            return None
-        m = 0
-        for c in h:
-            m |= 1 << c
-        out.append(m)
-        union |= m
-    return out if union == PACK_MASK else None
 
 
 # -- the game ------------------------------------------------------------------------------------
@@ -366,7 +152,7 @@ class Coinche(BeloteGame):
         """8 cards each in packets of 3, 2, 3 from ``dealer + 1`` (CO-D2), in the order
         received."""
         if len(pack) >= 32 and 0 <= dealer < 4:
-            g0, g1, g2, g3 = _DEALERS[dealer]
+            g0, g1, g2, g3 = DEALERS[dealer]
             return Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
         got: list[list[Card]] = [[], [], [], []]
         i = 0
@@ -379,11 +165,11 @@ class Coinche(BeloteGame):
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
         k = rules.cards_before_auction
-        fx = _NEW_FIXED(_Fixed)
+        fx = NEW_FIXED(Fixed)
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        fx.calls = _auction_cache(rules)
+        fx.calls = auction_cache(rules)
         if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):
             start = check_deal(deal, PACK_32, (k, k, k, k), 4 * (8 - k), "coinche")
             full = list(start)
@@ -391,7 +177,7 @@ class Coinche(BeloteGame):
                 for c in deal.stock[i * (8 - k) : (i + 1) * (8 - k)]:
                     full[(dealer + 1 + i) % 4] |= 1 << c
         else:
-            fast = _fast_hands(deal)
+            fast = fast_hands(deal)
             full = (
                 fast if fast is not None else check_deal(deal, PACK_32, (8, 8, 8, 8), 0, "coinche")
             )
@@ -399,7 +185,7 @@ class Coinche(BeloteGame):
         fx.full = tuple(full)
         fx.start = tuple(start)
         fx.pending = sum(full) - sum(start)
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s._fx = fx
         s.phase = AUCTION
         s.to_act = fx.first
@@ -437,14 +223,14 @@ class Coinche(BeloteGame):
             played |= 1 << c
         rest = PACK_MASK & ~sum(full)
         full[0] |= rest
-        fx = _NEW_FIXED(_Fixed)
+        fx = NEW_FIXED(Fixed)
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + 1) % 4
-        fx.calls = _auction_cache(rules)
+        fx.calls = auction_cache(rules)
         fx.full = fx.start = tuple(full)
         fx.pending = 0
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s._fx = fx
         s._auc = ((), code, bidder, 1, 3)
         s.calls = None
@@ -454,7 +240,7 @@ class Coinche(BeloteGame):
         s.played = 0
         s.trick = None
         ct = self._start_play(s).state.ct  # the contract the auction formed
-        assert isinstance(ct, _Contract)
+        assert isinstance(ct, Contract)
         s.played = played | rest
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
@@ -472,10 +258,10 @@ class Coinche(BeloteGame):
         if phase == PLAY:
             pm = state.pm
             out = [
-                *_CARDS_C[(pm >> 5) & 0xFF],
-                *_CARDS_D[(pm >> 18) & 0xFF],
-                *_CARDS_H[(pm >> 31) & 0xFF],
-                *_CARDS_S[(pm >> 44) & 0xFF],
+                *CARDS_C[(pm >> 5) & 0xFF],
+                *CARDS_D[(pm >> 18) & 0xFF],
+                *CARDS_H[(pm >> 31) & 0xFF],
+                *CARDS_S[(pm >> 44) & 0xFF],
             ]
             ct = state.ct
             assert ct is not None
@@ -525,14 +311,9 @@ class Coinche(BeloteGame):
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _playable(self, s: CoincheState, ct: _Contract) -> CardSet:
+    def _playable(self, s: CoincheState, ct: Contract) -> CardSet:
         """CO-P1 .. CO-P6: the cards the seat to act may play."""
-        seat = s.to_act
-        hand = ct.full[seat] & ~s.played
-        trick = s.trick
-        if trick is None:
-            return hand  # CO-P1
-        return legal_cards(ct.play, hand, seat, trick.led, trick.best, trick.winner)
+        return playable_cards(s, ct)
 
     def _announcements(self, s: CoincheState, seat: Seat) -> list[Action]:
         """CO-A1, CO-A2: combinations still open to ``seat`` during trick 1."""
@@ -560,11 +341,11 @@ class Coinche(BeloteGame):
         if ct is None or state.phase != PLAY or seat != state.to_act or not 0 <= action < 64:
             return self._apply_other(state, seat, action)
         if not (state.pm >> action) & 1:
-            raise self._illegal(state, seat, action)
+            raise illegal(state, seat, action)
         # play the card (CO-C3); the new state comes with the next seat's playable cards (pm)
         c = action
         facts: tuple[Fact, ...] = ()
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s.ct = ct
         played = s.played = state.played | (1 << c)
         s.decl = state.decl
@@ -581,7 +362,7 @@ class Coinche(BeloteGame):
                 if n == 8:
                     tpts += LAST_TRICK_BONUS
                 plays = ((lead, c0), ((lead + 1) & 3, c1), ((lead + 2) & 3, c2), (seat, c3))
-                taken = _step(_TrickTaken, (n, plays, win_seat, tpts))
+                taken = new_tuple(TRICK_TAKEN, (n, plays, win_seat, tpts))
                 s.tricks = (*tricks, taken)
                 s.trick = None
                 s.to_act = win_seat
@@ -591,10 +372,10 @@ class Coinche(BeloteGame):
                     return Step(s, (taken, HandEnded(self.result(s))))
                 s.phase = PLAY
                 s.pm = ct.full[win_seat] & ~played  # CO-P1
-                return _step(_Step, (s, (taken,)))
+                return new_tuple(STEP, (s, (taken,)))
         else:
             led, win_seat, win_card = SUIT_OF[c], seat, c
-            trick = _step(Trick, (seat, (c,), led, seat, c))
+            trick = new_tuple(Trick, (seat, (c,), led, seat, c))
             if len(state.tricks) == 1 and state.decl[0]:
                 facts = (self._reveal(state, ct),)
         s.trick = trick
@@ -603,7 +384,7 @@ class Coinche(BeloteGame):
         nxt = s.to_act = (seat + 1) & 3
         # the next seat's playable cards (CO-P2 .. CO-P6)
         s.pm = legal_cards(ct.play, ct.full[nxt] & ~played, nxt, led, win_card, win_seat)
-        return _step(_Step, (s, facts))
+        return new_tuple(STEP, (s, facts))
 
     def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
         """Everything but a plain card play by the seat to act: calls, announcements,
@@ -618,16 +399,16 @@ class Coinche(BeloteGame):
                 and COINCHE in self._calls(state, seat)
             ):
                 return self._auction(state, seat, action)
-            raise self._not_your_turn(state, seat, action)
+            raise not_your_turn(state, seat, action)
         if phase == AUCTION:
             calls = state.calls
             if calls is None:
                 calls = state.calls = self._calls(state, seat)
             if action not in calls:
-                raise self._illegal(state, seat, action)
+                raise illegal(state, seat, action)
             return self._auction(state, seat, action)
         if action not in self.legal_actions(state):
-            raise self._illegal(state, seat, action)
+            raise illegal(state, seat, action)
         assert ct is not None
         if action >= BELOTE_BASE:  # CO-A4: the card is played saying belote or rebelote
             anns, used, bel, rebel = state.decl
@@ -641,7 +422,7 @@ class Coinche(BeloteGame):
                 fact = Announced("belote", {"seat": seat, "card": CARD_NAMES[c]})
                 said.decl = (anns, used, bel | (1 << c), rebel)
             step = self.apply(said, seat, c)
-            return _step(_Step, (step.state, (fact, *step.facts)))
+            return new_tuple(STEP, (step.state, (fact, *step.facts)))
         # announce: the kind is public now, the cards when trick 2 starts (CO-A2)
         index = action - ANNOUNCE_BASE
         s = state.copy()
@@ -652,7 +433,7 @@ class Coinche(BeloteGame):
         return Step(s, (Announced("announce", {"seat": seat, "kind": combo_kind(index)}),))
 
     def _auction(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s._fx = state._fx
         s.calls = None
         s.ct = None
@@ -673,7 +454,7 @@ class Coinche(BeloteGame):
                 return Step(s, (HandEnded(self.result(s)),))
             if top >= 0 and passes == 3:  # CO-B6b
                 return self._start_play(s)
-            return _step(_Step, (s, ()))
+            return new_tuple(STEP, (s, ()))
         if action == COINCHE:  # CO-B4
             s._auc = (calls, top, bidder, 2, 0)
             return Step(s, (Announced("coinche", {"seat": seat}),))
@@ -688,7 +469,7 @@ class Coinche(BeloteGame):
         r = s._fx.rules
         _, top, bidder, level, _ = s._auc
         li, denom = divmod(top - BID_BASE, 6)
-        ct = _NEW_CONTRACT(_Contract)
+        ct = NEW_CONTRACT(Contract)
         ct.fx = s._fx
         ct.auc = s._auc
         ct.full = s._fx.full
@@ -724,10 +505,10 @@ class Coinche(BeloteGame):
         # the first hand leads whoever won the auction (§0.1, CO-D3)
         first = s.to_act = ct.fx.first
         s.pm = ct.full[first] & ~s.played  # CO-P1
-        fact = Announced("contract", self._contract_json(ct))
+        fact = Announced("contract", contract_json(ct))
         return Step(s, (*facts, fact))
 
-    def _reveal(self, state: CoincheState, ct: _Contract) -> Announced:
+    def _reveal(self, state: CoincheState, ct: Contract) -> Announced:
         """CO-A2: the announcements are shown and resolved as trick 2 starts."""
         r = state.fx.rules
         anns = state.decl[0]
@@ -790,7 +571,7 @@ class Coinche(BeloteGame):
             all_tricks=all_tricks,
         )
         detail: dict[str, JSON] = {
-            "contract": self._contract_json(ct),
+            "contract": contract_json(ct),
             "made": made,
             "tricks": list(tricks),
             "card_points": card,
@@ -806,16 +587,6 @@ class Coinche(BeloteGame):
             if (state.fx.full[seat] >> c) & 1:
                 return seat
         raise AssertionError(c)
-
-    def _contract_json(self, ct: _Contract) -> dict[str, JSON]:
-        return {
-            "bid": _BID_TEXT[bid_code(ct.li, ct.denom)],
-            "value": ct.value,
-            "denomination": DENOM_NAMES[ct.denom],
-            "bidder": ct.bidder,
-            "team": ct.bidder & 1,
-            "coinche": _LEVEL_NAMES[ct.level],
-        }
 
     # -- views --------------------------------------------------------------------------------
 
@@ -838,8 +609,8 @@ class Coinche(BeloteGame):
             "calls": [{"seat": p, "action": self.format_action(a)} for p, a in calls],
             "standing_bid": self.format_action(top)[4:] if top >= 0 else None,
             "bidder": bidder if bidder >= 0 else None,
-            "coinche": _LEVEL_NAMES[level],
-            "contract": self._contract_json(ct) if ct is not None else None,
+            "coinche": LEVEL_NAMES[level],
+            "contract": contract_json(ct) if ct is not None else None,
             "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick.plays()]
             if trick is not None
@@ -881,93 +652,13 @@ class Coinche(BeloteGame):
     # -- notation -------------------------------------------------------------------------------
 
     def parse_action(self, text: str) -> Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a Coinche action (pass, bid:<value><denomination>, "
-                    "coinche, surcoinche, announce:<cards>, play:<card>, belote:<card>, "
-                    "rebelote:<card>)"
-                )
-            return code
-        if verb == "play":
-            c = parse_card(arg)
-            if not (PACK_MASK >> c) & 1:
-                raise InvalidActionError(f"{arg!r} is not in the Coinche pack (7 to ace)")
-            return c
-        if verb in ("belote", "rebelote"):
-            c = parse_card(arg)
-            if RANK_OF[c] not in (KING, QUEEN):
-                raise InvalidActionError(
-                    f"{text!r}: {verb} is said with the king or queen of trumps (CO-A4)"
-                )
-            return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
-        if verb == "bid":
-            return self._parse_bid(text, arg)
-        if verb == "announce":
-            m = 0
-            parts = arg.split(",")
-            for part in parts:
-                m |= 1 << parse_card(part)
-            index = COMBO_BY_MASK.get(m)
-            if index is None or m.bit_count() != len(parts):
-                raise InvalidActionError(
-                    f"{text!r} is not an announcement: give the cards of a sequence of 3 or more "
-                    "in one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H "
-                    "(CO-A1)"
-                )
-            return ANNOUNCE_BASE + index
-        raise InvalidActionError(f"{text!r} is not a Coinche action: unknown verb {verb!r}")
-
-    def _parse_bid(self, text: str, arg: str) -> Action:
-        up = arg.upper()
-        for d in (4, 5, 0, 1, 2, 3):  # the two-letter denominations first
-            name = DENOM_NAMES[d]
-            if up.endswith(name):
-                value = up[: -len(name)]
-                break
-        else:
-            raise InvalidActionError(
-                f"{text!r}: a bid ends with its denomination C, D, H, S, SA or TA, e.g. bid:80H"
-            )
-        if value == "CAPOT":
-            return bid_code(CAPOT_LI, d)
-        if value == "GENERALE":
-            return bid_code(GENERALE_LI, d)
-        if value.isdigit() and int(value) in NUMERIC_VALUES and value[0] != "0":
-            return bid_code(NUMERIC_VALUES.index(int(value)), d)
-        raise InvalidActionError(
-            f"{text!r}: a bid's value is 80, 90, ... 180, capot or generale (CO-B1)"
-        )
+        return parse_action(text)
 
     def format_action(self, action: Action) -> str:
-        if 0 <= action < VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if action >= REBELOTE_BASE:
-            return "rebelote:" + CARD_NAMES[action - REBELOTE_BASE]
-        if action >= BELOTE_BASE:
-            return "belote:" + CARD_NAMES[action - BELOTE_BASE]
-        if action >= ANNOUNCE_BASE:
-            m = COMBO_MASKS[action - ANNOUNCE_BASE]
-            return "announce:" + ",".join(CARD_NAMES[c] for c in cards_in(m))
-        if action >= BID_BASE:
-            li, d = divmod(action - BID_BASE, 6)
-            return f"bid:{_li_text(li)}{DENOM_NAMES[d]}"
-        return _VERB_NAMES[action]
+        return format_action(action)
 
     def all_actions(self) -> list[Action]:
-        kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
-        return sorted(
-            [
-                *PACK_32,
-                *_VERBS.values(),
-                *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
-                *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
-                *(BELOTE_BASE + c for c in kq),
-                *(REBELOTE_BASE + c for c in kq),
-            ]
-        )
+        return all_actions()
 
     def card_locations(self, state: CoincheState) -> dict[str, CardSet]:
         where = {f"hand{p}": state.hand(p) for p in range(4)}
@@ -993,167 +684,5 @@ class Coinche(BeloteGame):
             winner=(0 if a > b else 1 if b > a else None) if over else None,
         )
 
-    # -- errors -------------------------------------------------------------------------------
-
-    def _not_your_turn(self, state: CoincheState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self._text(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "CO-B6")
-        rule = (
-            "CO-B4"
-            if action == COINCHE and state.phase == AUCTION
-            else ("CO-D3" if state.phase == AUCTION else "CO-C3")
-        )
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-        )
-
-    def _illegal(self, state: CoincheState, seat: Seat, action: Action) -> IllegalActionError:
-        """Explain why ``action`` is refused, naming the rule."""
-        if action not in _ALL_ACTIONS:
-            return IllegalActionError(f"action code {action} is not a Coinche action", "CO-B1")
-        text = self.format_action(action)
-        if state.phase == AUCTION:
-            return self._illegal_call(state, seat, action, text)
-        ct = state.ct
-        assert ct is not None
-        if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
-            return IllegalActionError(
-                f"{text!r}: the auction is over; the contract is {self._contract_json(ct)['bid']}",
-                "CO-B6",
-            )
-        hand = state.fx.full[seat] & ~state.played
-        if ANNOUNCE_BASE <= action < BELOTE_BASE:
-            m = COMBO_MASKS[action - ANNOUNCE_BASE]
-            if state.tricks:
-                return IllegalActionError(
-                    f"{text!r}: announcements are made with your card to trick 1", "CO-A2"
-                )
-            if hand & m != m:
-                missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
-                return IllegalActionError(f"{text!r}: you do not hold {missing}", "CO-A2")
-            return IllegalActionError(
-                f"{text!r}: a card may be used in one announcement only", "CO-A2"
-            )
-        c = action % 64
-        if not (hand >> c) & 1:
-            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "CO-P1")
-        if action >= BELOTE_BASE:
-            pair = KING_QUEEN[SUIT_OF[c]]
-            if not ct.belcards[seat] & pair:
-                return IllegalActionError(
-                    f"{text!r}: belote is the king and queen of a trump suit, both dealt to you",
-                    "CO-A4",
-                )
-            if (self._playable(state, ct) >> c) & 1:
-                if action >= REBELOTE_BASE:
-                    return IllegalActionError(
-                        f"{text!r}: rebelote goes with the second of the pair, after belote "
-                        "with the first",
-                        "CO-A4",
-                    )
-                return IllegalActionError(
-                    f"{text!r}: belote is said with the first of the pair; this is the second",
-                    "CO-A4",
-                )
-        return self._illegal_card(state, seat, c, hand, ct, text)
-
-    def _illegal_card(
-        self, s: CoincheState, seat: Seat, c: Card, hand: CardSet, ct: _Contract, text: str
-    ) -> IllegalActionError:
-        legal = " ".join(CARD_NAMES[x] for x in cards_in(self._playable(s, ct)))
-        trick = s.trick
-        assert trick is not None
-        led, win_card = trick.led, trick.best
-        d = ct.denom
-        if hand & SUIT_MASKS[led] and SUIT_OF[c] != led:
-            return IllegalActionError(
-                f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {legal}",
-                "CO-P2",
-            )
-        if d == TA or led == d:
-            return IllegalActionError(
-                f"{text!r}: must beat {CARD_NAMES[win_card]} when {SUIT_NAMES[led]} are led "
-                f"{'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
-                f"play one of {legal}",
-                "CO-P3",
-            )
-        if SUIT_OF[win_card] != d:
-            return IllegalActionError(
-                f"{text!r}: void in {SUIT_NAMES[led]} with the opponents winning, you must trump:"
-                f" play one of {legal}",
-                "CO-P5",
-            )
-        return IllegalActionError(
-            f"{text!r}: an opponent's {CARD_NAMES[win_card]} is winning: you must overtrump if"
-            f" you can, else play a lower trump: play one of {legal}",
-            "CO-P5",
-        )
-
-    def _illegal_call(
-        self, state: CoincheState, seat: Seat, action: Action, text: str
-    ) -> IllegalActionError:
-        r = state.fx.rules
-        _, top, bidder, level, _ = state.auc
-        if action < VERB_BASE or action >= ANNOUNCE_BASE:
-            what = (
-                "cards are played"
-                if action < VERB_BASE or action >= BELOTE_BASE
-                else ("announcements are made")
-            )
-            return IllegalActionError(
-                f"{text!r}: the auction is running; {what} after it "
-                "(call pass, bid:<value><denomination>, coinche or surcoinche)",
-                "CO-B1",
-            )
-        same_team = top >= 0 and (seat - bidder) % 2 == 0
-        if action == COINCHE:
-            if top < 0:
-                return IllegalActionError("'coinche': there is no bid to coinche", "CO-B4")
-            if same_team:
-                return IllegalActionError(
-                    "'coinche': only the opponents of the standing bid may coinche", "CO-B4"
-                )
-            if level > 1:
-                return IllegalActionError("'coinche': the bid is already coinched", "CO-B4")
-            return IllegalActionError(
-                "'coinche': a capot bid may not be coinched under these rules "
-                "(capot_doublable is off)",
-                "CO-B8",
-            )
-        if action == SURCOINCHE:
-            if level != 2:
-                return IllegalActionError(
-                    "'surcoinche': only a coinched bid may be surcoinched", "CO-B5"
-                )
-            return IllegalActionError(
-                "'surcoinche': only the coinched team may surcoinche", "CO-B5"
-            )
-        li = (action - BID_BASE) // 6
-        if level > 1:
-            return IllegalActionError(
-                f"{text!r}: the auction is frozen by the coinche; pass"
-                + (" or surcoinche" if same_team else ""),
-                "CO-B4",
-            )
-        if li == GENERALE_LI and not r.generale:
-            return IllegalActionError(
-                f"{text!r}: the generale is not played under these rules", "CO-B1"
-            )
-        if CAPOT_LI > li > (r.max_bid - 80) // 10:
-            return IllegalActionError(
-                f"{text!r}: numeric bids go up to {r.max_bid}, then capot", "CO-B2"
-            )
-        standing = self.format_action(top)[4:]
-        return IllegalActionError(
-            f"{text!r}: a bid must be higher than the standing {standing}", "CO-B2"
-        )
-
 
 GAME: Final = Coinche()
-_BID_TEXT: Final = {
-    code: GAME.format_action(code)[4:]
-    for code in (bid_code(li, d) for li in range(N_LEVELS) for d in range(6))
-}
-"""The text of each bid (``"80H"``, ``"capotTA"``)."""
-_ALL_ACTIONS: Final = frozenset(GAME.all_actions())
