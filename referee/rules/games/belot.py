@@ -36,14 +36,6 @@ from referee.rules.game import (
     TrickTaken,
     cards_taken,
 )
-from referee.rules.games.belot_notation import (
-    DECL_NAMES,
-    all_actions,
-    decl_cards,
-    format_action,
-    parse_action,
-)
-from referee.rules.games.belot_refusals import illegal, not_your_turn
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belot_state import (
@@ -73,6 +65,15 @@ from referee.rules.games.belot_state import (
     playable_cards,
     resolve_declarations,
 )
+from referee.rules.games.belot_text import (
+    DECL_NAMES,
+    all_actions,
+    decl_cards,
+    format_action,
+    illegal,
+    not_your_turn,
+    parse_action,
+)
 from referee.rules.games.belote_declarations import bg_declarable
 from referee.rules.games.belote_family import (
     CARDS_C,
@@ -82,7 +83,7 @@ from referee.rules.games.belote_family import (
     LAST_TRICK_BONUS,
     NO_TRUMPS,
 )
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import legal_cards, team_tally
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
@@ -112,6 +113,7 @@ class Belot(BeloteGame):
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
+    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
@@ -508,17 +510,6 @@ class Belot(BeloteGame):
             for who, code in state.decls
         ]
         return out
-
-    # -- notation --------------------------------------------------------------------------
-
-    def parse_action(self, text: str) -> Action:
-        return parse_action(text)
-
-    def format_action(self, action: Action) -> str:
-        return format_action(action)
-
-    def all_actions(self) -> list[Action]:
-        return all_actions()
 
     def card_locations(self, state: BelotState) -> dict[str, CardSet]:
         where = {f"hand{s}": state.hand(s) for s in range(4)}

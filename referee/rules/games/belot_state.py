@@ -187,6 +187,7 @@ _BELOT_CARDS: Final = tuple(
 )
 """Per mode, the cards that can carry a belot (BG-A7)."""
 
+
 def make_ctx(
     rules: BelotRules,
     dealer: Seat,

@@ -8,10 +8,12 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 from __future__ import annotations
 
 import enum
-from typing import ClassVar, Final, Protocol
+from collections.abc import Callable, Mapping
+from typing import ClassVar, Final, NamedTuple, Protocol, TypeAlias
 
-from referee.rules.cards import PACK_32, Card
+from referee.rules.cards import KING, PACK_32, QUEEN, RANK_OF, Card, parse_card
 from referee.rules.compiled import mypyc_attr
+from referee.rules.errors import InvalidActionError
 from referee.rules.game import Action
 from referee.rules.seats import Seat
 
@@ -41,6 +43,50 @@ class Dealing(Protocol):
     def to_act(self) -> Seat: ...
 
 
+class Notation(NamedTuple):
+    """How a game reads and writes its actions (``docs/hand-record.md``)."""
+
+    parse: Callable[[str], Action]
+    format: Callable[[Action], str]
+    every: Callable[[], list[Action]]
+    """All the game's action codes, sorted."""
+
+
+Reader: TypeAlias = Callable[[str, str, str], Action]
+"""Reads the argument of one verb: ``reader(text, verb, argument)``."""
+
+
+def read_action(
+    text: str, game: str, usage: str, verbs: Mapping[str, Action], readers: Mapping[str, Reader]
+) -> Action:
+    """Read ``text``: a bare verb of ``verbs``, or ``verb:argument`` read by ``readers[verb]``.
+
+    :raises InvalidActionError: for anything else, naming the ``game`` and its ``usage``.
+    """
+    verb, sep, arg = text.partition(":")
+    if not sep:
+        code = verbs.get(text)
+        if code is None:
+            raise InvalidActionError(f"{text!r} is not a {game} action ({usage})")
+        return code
+    reader = readers.get(verb)
+    if reader is None:
+        raise InvalidActionError(f"{text!r} is not a {game} action: unknown verb {verb!r}")
+    return reader(text, verb, arg)
+
+
+def read_king_or_queen(text: str, arg: str, why: str) -> Card:
+    """The card ``arg`` names, which must be a king or a queen (the belot / belote pair,
+    BG-A7, CO-A4).
+
+    :raises InvalidActionError: quoting ``text`` and saying ``why`` otherwise.
+    """
+    c = parse_card(arg)
+    if RANK_OF[c] not in (KING, QUEEN):
+        raise InvalidActionError(f"{text!r}: {why}")
+    return c
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class BeloteGame:
     """The base of :class:`~referee.rules.games.belot.Belot` and
@@ -50,6 +96,8 @@ class BeloteGame:
     partnerships: ClassVar[bool] = True
     match_length: ClassVar[str] = "target_score"
     pack: ClassVar[tuple[Card, ...]] = PACK_32
+    notation: ClassVar[Notation]
+    """The game's notation (its parse_action, format_action and all_actions)."""
 
     def current_seat(self, state: Dealing) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -57,9 +105,14 @@ class BeloteGame:
     def is_terminal(self, state: Dealing) -> bool:
         return state.phase == OVER
 
+    def parse_action(self, text: str) -> Action:
+        return self.notation.parse(text)
+
     def format_action(self, action: Action) -> str:
-        """The action in record notation (each game says how)."""
-        raise NotImplementedError
+        return self.notation.format(action)
+
+    def all_actions(self) -> list[Action]:
+        return self.notation.every()
 
     def _text(self, action: Action) -> str:
         """The action's notation for a message, or its code if it is no action of the game."""

@@ -21,15 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
-from referee.rules.cards import (
-    CARD_NAMES,
-    PACK_32,
-    SUIT_OF,
-    SUITS,
-    Card,
-    CardSet,
-    cards_in,
-)
+from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, SUITS, Card, CardSet, cards_in
 from referee.rules.dealing import check_deal
 from referee.rules.game import (
     JSON,
@@ -59,15 +51,8 @@ from referee.rules.games.belote_family import (
     LAST_TRICK_BONUS,
     PACK_MASK,
 )
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Phase
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import legal_cards, play_rules, team_tally
-from referee.rules.games.coinche_notation import (
-    all_actions,
-    contract_json,
-    format_action,
-    parse_action,
-)
-from referee.rules.games.coinche_refusals import illegal, not_your_turn
 from referee.rules.games.coinche_rules import CoincheRules
 from referee.rules.games.coinche_scoring import card_points_table, score
 from referee.rules.games.coinche_state import (
@@ -98,6 +83,14 @@ from referee.rules.games.coinche_state import (
     fast_hands,
     new_tuple,
     playable_cards,
+)
+from referee.rules.games.coinche_text import (
+    all_actions,
+    contract_json,
+    format_action,
+    illegal,
+    not_your_turn,
+    parse_action,
 )
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
@@ -144,6 +137,7 @@ class Coinche(BeloteGame):
     title: ClassVar[str] = "Coinche (Belote contrée)"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
+    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
@@ -646,19 +640,6 @@ class Coinche(BeloteGame):
                 self._ann_json(p, i, state.ct.denom, state.fx.rules) for p, i in state.decl[0]
             ]
         return out
-
-        return out
-
-    # -- notation -------------------------------------------------------------------------------
-
-    def parse_action(self, text: str) -> Action:
-        return parse_action(text)
-
-    def format_action(self, action: Action) -> str:
-        return format_action(action)
-
-    def all_actions(self) -> list[Action]:
-        return all_actions()
 
     def card_locations(self, state: CoincheState) -> dict[str, CardSet]:
         where = {f"hand{p}": state.hand(p) for p in range(4)}

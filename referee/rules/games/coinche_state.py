@@ -222,6 +222,7 @@ DEALERS: Final = tuple(
 AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
 """Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
 
+
 def fast_hands(deal: Deal) -> list[CardSet] | None:
     """The hands as sets when ``deal`` is a well-formed 8-card deal, else ``None`` (then
     :func:`check_deal` says what is wrong)."""

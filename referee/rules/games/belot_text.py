@@ -1,24 +1,135 @@
-"""Why Bulgarian Belot refuses an action: a message that names the rule (BG-*)."""
+"""Bulgarian Belot in words: the record notation of its calls, declarations and cards (read and
+written), and the refusals, each naming the BG rule that forbids the action."""
 
 from __future__ import annotations
 
-from referee.rules.cards import CARD_NAMES, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card, CardSet, cards_in
-from referee.rules.errors import IllegalActionError, NotYourTurnError
+from typing import Final
+
+from referee.rules.cards import (
+    CARD_NAMES,
+    KING,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    Card,
+    CardSet,
+    cards_in,
+    parse_card,
+)
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belot_notation import format_action, known
 from referee.rules.games.belot_state import (
+    ALL_DECLARATIONS,
     BELOT_BASE,
     BID_BASE,
     CONTRA,
     DECL_MASK,
+    DECLARE_BASE,
+    MODE_NAMES,
     MODE_TITLES,
     RECONTRA,
+    VERB_NAMES,
+    VERBS,
     BelotState,
     playable_cards,
 )
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
-from referee.rules.games.belote_game import AUCTION, OVER
+from referee.rules.games.belote_game import (
+    AUCTION,
+    OVER,
+    Reader,
+    read_action,
+    read_king_or_queen,
+)
 from referee.rules.seats import Seat
+
+
+def _read_belot(text: str, verb: str, arg: str) -> Action:
+    return BELOT_BASE + read_king_or_queen(text, arg, "a belot is announced with a king or queen")
+
+
+def _read_bid(text: str, verb: str, arg: str) -> Action:
+    key = arg.upper()
+    if key not in MODE_NAMES or arg != arg.strip():
+        raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
+    return BID_BASE + MODE_NAMES.index(key)
+
+
+def _read_declaration(text: str, verb: str, arg: str) -> Action:
+    m = 0
+    for part in arg.split(","):
+        c = parse_card(part)
+        if (m >> c) & 1:
+            raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
+        m |= 1 << c
+    declared = _DECL_BY_MASK.get(m)
+    if declared is None:
+        raise InvalidActionError(
+            f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
+            "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
+        )
+    return declared
+
+
+_READERS: Final[dict[str, Reader]] = {
+    "play": lambda text, verb, arg: parse_card(arg),
+    "belot": _read_belot,
+    "bid": _read_bid,
+    "declare": _read_declaration,
+}
+_USAGE: Final = (
+    "pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, belot:<card>"
+)
+
+
+def parse_action(text: str) -> Action:
+    """A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
+    return read_action(text, "Belot", _USAGE, VERBS, _READERS)
+
+
+def format_action(action: Action) -> str:
+    if 0 <= action < VERB_BASE:
+        return "play:" + CARD_NAMES[action]
+    if BELOT_BASE <= action < BELOT_BASE + 52:
+        return "belot:" + CARD_NAMES[action - BELOT_BASE]
+    if action in DECL_MASK:
+        return "declare:" + ",".join(CARD_NAMES[c] for c in decl_cards(action))
+    if BID_BASE <= action < BID_BASE + 6:
+        return "bid:" + MODE_NAMES[action - BID_BASE]
+    return VERB_NAMES[action]
+
+
+def all_actions() -> list[Action]:
+    belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+    return sorted(
+        [*PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots, *ALL_DECLARATIONS]
+    )
+
+
+
+def known(action: Action) -> bool:
+    """Whether ``action`` is an action code of the game."""
+    try:
+        format_action(action)
+    except (KeyError, IndexError):
+        return False
+    return True
+
+
+def decl_cards(code: Action) -> tuple[Card, ...]:
+    return COMBO_CARDS[code - DECLARE_BASE]
+
+
+_DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
+DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in decl_cards(code)) for code in DECL_MASK}
+"""The names of the cards of each declaration code."""
+
+
+# -- refusals -------------------------------------------------------------------------------------
 
 
 def not_your_turn(state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
@@ -28,6 +139,7 @@ def not_your_turn(state: BelotState, seat: Seat, action: Action) -> NotYourTurnE
     return NotYourTurnError(
         f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
     )
+
 
 def illegal(state: BelotState, action: Action) -> IllegalActionError:
     """Explain why ``action`` is refused, naming the rule."""
@@ -51,6 +163,7 @@ def illegal(state: BelotState, action: Action) -> IllegalActionError:
     return IllegalActionError(
         f"{text!r}: the auction is over; play a card (play:<card>)", "BG-B6"
     )
+
 
 def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionError:
     top = state.contract
@@ -97,6 +210,7 @@ def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionE
     )
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
+
 def illegal_card(
     state: BelotState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
 ) -> IllegalActionError:
@@ -128,6 +242,7 @@ def illegal_card(
         "BG-P5",
     )
 
+
 def illegal_belot(
     state: BelotState, hand: CardSet, c: Card, text: str
 ) -> IllegalActionError:
@@ -149,6 +264,7 @@ def illegal_belot(
         "not on a discard",
         "BG-A7",
     )
+
 
 def illegal_declaration(
     state: BelotState, seat: Seat, hand: CardSet, code: Action, text: str
