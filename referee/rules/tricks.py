@@ -166,12 +166,14 @@ def trick_tables(
 # -- the trick ------------------------------------------------------------------------------
 
 _new_tuple: Final = tuple.__new__
-"""``_new_tuple(Trick, fields)``: a Trick without the NamedTuple constructor's call."""
+_TRICK: Final = Trick
+"""``_new_tuple(_TRICK, fields)``: a Trick without the NamedTuple constructor's call (``Final``
+names: compiled code reads them as constants, not from the module's dict)."""
 
 
 def lead(tables: TrickTables, seat: Seat, c: Card) -> Trick:
     """A trick that ``seat`` leads with ``c``."""
-    return _new_tuple(Trick, (seat, (c,), tables.suit_of[c], seat, c))
+    return _new_tuple(_TRICK, (seat, (c,), tables.suit_of[c], seat, c))
 
 
 def play(trick: Trick, power: tuple[int, ...], seat: Seat, c: Card) -> Trick:
@@ -179,8 +181,8 @@ def play(trick: Trick, power: tuple[int, ...], seat: Seat, c: Card) -> Trick:
     card of the highest power wins (a later equal card does not beat it)."""
     leader, cards, led, winner, best = trick
     if power[c] > power[best]:
-        return _new_tuple(Trick, (leader, (*cards, c), led, seat, c))
-    return _new_tuple(Trick, (leader, (*cards, c), led, winner, best))
+        winner, best = seat, c
+    return _new_tuple(_TRICK, (leader, cards + (c,), led, winner, best))  # noqa: RUF005 (cheaper)
 
 
 def winner_index(power: tuple[int, ...], cards: Sequence[Card]) -> int:
