@@ -107,7 +107,9 @@ def _belot_points(result: HandResult, rules: RuleSet) -> None:
     written = sum(result.points) + d["hanging"]
     assert min(result.points) >= 0 and d["hanging"] >= 0
     declarer = d["declarer"] % 2
-    level = d["level"] if d["valat"] is None else 1
+    # BG-S8: a valat cancels the contra, unless the V3 reading keeps its multiplier
+    kept = rules.bg_valat_contra == "keeps_multiplier"
+    level = d["level"] if d["valat"] is None or kept else 1
     if level > 1 or (d["level"] > 1 and rules.bg_valat_contra == "winner_takes_all"):
         assert written == level * total and min(result.points) == 0
     elif raw[declarer] < raw[1 - declarer]:
