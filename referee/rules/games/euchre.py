@@ -496,8 +496,8 @@ class Euchre:
         elif state.defender >= 0:
             all_five = m == 0
             points[1 - makers] = 4 if (all_five or r.lone_defender_euchre == "any") else 2
-        else:
-            points[1 - makers] = r.defenders_march_points if m == 0 else 2
+        else:  # EU-23: the regional march bonus only when nobody went alone
+            points[1 - makers] = r.defenders_march_points if m == 0 and not state.alone else 2
         detail = {
             "trump": SUIT_LETTERS[state.trump],
             "maker": state.maker,
