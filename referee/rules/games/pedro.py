@@ -819,6 +819,7 @@ def _deal_getter(dealer: int, seat: int) -> Callable[[Sequence[Card]], tuple[Car
 
 
 _DEAL: Final = tuple(tuple(_deal_getter(d, s) for s in range(4)) for d in range(4))
+_TEAM_NAMES: Final = ("N–S", "E–W")
 
 
 _new_tuple = tuple.__new__
@@ -1366,6 +1367,13 @@ class Pedro:
 
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         assert isinstance(rules, PedroRules)
+        if match.over:
+            won = "no side" if match.winner is None else _TEAM_NAMES[match.winner]
+            raise NotYourTurnError(
+                f"no deal may be added: the match is over ({won} won, "
+                f"{match.scores[0]}–{match.scores[1]})",
+                "PE-23",
+            )
         scores = (match.scores[0] + result.points[0], match.scores[1] + result.points[1])
         reached = [t for t in (0, 1) if scores[t] >= rules.target_score]
         winner: int | None = reached[0] if reached else None
