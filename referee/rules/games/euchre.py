@@ -14,20 +14,24 @@ import enum
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
+from referee.rules.bowers import LEFT, bower_tables
 from referee.rules.cards import (
+    ACE,
     CARD_NAMES,
     JACK,
+    KING,
     NINE,
     PACK_24,
-    RANK_OF,
+    QUEEN,
     SUIT_LETTERS,
     SUIT_NAMES,
     SUIT_OF,
     SUITS,
+    TEN,
     Card,
     CardSet,
-    card,
     cards_in,
+    mask_of,
     parse_card,
 )
 from referee.rules.dealing import check_deal
@@ -48,6 +52,7 @@ from referee.rules.game import (
 )
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
+from referee.rules.tricks import Trick, follow_suit, lead, play
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,44 +134,16 @@ _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
 
 # -- trump tables (EU-3, EU-19, EU-20) ------------------------------------------------------
 
-PACK_MASK: Final = sum(1 << c for c in PACK_24)
-
-
-def _same_colour(t: int) -> int:
-    return 3 - t  # clubs <-> spades, diamonds <-> hearts
-
-
-LEFT_BOWER: Final = tuple(card(JACK, _same_colour(t)) for t in SUITS)
-RIGHT_BOWER: Final = tuple(card(JACK, t) for t in SUITS)
-
-
-def _eff_suit(c: Card, t: int) -> int:
-    return t if c == LEFT_BOWER[t] else SUIT_OF[c]
-
-
-EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
+TABLES: Final = bower_tables(
+    PACK_24, JACK, range(NINE, ACE + 1), (NINE, TEN, QUEEN, KING, ACE, LEFT, JACK)
+)
+"""``TABLES[trump]``: the right bower, the left bower (a trump), A K Q 10 9 of trump; the
+others A K Q J 10 9, the left bower's suit without its jack (EU-3)."""
+EFF_SUIT: Final = tuple(t.suit_of for t in TABLES)
 """``EFF_SUIT[trump][card]``: the effective suit (the left bower is trump)."""
-EFF_MASK: Final = tuple(
-    tuple(sum(1 << c for c in PACK_24 if EFF_SUIT[t][c] == s) for s in SUITS) for t in SUITS
-)
+EFF_MASK: Final = tuple(t.suit_cards for t in TABLES)
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
-
-
-def _power(c: Card, t: int, led: int) -> int:
-    if c == RIGHT_BOWER[t]:
-        return 200
-    if c == LEFT_BOWER[t]:
-        return 199
-    if SUIT_OF[c] == t:
-        return 100 + RANK_OF[c] - NINE
-    if SUIT_OF[c] == led:
-        return RANK_OF[c] - NINE
-    return -1
-
-
-POWER: Final = tuple(
-    tuple(tuple(_power(c, t, led) for c in range(52)) for led in SUITS) for t in SUITS
-)
+POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
 
 
@@ -209,7 +186,8 @@ class EuchreState:
     out: int
     discard: Card
     leader: Seat
-    trick: tuple[tuple[Seat, Card], ...]
+    trick: Trick | None
+    """The trick in play (``None`` between tricks)."""
     tricks: tuple[TrickTaken, ...]
     won: tuple[int, int]
 
@@ -258,6 +236,18 @@ _NEXT: Final = tuple(
 _BID1_LEGAL: Final = [PASS, ORDER_UP]
 
 
+def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
+    """``(seat, card)`` of ``trick`` in play order, passing over the seats in ``out``."""
+    if trick is None:
+        return ()
+    plays = []
+    seat = trick.leader
+    for c in trick.cards:
+        plays.append((seat, c))
+        seat = _NEXT[out][seat]
+    return tuple(plays)
+
+
 class Euchre:
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
@@ -299,7 +289,7 @@ class Euchre:
         s.out = 0
         s.discard = -1
         s.leader = -1
-        s.trick = ()
+        s.trick = None
         s.tricks = ()
         s.won = (0, 0)
         return s
@@ -338,13 +328,10 @@ class Euchre:
         return []
 
     def _playable(self, state: EuchreState) -> CardSet:
+        """EU-18, EU-19: follow the led (effective) suit if able, else any card."""
         hand = state.hands[state.to_act]
-        if state.trick:
-            t = state.trump
-            follow = hand & EFF_MASK[t][EFF_SUIT[t][state.trick[0][1]]]
-            if follow:
-                return follow
-        return hand
+        trick = state.trick
+        return hand if trick is None else follow_suit(hand, EFF_MASK[state.trump][trick.led])
 
     def _must_go_alone(self, state: EuchreState) -> bool:
         return state.rules.canadian and state.passes < 4 and state.maker == (state.dealer + 2) % 4
@@ -353,13 +340,7 @@ class Euchre:
         if seat != state.to_act or state.phase == OVER:
             raise self._not_your_turn(state, seat, action)
         if state.phase == PLAY and 0 <= action < VERB_BASE:
-            hand = state.hands[seat]
-            if state.trick:
-                t = state.trump
-                follow = hand & EFF_MASK[t][EFF_SUIT[t][state.trick[0][1]]]
-                if follow:
-                    hand = follow
-            if not (hand >> action) & 1:
+            if not (self._playable(state) >> action) & 1:
                 raise self._illegal(state, action)
             return self._play(state, seat, action)
         if action not in self.legal_actions(state):
@@ -457,21 +438,22 @@ class Euchre:
         hands = list(state.hands)
         hands[seat] &= ~(1 << c)
         s.hands = tuple(hands)
-        trick = (*state.trick, (seat, c))
-        if len(trick) < 4 - state.out.bit_count():
+        t = state.trump
+        before = state.trick
+        trick = (
+            lead(TABLES[t], seat, c)
+            if before is None
+            else play(before, POWER[t][before.led], seat, c)
+        )
+        if len(trick.cards) < 4 - state.out.bit_count():
             s.trick = trick
             s.to_act = _NEXT[state.out][seat]
             return Step(s, ())
         # the trick is complete (EU-20)
-        power = POWER[state.trump][EFF_SUIT[state.trump][trick[0][1]]]
-        winner, best = trick[0]
-        top = power[best]
-        for p, c in trick:
-            if power[c] > top:
-                winner, top = p, power[c]
-        taken = TrickTaken(len(state.tricks) + 1, trick, winner)
+        winner = trick.winner
+        taken = TrickTaken(len(state.tricks) + 1, _plays(trick, state.out), winner)
         s.tricks = (*state.tricks, taken)
-        s.trick = ()
+        s.trick = None
         won = list(state.won)
         won[winner & 1] += 1
         s.won = (won[0], won[1])
@@ -525,7 +507,9 @@ class Euchre:
             "lone_defender": state.defender if state.defender >= 0 else None,
             "sitting_out": [s for s in range(4) if state.out >> s & 1],
             "hand_sizes": [h.bit_count() for h in state.hands],
-            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.trick],
+            "trick": [
+                {"seat": p, "card": CARD_NAMES[c]} for p, c in _plays(state.trick, state.out)
+            ],
             "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
         }
@@ -598,8 +582,8 @@ class Euchre:
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
         played = cards_taken(state.tricks)
-        for _, c in state.trick:
-            played |= 1 << c
+        if state.trick is not None:
+            played |= mask_of(state.trick.cards)
         held = 0
         for h in state.hands:
             held |= h
@@ -667,7 +651,8 @@ class Euchre:
                     f"{text!r}: you do not hold {CARD_NAMES[action]}", "EU-18"
                 )
             t = state.trump
-            led = EFF_SUIT[t][state.trick[0][1]]
+            assert state.trick is not None  # a held card is refused only when following
+            led = state.trick.led
             follow = [CARD_NAMES[c] for c in cards_in(hand & EFF_MASK[t][led])]
             bower = " (the left bower counts as trump)" if t in (led, EFF_SUIT[t][action]) else ""
             return IllegalActionError(
