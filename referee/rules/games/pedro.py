@@ -31,10 +31,12 @@ from math import comb
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, overload
 
+from referee.rules.bowers import LEFT, bower_tables, left_bower
 from referee.rules.cards import (
     ACE,
     CARD_NAMES,
     FIVE,
+    FOUR,
     JACK,
     PACK_52,
     RANK_OF,
@@ -43,6 +45,7 @@ from referee.rules.cards import (
     SUIT_OF,
     SUITS,
     TEN,
+    THREE,
     TWO,
     Card,
     CardSet,
@@ -68,6 +71,7 @@ from referee.rules.game import (
 )
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
+from referee.rules.tricks import answer, winner_index
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,25 +159,18 @@ HAND: Final = 6
 # -- trump tables (PE-3, PE-4, PE-17) -------------------------------------------------------
 
 
-def _same_colour(t: int) -> int:
-    return 3 - t  # clubs <-> spades, diamonds <-> hearts
-
-
-RIGHT_PEDRO: Final = tuple(card(FIVE, t) for t in SUITS)
-LEFT_PEDRO: Final = tuple(card(FIVE, _same_colour(t)) for t in SUITS)
-
-
-def _eff_suit(c: Card, t: int) -> int:
-    return t if c == LEFT_PEDRO[t] else SUIT_OF[c]
-
-
-EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
-"""``EFF_SUIT[trump][card]``: the effective suit (the left pedro is trump, PE-3)."""
-EFF_MASK: Final = tuple(
-    tuple(sum(1 << c for c in range(52) if EFF_SUIT[t][c] == s) for s in SUITS) for t in SUITS
+TABLES: Final = bower_tables(
+    PACK_52, FIVE, range(TWO, ACE + 1), (TWO, THREE, FOUR, LEFT, *range(FIVE, ACE + 1))
 )
+"""``TABLES[trump]``: A K Q J 10 9 8 7 6 5 of trump, the left pedro (a trump), 4 3 2; the
+others A K Q J 10 9 8 7 6 5 4 3 2, the left pedro's suit without its five (PE-2, PE-3)."""
+RIGHT_PEDRO: Final = tuple(card(FIVE, t) for t in SUITS)
+LEFT_PEDRO: Final = tuple(left_bower(FIVE, t) for t in SUITS)
+EFF_SUIT: Final = tuple(t.suit_of for t in TABLES)
+"""``EFF_SUIT[trump][card]``: the effective suit (the left pedro is trump, PE-3)."""
+EFF_MASK: Final = tuple(t.suit_cards for t in TABLES)
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
-TRUMPS: Final = tuple(EFF_MASK[t][t] for t in SUITS)
+TRUMPS: Final = tuple(t.trumps for t in TABLES)
 """``TRUMPS[trump]``: the 14 trumps."""
 FOLLOW: Final = tuple(tuple(EFF_MASK[t][s] | TRUMPS[t] for s in SUITS) for t in SUITS)
 """``FOLLOW[trump][led]``: what a seat holding the led suit may play, that suit or a trump
@@ -196,19 +193,7 @@ LOW: Final = tuple(card(TWO, t) for t in SUITS)
 PEDROS: Final = tuple((1 << RIGHT_PEDRO[t]) | (1 << LEFT_PEDRO[t]) for t in SUITS)
 
 
-def _power(c: Card, t: int, led: int) -> int:
-    if c == LEFT_PEDRO[t]:
-        return 100 + 2 * FIVE  # just below the right pedro, above the 4 (PE-3)
-    if SUIT_OF[c] == t:
-        return 101 + 2 * RANK_OF[c]
-    if SUIT_OF[c] == led:
-        return RANK_OF[c]
-    return -1
-
-
-POWER: Final = tuple(
-    tuple(tuple(_power(c, t, led) for c in range(52)) for led in SUITS) for t in SUITS
-)
+POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (PE-17)."""
 
 # The cards of each 13-bit suit block, for turning a mask into a sorted list quickly.
@@ -549,28 +534,9 @@ def _discard_spec(hand: CardSet, f: _Fixed) -> tuple[CardSet, CardSet, int, int]
     return 0, plain, size, size
 
 
-_NOT_COUNTING: Final = tuple(~m for m in COUNTING)
-
-
 def _discards_of(hand: CardSet, f: _Fixed) -> DiscardSets:
-    """``_discard_sets(*_discard_spec(hand, f))``, the seed's rule (PE-10, PE-11, PE-14)
-    inline."""
-    if f.rules.discard_rule != "at_least_three":
-        return _discard_sets(*_discard_spec(hand, f))
-    pool = hand & _NOT_COUNTING[f.trump]
-    n = pool.bit_count()
-    kmax = 3 + WIDOW - f.requested
-    if kmax > n:
-        kmax = n
-    d = _new_state(DiscardSets)
-    d._forced = 0
-    d._pool = pool
-    d._kmin = 3
-    d._kmax = kmax
-    d._offset = DISCARD_BASE
-    row = _CUM[n]
-    d._len = row[kmax + 54] - row[56] if kmax >= 3 else 0  # _n_sets(n, 3, kmax)
-    return d
+    """The legal discards from ``hand`` (PE-10 .. PE-14)."""
+    return _discard_sets(*_discard_spec(hand, f))
 
 
 _BID_LISTS: dict[int, tuple[PedroRules, tuple[list[Action], ...]]] = {}
@@ -951,12 +917,8 @@ class Pedro:
         led = state.led
         if led < 0:
             return hand
-        t = state.trump
-        trumps = hand & TRUMPS[t]
-        if led == t:
-            return trumps or hand
-        follow = hand & EFF_MASK[t][led]
-        return follow | trumps if follow else hand
+        f = state.fx
+        return answer(hand, f.eff_mask[led], f.follow[led], 0, 0, False)
 
     def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
         """The legal discards as ``forced | S``, ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``."""
@@ -996,29 +958,15 @@ class Pedro:
                 if led < 0:
                     led = f.eff_suit[action]
                 s.led = led
-                # the next seat's playable cards (PE-16, as in _playable): the led suit (the
-                # trumps on a trump lead) and trumps if it holds the led suit, else any card
-                m = new[nxt]
-                s.legal = m & f.follow[led] if m & f.eff_mask[led] else m
+                # the next seat's playable cards (PE-16, as in _playable)
+                s.legal = answer(new[nxt], f.eff_mask[led], f.follow[led], 0, 0, False)
                 s.trick = before + _PLAYED[seat][action]
                 s.tricks = state.tricks
                 s.taken = state.taken
                 return _new_tuple(Step, (s, ()))
             # the trick is complete (PE-17, PE-18): the first card of the highest power wins
             (p0, c0), (p1, c1), (p2, c2) = before
-            power = f.power[state.led]
-            winner = p0
-            best = power[c0]
-            v = power[c1]
-            if v > best:
-                best = v
-                winner = p1
-            v = power[c2]
-            if v > best:
-                best = v
-                winner = p2
-            if power[action] > best:
-                winner = seat
+            winner = (p0, p1, p2, seat)[winner_index(f.power[state.led], (c0, c1, c2, action))]
             points = f.points
             total = points[c0] + points[c1] + points[c2] + points[action]
             t0, t1 = state.taken
@@ -1055,15 +1003,10 @@ class Pedro:
         if phase == NAME:
             if not NAME_BASE <= action < NAME_BASE + 4:
                 raise self._illegal(state, action)
-            s = _new_state(PedroState)  # state.copy(), inline
+            s = state.copy()
             s.fx = f = state.fx.copy()
             f.trump = action - NAME_BASE
             f.tables()
-            s.hands = state.hands
-            s.led = state.led
-            s.trick = state.trick
-            s.tricks = state.tricks
-            s.taken = state.taken
             s.phase = DISCARD
             s.to_act = nxt = (f.dealer + 1) % 4
             s.ds = _discards_of(s.hands[nxt], f)
@@ -1090,15 +1033,8 @@ class Pedro:
             )
         if not ok:
             raise self._illegal(state, action)
-        s = _new_state(PedroState)  # state.copy(), inline
+        s = state.copy()
         s.fx = f = g.copy()
-        s.phase = BID
-        s.to_act = state.to_act
-        s.hands = state.hands
-        s.led = state.led
-        s.trick = state.trick
-        s.tricks = state.tricks
-        s.taken = state.taken
         bid = -1 if action == PASS else action - BID_BASE
         f.bids = g.bids + _BID_MADE[seat][bid + 1]
         if bid >= 0:
@@ -1121,23 +1057,10 @@ class Pedro:
             ds = state.ds
         except AttributeError:
             ds = _discard_sets(*self._discard_spec(state))
-        forced = ds._forced
-        if forced:  # DiscardSets' membership, inline
-            free = d ^ forced
-            ok = d >= 0 and d & forced == forced
-        else:
-            free = d
-            ok = d >= 0
-        if not (ok and not free & ~ds._pool and ds._kmin <= free.bit_count() <= ds._kmax):
+        if action not in ds:
             raise self._illegal(state, action)
-        s = _new_state(PedroState)  # state.copy(), inline
+        s = state.copy()
         s.fx = f = state.fx.copy()
-        s.phase = DISCARD
-        s.to_act = seat
-        s.led = state.led
-        s.trick = state.trick
-        s.tricks = state.tricks
-        s.taken = state.taken
         hands = list(state.hands)
         hands[seat] &= ~d
         s.hands = tuple(hands)
