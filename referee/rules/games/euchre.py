@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules.bowers import LEFT, bower_tables
@@ -31,11 +31,10 @@ from referee.rules.cards import (
     Card,
     CardSet,
     cards_in,
-    mask_of,
     parse_card,
 )
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
@@ -48,9 +47,9 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
-    cards_taken,
 )
 from referee.rules.params import RuleSet, param
+from referee.rules.phased import Phased, parse_suit, played
 from referee.rules.seats import Seat
 from referee.rules.tricks import Trick, follow_suit, lead, play
 
@@ -248,7 +247,7 @@ def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
     return tuple(plays)
 
 
-class Euchre:
+class Euchre(Phased):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
@@ -261,6 +260,17 @@ class Euchre:
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
+    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    OVER: ClassVar[int] = OVER
+    TURN_RULES: ClassVar[Mapping[int, str]] = {p: "EU-17" if p >= PLAY else "EU-9" for p in Phase}
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
+        BID1: ("pass or order_up (round 1 of the bidding)", "EU-6"),
+        BID2: ("pass or name:<suit> (round 2 of the bidding)", "EU-7"),
+        DISCARD: ("discard:<card> (the dealer's exchange)", "EU-10"),
+        ALONE: ("alone or partner (the maker's decision)", "EU-13"),
+        DEFEND: ("defend_alone or defend_partner (a defender's decision)", "EU-14"),
+        PLAY: ("play:<card>", "EU-17"),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -295,12 +305,6 @@ class Euchre:
         return s
 
     # -- play ------------------------------------------------------------------------------
-
-    def current_seat(self, state: EuchreState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: EuchreState) -> bool:
-        return state.phase == OVER
 
     def legal_actions(self, state: EuchreState) -> list[Action]:
         phase = state.phase
@@ -493,11 +497,8 @@ class Euchre:
     # -- views -----------------------------------------------------------------------------
 
     def view(self, state: EuchreState, seat: Seat | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.dealer,
-            "to_act": self.current_seat(state),
+        out = self._frame(state)
+        out |= {
             "upcard": CARD_NAMES[state.stock[0]],
             "upcard_taken": state.trump >= 0 and state.passes < 4,
             "passes": state.passes,
@@ -513,14 +514,8 @@ class Euchre:
             "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
-            if seat == state.dealer and state.discard >= 0:
-                out["discard"] = CARD_NAMES[state.discard]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        laid = CARD_NAMES[state.discard] if seat == state.dealer and state.discard >= 0 else None
+        return self._own(out, state, seat, state.hands, discard=laid)
 
     def audit_view(self, state: EuchreState) -> dict[str, JSON]:
         out = self.view(state, None)
@@ -554,10 +549,7 @@ class Euchre:
         if verb == "discard":
             return DISCARD_BASE + parse_card(arg)
         if verb == "name":
-            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
-            if suit < 0:
-                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
-            return NAME_BASE + suit
+            return NAME_BASE + parse_suit(arg)
         raise InvalidActionError(f"{text!r} is not a Euchre action: unknown verb {verb!r}")
 
     def format_action(self, action: Action) -> str:
@@ -581,13 +573,7 @@ class Euchre:
 
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = cards_taken(state.tricks)
-        if state.trick is not None:
-            played |= mask_of(state.trick.cards)
-        held = 0
-        for h in state.hands:
-            held |= h
-        where["played"] = played
+        where["played"] = played(state.tricks, state.trick.cards if state.trick else ())
         where["discard"] = 1 << state.discard if state.discard >= 0 else 0
         taken = state.trump >= 0 and state.passes < 4
         where["upcard"] = 0 if taken else 1 << state.stock[0]
@@ -613,22 +599,6 @@ class Euchre:
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _not_your_turn(self, state: EuchreState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self.format_action(action) if self._known(action) else str(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "EU-17")
-        rule = "EU-17" if state.phase == PLAY else "EU-9"
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-        )
-
-    def _known(self, action: Action) -> bool:
-        try:
-            self.format_action(action)
-        except (KeyError, IndexError):
-            return False
-        return True
-
     def _illegal(self, state: EuchreState, action: Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         if not self._known(action):
@@ -636,14 +606,6 @@ class Euchre:
         text = self.format_action(action)
         phase = state.phase
         seat = state.to_act
-        expected = {
-            BID1: ("pass or order_up (round 1 of the bidding)", "EU-6"),
-            BID2: ("pass or name:<suit> (round 2 of the bidding)", "EU-7"),
-            DISCARD: ("discard:<card> (the dealer's exchange)", "EU-10"),
-            ALONE: ("alone or partner (the maker's decision)", "EU-13"),
-            DEFEND: ("defend_alone or defend_partner (a defender's decision)", "EU-14"),
-            PLAY: ("play:<card>", "EU-17"),
-        }[phase]
         if phase == PLAY and 0 <= action < VERB_BASE:
             hand = state.hands[seat]
             if not (hand >> action) & 1:
@@ -683,9 +645,7 @@ class Euchre:
                 "'partner': the dealer's partner who ordered up must go alone (canadian)",
                 "EU-15",
             )
-        return IllegalActionError(
-            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
-        )
+        return self._not_now(state, text)
 
 
 GAME: Final = Euchre()
