@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, overload
@@ -67,9 +67,9 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
-    cards_taken,
 )
 from referee.rules.params import RuleSet, param
+from referee.rules.phased import Phased, parse_suit, played
 from referee.rules.seats import Seat
 from referee.rules.tricks import answer, winner_index
 
@@ -793,7 +793,7 @@ _new_tuple = tuple.__new__
 without the named tuple's Python-level constructor (hot path)."""
 
 
-class Pedro:
+class Pedro(Phased):
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
     name: ClassVar[str] = "pedro"
@@ -806,6 +806,23 @@ class Pedro:
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard", "take"})
     pack: ClassVar[tuple[Card, ...]] = PACK_52
     rules_class: ClassVar[type[RuleSet]] = PedroRules
+    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    OVER: ClassVar[int] = OVER
+    TURN_RULES: ClassVar[Mapping[int, str]] = {
+        BID: "PE-6",
+        NAME: "PE-8",
+        DISCARD: "PE-10",
+        TAKE: "PE-13",
+        PLAY: "PE-15",
+        OVER: "PE-15",
+    }
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
+        BID: ("pass or bid:<points> (the auction)", "PE-6"),
+        NAME: ("name:<suit> (the maker names trump)", "PE-8"),
+        DISCARD: ("discard:<card>,<card>,... (at least three cards)", "PE-10"),
+        TAKE: ("take:<card> (the dealer picks from the widow)", "PE-13"),
+        PLAY: ("play:<card>", "PE-16"),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -875,12 +892,6 @@ class Pedro:
         return s
 
     # -- play ------------------------------------------------------------------------------
-
-    def current_seat(self, state: PedroState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: PedroState) -> bool:
-        return state.phase == OVER
 
     def legal_actions(self, state: PedroState) -> Sequence[Action]:
         phase = state.phase
@@ -1171,11 +1182,8 @@ class Pedro:
     # -- views -----------------------------------------------------------------------------
 
     def view(self, state: PedroState, seat: Seat | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.dealer,
-            "to_act": self.current_seat(state),
+        out = self._frame(state)
+        out |= {
             "bids": [{"seat": p, "bid": b if b >= 0 else "pass"} for p, b in state.bids],
             "high_bid": state.high if state.high >= 0 else None,
             "maker": state.maker if state.maker >= 0 else None,
@@ -1188,14 +1196,9 @@ class Pedro:
             "tricks": [t.to_json() for t in state.tricks],
             "points_taken": list(state.taken),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
-            if state.phase == TAKE and seat == state.dealer:
-                out["widow"] = [CARD_NAMES[c] for c in cards_in(state.widow_left)]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        robbing = state.phase == TAKE and seat == state.dealer  # the dealer picks (PE-13)
+        widow = _names_of(state.widow_left) if robbing else None
+        return self._own(out, state, seat, state.hands, widow=widow)
 
     def audit_view(self, state: PedroState) -> dict[str, JSON]:
         out = self.view(state, None)
@@ -1221,10 +1224,7 @@ class Pedro:
                 raise InvalidActionError(f"{arg!r} is not a bid: write a number 0..14")
             return BID_BASE + int(arg)
         if verb == "name":
-            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
-            if suit < 0:
-                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
-            return NAME_BASE + suit
+            return NAME_BASE + parse_suit(arg)
         if verb == "discard":
             m = 0
             for part in arg.split(","):
@@ -1271,13 +1271,10 @@ class Pedro:
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = cards_taken(state.tricks)
-        for _, c in state.trick:
-            played |= 1 << c
         discarded = 0
         for d in state.discards:
             discarded |= d
-        where["played"] = played
+        where["played"] = played(state.tricks, (c for _, c in state.trick))
         where["discards"] = discarded
         where["widow"] = state.widow_left
         where["widow_up"] = state.widow_up
@@ -1315,33 +1312,11 @@ class Pedro:
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _not_your_turn(self, state: PedroState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self._text(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "PE-15")
-        rule = {BID: "PE-6", NAME: "PE-8", DISCARD: "PE-10", TAKE: "PE-13", PLAY: "PE-15"}
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule[state.phase]
-        )
-
-    def _text(self, action: Action) -> str:
-        try:
-            return self.format_action(action)
-        except (KeyError, IndexError):
-            return str(action)
-
     def _illegal(self, state: PedroState, action: Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         text = self._text(action)
         phase = state.phase
         seat = state.to_act
-        expected = {
-            BID: ("pass or bid:<points> (the auction)", "PE-6"),
-            NAME: ("name:<suit> (the maker names trump)", "PE-8"),
-            DISCARD: ("discard:<card>,<card>,... (at least three cards)", "PE-10"),
-            TAKE: ("take:<card> (the dealer picks from the widow)", "PE-13"),
-            PLAY: ("play:<card>", "PE-16"),
-        }[phase]
         if phase == BID and BID_BASE <= action <= BID_BASE + MAX_BID:
             return self._illegal_bid(state, text, action - BID_BASE)
         if phase == BID and action == PASS:
@@ -1377,9 +1352,7 @@ class Pedro:
                 f"you hold {follow}",
                 "PE-16",
             )
-        return IllegalActionError(
-            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
-        )
+        return self._not_now(state, text)
 
     def _illegal_bid(self, state: PedroState, text: str, bid: int) -> IllegalActionError:
         r = state.rules
