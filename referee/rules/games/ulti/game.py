@@ -13,7 +13,7 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -45,7 +45,7 @@ from referee.rules.cards import (
 )
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
@@ -58,7 +58,6 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
-    cards_taken,
 )
 from referee.rules.games.ulti.contracts import (
     BETLI,
@@ -78,6 +77,7 @@ from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
+from referee.rules.phased import Phased, names, parse_suit, played
 from referee.rules.seats import Seat
 from referee.rules.tricks import answer, by_rank, trick_tables, winner_index
 
@@ -663,7 +663,7 @@ def _dealt(deal: Deal, first: Seat) -> list[CardSet] | None:
 _SIZES: Final = ((12, 10, 10), (10, 12, 10), (10, 10, 12))
 
 
-class Ulti:
+class Ulti(Phased):
     """Ulti: 32 Hungarian cards, three players, the talon auction, one declarer against two."""
 
     name: ClassVar[str] = "ulti"
@@ -676,6 +676,19 @@ class Ulti:
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = HUNGARIAN_32
     rules_class: ClassVar[type[RuleSet]] = UltiRules
+    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    OVER: ClassVar[int] = OVER
+    TURN_RULES: ClassVar[Mapping[int, str]] = {
+        p: "UL-22" if p in (PLAY, OVER) else "UL-11" for p in Phase
+    }
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
+        DISCARD: ("discard:<card>,<card> (two cards become the talon)", "UL-10"),
+        BID: ("bid:<contract>", "UL-11"),
+        AUCTION: ("pass, pickup or stand", "UL-12"),
+        TRUMP: ("name:<suit> (the declarer names trump)", "UL-14"),
+        PLAY: ("play:<card>", "UL-23"),
+        KONTRA: ("kontra:<components>, rekontra:<components> or pass", "UL-20"),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -718,12 +731,6 @@ class Ulti:
         return s
 
     # -- play ------------------------------------------------------------------------------
-
-    def current_seat(self, state: UltiState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: UltiState) -> bool:
-        return state.phase == OVER
 
     def legal_actions(self, state: UltiState) -> Sequence[Action]:
         phase = state.phase
@@ -1080,12 +1087,9 @@ class Ulti:
     def view(self, state: UltiState, seat: Seat | None) -> dict[str, JSON]:
         contract = state.contract
         d = state.declarer
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.dealer,
+        out = self._frame(state)
+        out |= {
             "first": state.first,
-            "to_act": self.current_seat(state),
             "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in state.bids],
             "current_bid": LADDER[state.cur - 1].key if state.cur else None,
             "holder": state.holder if state.holder >= 0 else None,
@@ -1110,14 +1114,8 @@ class Ulti:
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
             out["open_hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[d])]
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
-            if seat == state.discarder and state.talon:
-                out["talon"] = [CARD_NAMES[c] for c in cards_in(state.talon)]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        laid = names(cards_in(state.talon)) if seat == state.discarder and state.talon else None
+        return self._own(out, state, seat, state.hands, talon=laid)
 
     def _announced_marriages(self, state: UltiState) -> list[JSON]:
         played = {p for p, _ in state.plays} if not state.tricks else {0, 1, 2}
@@ -1169,10 +1167,7 @@ class Ulti:
                     "betli, durchmars, teritett_betli; see docs/games/ulti.md)"
                 ) from None
         if verb == "name":
-            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
-            if suit < 0:
-                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
-            return NAME_BASE + suit
+            return NAME_BASE + parse_suit(arg)
         if verb in ("kontra", "rekontra"):
             sub = 0
             for name in arg.split(","):
@@ -1217,10 +1212,7 @@ class Ulti:
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = cards_taken(state.tricks)
-        for _, c in state.plays:
-            played |= 1 << c
-        where["played"] = played
+        where["played"] = played(state.tricks, state.trick)
         where["talon"] = state.talon
         return where
 
@@ -1249,15 +1241,6 @@ class Ulti:
         )
 
     # -- errors ----------------------------------------------------------------------------
-
-    def _not_your_turn(self, state: UltiState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self.format_action(action) if self._known(action) else str(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "UL-22")
-        rule = "UL-22" if state.phase == PLAY else "UL-11"
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-        )
 
     def _known(self, action: Action) -> bool:
         try:
@@ -1316,17 +1299,7 @@ class Ulti:
             )
         if phase == KONTRA and action >= KONTRA_BASE:
             return self._illegal_kontra(state, action, text)
-        expected = {
-            DISCARD: ("discard:<card>,<card> (two cards become the talon)", "UL-10"),
-            BID: ("bid:<contract>", "UL-11"),
-            AUCTION: ("pass, pickup or stand", "UL-12"),
-            TRUMP: ("name:<suit> (the declarer names trump)", "UL-14"),
-            PLAY: ("play:<card>", "UL-23"),
-            KONTRA: ("kontra:<components>, rekontra:<components> or pass", "UL-20"),
-        }[phase]
-        return IllegalActionError(
-            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
-        )
+        return self._not_now(state, text)
 
     def _lowest(self, state: UltiState) -> str:
         higher = higher_bids(state.rules, state.cur)
