@@ -29,7 +29,7 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final, overload
+from typing import Any, ClassVar, Final, Generic, TypeVar, overload
 
 from referee.rules.bowers import LEFT, bower_tables, left_bower
 from referee.rules.cards import (
@@ -667,18 +667,35 @@ class _Fixed:
         return self
 
 
-def _fixed_property(name: str, doc: str) -> Any:
+T = TypeVar("T")
+
+
+class _Shared(Generic[T]):
     """A :class:`PedroState` attribute kept in its :class:`_Fixed` (setting it copies that)."""
 
-    def get(self: PedroState) -> Any:
-        return getattr(self.fx, name)
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
 
-    def put(self: PedroState, value: Any) -> None:
-        f = self.fx.copy()
-        setattr(f, name, value)
-        self.fx = f.tables()
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
 
-    return property(get, put, doc=doc)
+    @overload
+    def __get__(self, state: None, owner: type) -> _Shared[T]: ...
+
+    @overload
+    def __get__(self, state: PedroState, owner: type) -> T: ...
+
+    def __get__(self, state: PedroState | None, owner: type) -> _Shared[T] | T:
+        if state is None:
+            return self
+        value: T = getattr(state.fx, self.name)
+        return value
+
+    def __set__(self, state: PedroState, value: T) -> None:
+        f = state.fx.copy()
+        setattr(f, self.name, value)
+        state.fx = f.tables()
 
 
 class PedroState:
@@ -722,32 +739,17 @@ class PedroState:
     """Once the deal is over, its result, set by :meth:`Pedro.apply` with the ``HandEnded``
     fact and returned by :meth:`Pedro.result` (as ``legal``: never copied)."""
 
-    if TYPE_CHECKING:
-        rules: PedroRules
-        dealer: Seat
-        widow: tuple[Card, ...]
-        bids: tuple[tuple[Seat, int], ...]
-        high: int
-        maker: Seat
-        trump: int
-        discards: tuple[CardSet, ...]
-        requested: int
-        widow_left: CardSet
-        widow_up: CardSet
-    else:
-        rules = _fixed_property("rules", "The rule parameters.")
-        dealer = _fixed_property("dealer", "The dealer.")
-        widow = _fixed_property("widow", "The 16-card widow, in the order it is served.")
-        bids = _fixed_property("bids", "``(seat, bid)`` in order; ``-1`` is a pass.")
-        high = _fixed_property("high", "The highest bid so far (-1: none).")
-        maker = _fixed_property("maker", "The seat of the highest bid (-1: none).")
-        trump = _fixed_property("trump", "The trump suit (-1: not named yet).")
-        discards = _fixed_property("discards", "Each seat's discard (a card mask).")
-        requested = _fixed_property(
-            "requested", "Widow cards asked for so far by the discards (PE-13, PE-14)."
-        )
-        widow_left = _fixed_property("widow_left", "The widow cards not yet served.")
-        widow_up = _fixed_property("widow_up", "The rest of the widow, shown face up (PE-13).")
+    rules = _Shared[PedroRules]("The rule parameters.")
+    dealer = _Shared[Seat]("The dealer.")
+    widow = _Shared[tuple[Card, ...]]("The 16-card widow, in the order it is served.")
+    bids = _Shared[tuple[tuple[Seat, int], ...]]("``(seat, bid)`` in order; ``-1`` is a pass.")
+    high = _Shared[int]("The highest bid so far (-1: none).")
+    maker = _Shared[Seat]("The seat of the highest bid (-1: none).")
+    trump = _Shared[int]("The trump suit (-1: not named yet).")
+    discards = _Shared[tuple[CardSet, ...]]("Each seat's discard (a card mask).")
+    requested = _Shared[int]("Widow cards asked for so far by the discards (PE-13, PE-14).")
+    widow_left = _Shared[CardSet]("The widow cards not yet served.")
+    widow_up = _Shared[CardSet]("The rest of the widow, shown face up (PE-13).")
 
     def copy(self) -> PedroState:
         """A shallow copy (every field is immutable; ``fx`` is shared)."""
