@@ -196,26 +196,16 @@ PEDROS: Final = tuple((1 << RIGHT_PEDRO[t]) | (1 << LEFT_PEDRO[t]) for t in SUIT
 POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (PE-17)."""
 
-# The cards of each 13-bit suit block, for turning a mask into a sorted list quickly.
-_BLOCK: Final = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in SUITS
-)
-
-
-def _cards_of(m: CardSet) -> list[Card]:
-    b = _BLOCK
-    return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
-
-
 _name = CARD_NAMES.__getitem__
 
 
 _BLOCK_NAMES: Final[tuple[list[tuple[str, ...] | None], ...]] = tuple([None] * 8192 for _ in SUITS)
-"""``_BLOCK_NAMES[suit][block]``: the names of ``_BLOCK[suit][block]`` (filled on first use)."""
+"""``_BLOCK_NAMES[suit][block]``: the names of the cards of a 13-bit suit block (filled on first
+use)."""
 
 
 def _block_names(s: int, block: int) -> tuple[str, ...]:
-    found = _BLOCK_NAMES[s][block] = tuple(map(_name, _BLOCK[s][block]))
+    found = _BLOCK_NAMES[s][block] = tuple(map(_name, cards_in(block << 13 * s)))
     return found
 
 
@@ -272,7 +262,7 @@ masks in ascending order (filled on first use)."""
 
 def _subsets(s: int, block: int) -> tuple[int, ...]:
     out = [0]
-    for c in _BLOCK[s][block]:
+    for c in cards_in(block << 13 * s):
         b = 1 << c
         out += [x + b for x in out]
     found = _SUBSETS[s][block] = tuple(out)
@@ -468,7 +458,7 @@ class DiscardSets(LazyActions):
         if value not in self:
             raise ValueError(f"{value!r} is not a legal discard")
         free = value - self._offset
-        cards = _cards_of(self._pool)
+        cards = cards_in(self._pool)
         lo = self._kmin
         hi = self._kmax
         rank = 0
@@ -902,8 +892,7 @@ class Pedro(Phased):
                 m = state.legal
             except AttributeError:
                 m = self._playable(state)
-            b = _BLOCK
-            return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
+            return cards_in(m)
         if phase == BID:
             f = state.fx
             high = f.high
