@@ -17,7 +17,7 @@ from referee.rules.errors import IllegalActionError, InvalidActionError, NotYour
 from referee.rules.game import JSON, Action, HandResult, TrickTaken, cards_taken
 from referee.rules.seats import Seat
 
-__all__ = ["Phased", "PhasedState", "names", "parse_suit", "played"]
+__all__ = ["Phased", "PhasedState", "names", "parse_suit", "played", "word_action"]
 
 
 class PhasedState(Protocol):
@@ -136,3 +136,12 @@ def parse_suit(text: str) -> Suit:
     if suit < 0:
         raise InvalidActionError(f"{text!r} is not a suit: write C, D, H or S")
     return suit
+
+
+def word_action(text: str, words: Mapping[str, Action], what: str) -> Action:
+    """The action written as the one word ``text`` (``words``: each word's code).
+    :raises InvalidActionError: for any other word, saying what the actions are (``what``)."""
+    code = words.get(text)
+    if code is None:
+        raise InvalidActionError(f"{text!r} is not {what}")
+    return code

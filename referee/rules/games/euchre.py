@@ -49,7 +49,7 @@ from referee.rules.game import (
     TrickTaken,
 )
 from referee.rules.params import RuleSet, param
-from referee.rules.phased import Phased, parse_suit, played
+from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import Trick, follow_suit, lead, play
 
@@ -130,6 +130,10 @@ _VERBS: Final = {
     "defend_partner": DEFEND_PARTNER,
 }
 _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
+_ACTIONS: Final = (
+    "a Euchre action (pass, order_up, name:<suit>, discard:<card>, alone, partner, "
+    "defend_alone, defend_partner, play:<card>)"
+)
 
 # -- trump tables (EU-3, EU-19, EU-20) ------------------------------------------------------
 
@@ -537,13 +541,7 @@ class Euchre(Phased):
     def _parse(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a Euchre action (pass, order_up, name:<suit>, "
-                    "discard:<card>, alone, partner, defend_alone, defend_partner, play:<card>)"
-                )
-            return code
+            return word_action(text, _VERBS, _ACTIONS)
         if verb == "play":
             return parse_card(arg)
         if verb == "discard":

@@ -69,7 +69,7 @@ from referee.rules.game import (
     TrickTaken,
 )
 from referee.rules.params import RuleSet, param
-from referee.rules.phased import Phased, parse_suit, played
+from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import answer, winner_index
 
@@ -153,6 +153,10 @@ NAME_BASE: Final = VERB_BASE + 16  # + suit
 TAKE_BASE: Final = 2 * VERB_BASE  # + card (dealer_robs_pack)
 DISCARD_BASE: Final = 4 * VERB_BASE  # + card mask (above every other code)
 MAX_BID: Final = 14
+_ACTIONS: Final = (
+    "a Pedro action (pass, bid:<0..14>, name:<suit>, discard:<card>,<card>,..., take:<card>, "
+    "play:<card>)"
+)
 WIDOW: Final = 16
 HAND: Final = 6
 
@@ -1202,12 +1206,7 @@ class Pedro(Phased):
     def parse_action(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            if text == "pass":
-                return PASS
-            raise InvalidActionError(
-                f"{text!r} is not a Pedro action (pass, bid:<0..14>, name:<suit>, "
-                "discard:<card>,<card>,..., take:<card>, play:<card>)"
-            )
+            return word_action(text, {"pass": PASS}, _ACTIONS)
         if verb == "play":
             return parse_card(arg)
         if verb == "bid":

@@ -77,7 +77,7 @@ from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
-from referee.rules.phased import Phased, names, parse_suit, played
+from referee.rules.phased import Phased, names, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import answer, by_rank, trick_tables, winner_index
 
@@ -116,6 +116,10 @@ REKONTRA_BASE: Final = 3 * VERB_BASE  # + component set (1..63)
 
 _VERBS: Final = {"pass": PASS, "pickup": PICKUP, "stand": STAND}
 _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
+_ACTIONS: Final = (
+    "an Ulti action (pass, pickup, stand, discard:<card>,<card>, bid:<contract>, name:<suit>, "
+    "kontra:<components>, rekontra:<components>, play:<card>)"
+)
 NAMEABLE: Final = (CLUBS, DIAMONDS, SPADES)
 """Suits the declarer may name in a "choose" contract: makk, tök, zöld (UL-9, UL-14)."""
 
@@ -1138,14 +1142,7 @@ class Ulti(Phased):
     def parse_action(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not an Ulti action (pass, pickup, stand, discard:<card>,<card>, "
-                    "bid:<contract>, name:<suit>, kontra:<components>, rekontra:<components>, "
-                    "play:<card>)"
-                )
-            return code
+            return word_action(text, _VERBS, _ACTIONS)
         if verb == "play":
             return _pack_card(arg)
         if verb == "discard":
