@@ -12,12 +12,12 @@ import enum
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
-from referee.rules.cards import CARD_NAMES, SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of
+from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import JSON, Action, HandResult, TrickTaken, cards_taken
 from referee.rules.seats import Seat
 
-__all__ = ["Phased", "PhasedState", "names", "parse_suit", "played", "word_action"]
+__all__ = ["Phased", "PhasedState", "parse_suit", "played", "word_action"]
 
 
 class PhasedState(Protocol):
@@ -118,11 +118,6 @@ class Phased:
         if state.phase == self.OVER:
             out["result"] = self.result(state).to_json()
         return out
-
-
-def names(cards: Iterable[Card]) -> list[str]:
-    """The cards' names, in the order given."""
-    return [CARD_NAMES[c] for c in cards]
 
 
 def played(tricks: Iterable[TrickTaken], trick: Iterable[Card]) -> CardSet:

@@ -41,6 +41,7 @@ from referee.rules.cards import (
     CardSet,
     card,
     cards_in,
+    names,
     parse_card,
 )
 from referee.rules.compiled import mypyc_attr
@@ -77,7 +78,7 @@ from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
-from referee.rules.phased import Phased, names, parse_suit, played, word_action
+from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import answer, by_rank, trick_tables, winner_index
 
