@@ -437,9 +437,9 @@ class Euchre(Phased):
                 first = s.maker
             elif s.defender >= 0:
                 first = s.defender
-        lead = _NEXT[s.out][first]
-        s.leader = lead
-        s.to_act = lead
+        opener = _NEXT[s.out][first]
+        s.leader = opener
+        s.to_act = opener
 
     def _play(self, state: EuchreState, seat: Seat, c: Card) -> Step:
         s = state.copy()
