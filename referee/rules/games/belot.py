@@ -40,6 +40,7 @@ from referee.rules.game import (
     TrickTaken,
     cards_taken,
 )
+from referee.rules.games import invariants
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belot_state import (
@@ -113,6 +114,7 @@ class Belot(BeloteGame):
     """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
 
     name: ClassVar[str] = "belot"
+
     aliases: ClassVar[tuple[str, ...]] = ("bulgarian_belot", "belote_bg", "бридж-белот")
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
@@ -394,6 +396,11 @@ class Belot(BeloteGame):
 
     # -- scoring ---------------------------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.belot(result, rules)
     def result(self, state: BelotState) -> HandResult:
         try:
             return state.cached

@@ -38,6 +38,7 @@ from referee.rules.game import (
     MatchState,
     Step,
 )
+from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import (
     COMBO_MASKS,
     FR_KINDS,
@@ -137,6 +138,7 @@ class Coinche(BeloteGame):
     surcoinche x4, announcements, belote-rebelote, 82-point floor, to 701."""
 
     name: ClassVar[str] = "coinche"
+
     aliases: ClassVar[tuple[str, ...]] = ("belote_contree", "contree", "belote-contree")
     title: ClassVar[str] = "Coinche (Belote contrée)"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
@@ -530,6 +532,11 @@ class Coinche(BeloteGame):
 
     # -- scoring ------------------------------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.coinche(result, rules)
     def result(self, state: CoincheState) -> HandResult:
         res: HandResult | None = getattr(state, "res", None)
         if res is None:

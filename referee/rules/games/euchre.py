@@ -48,6 +48,7 @@ from referee.rules.game import (
     Step,
     TrickTaken,
 )
+from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
 from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
@@ -255,6 +256,7 @@ class Euchre(Phased):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
+
     aliases: ClassVar[tuple[str, ...]] = ("eucher",)
     title: ClassVar[str] = "Euchre"
     num_seats: ClassVar[int] = 4
@@ -474,6 +476,11 @@ class Euchre(Phased):
 
     # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.euchre(result, rules)
     def result(self, state: EuchreState) -> HandResult:
         if state.maker < 0:
             return HandResult((0, 0), {"redeal": True}, void=True)

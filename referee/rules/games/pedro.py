@@ -68,6 +68,7 @@ from referee.rules.game import (
     Step,
     TrickTaken,
 )
+from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
 from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
@@ -793,6 +794,7 @@ class Pedro(Phased):
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
     name: ClassVar[str] = "pedro"
+
     aliases: ClassVar[tuple[str, ...]] = ("cinch",)
     title: ClassVar[str] = "Pedro (Cinch)"
     num_seats: ClassVar[int] = 4
@@ -1126,6 +1128,11 @@ class Pedro(Phased):
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.pedro(result, rules)
     def result(self, state: PedroState) -> HandResult:
         if state.phase == OVER:
             try:

@@ -60,6 +60,7 @@ from referee.rules.game import (
     Step,
     TrickTaken,
 )
+from referee.rules.games import invariants
 from referee.rules.games.ulti.contracts import (
     BETLI,
     CHOOSE,
@@ -672,6 +673,7 @@ class Ulti(Phased):
     """Ulti: 32 Hungarian cards, three players, the talon auction, one declarer against two."""
 
     name: ClassVar[str] = "ulti"
+
     aliases: ClassVar[tuple[str, ...]] = ("rabloulti", "rablóulti")
     title: ClassVar[str] = "Ulti"
     num_seats: ClassVar[int] = 3
@@ -1050,6 +1052,11 @@ class Ulti(Phased):
 
     # -- scoring (UL-28 .. UL-36) ----------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.ulti(result, rules)
     def result(self, state: UltiState) -> HandResult:
         if state.phase == OVER:
             return state.res
