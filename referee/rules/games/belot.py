@@ -114,6 +114,9 @@ class Belot(BeloteGame):
     """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
 
     name: ClassVar[str] = "belot"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: 16 to 26 rounded points a deal (BG-R), more doubled.
+    difference_scale: ClassVar[tuple[int, ...]] = (1, 2, 4, 6, 9, 13, 18, 26, 36, 50)
 
     aliases: ClassVar[tuple[str, ...]] = ("bulgarian_belot", "belote_bg", "бридж-белот")
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"

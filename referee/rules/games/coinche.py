@@ -138,6 +138,9 @@ class Coinche(BeloteGame):
     surcoinche x4, announcements, belote-rebelote, 82-point floor, to 701."""
 
     name: ClassVar[str] = "coinche"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: 162 card points and contracts of 80 to 500 (CO-S1..S5).
+    difference_scale: ClassVar[tuple[int, ...]] = (10, 20, 40, 70, 100, 150, 200, 300, 400, 500)
 
     aliases: ClassVar[tuple[str, ...]] = ("belote_contree", "contree", "belote-contree")
     title: ClassVar[str] = "Coinche (Belote contrée)"

@@ -256,6 +256,11 @@ class Euchre(Phased):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: a hand is worth 1 to 4 points (EU-25): nets differ by up to 8.
+    difference_scale: ClassVar[tuple[int, ...]] = (1, 2, 3, 4, 6, 8)
+    #: The referee's action for a seat whose time ran out: pass, and never go alone.
+    default_verbs: ClassVar[tuple[str, ...]] = ("pass", "partner", "defend_partner")
 
     aliases: ClassVar[tuple[str, ...]] = ("eucher",)
     title: ClassVar[str] = "Euchre"

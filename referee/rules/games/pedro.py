@@ -794,6 +794,9 @@ class Pedro(Phased):
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
     name: ClassVar[str] = "pedro"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: 14 points a deal (PE-4), a failed bid more.
+    difference_scale: ClassVar[tuple[int, ...]] = (1, 2, 4, 6, 9, 13, 18, 24)
 
     aliases: ClassVar[tuple[str, ...]] = ("cinch",)
     title: ClassVar[str] = "Pedro (Cinch)"

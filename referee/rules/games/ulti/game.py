@@ -673,6 +673,9 @@ class Ulti(Phased):
     """Ulti: 32 Hungarian cards, three players, the talon auction, one declarer against two."""
 
     name: ClassVar[str] = "ulti"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: contract values from 1 to 20+ units, doubled by kontras (UL-36).
+    difference_scale: ClassVar[tuple[int, ...]] = (2, 4, 8, 12, 16, 24, 32, 48, 64, 96)
 
     aliases: ClassVar[tuple[str, ...]] = ("rabloulti", "rablóulti")
     title: ClassVar[str] = "Ulti"
