@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -299,3 +300,30 @@ def test_the_viewer_marks_the_referees_actions(app: Referee) -> None:
     assert [s.timeout for s in replayed.steps[:2]] == [True, True]
     page = render_hand(replayed)
     assert page.count("time ran out: the referee") >= 2
+
+
+def test_the_timers_keep_one_entry_per_table_however_often_it_acts() -> None:
+    """Each action reschedules its table's deadline; superseded entries do not pile up."""
+    from referee.application.clocks import Timers
+
+    fired: list[Any] = []
+    timers = Timers(fired.append)
+    try:
+        t0 = datetime.now(UTC)
+
+        class Table:  # what Timers.watch reads of a match
+            def __init__(self) -> None:
+                self.id, self.version, self.clock = UUID(int=1), 0, object()
+
+            def deadline(self) -> datetime:
+                return t0 + timedelta(hours=1, seconds=self.version)
+
+        table = Table()
+        for v in range(5000):
+            table.version = v
+            timers.watch(table)  # type: ignore[arg-type]
+        assert len(timers) == 1 and len(timers._heap) <= 2 + 1024 + 1
+        assert timers.deadline(table.id) == t0 + timedelta(hours=1, seconds=4999)
+        assert fired == []
+    finally:
+        timers.close()
