@@ -39,8 +39,14 @@ from referee.changes import ChangeWaiters
 _log = logging.getLogger("referee.application")
 
 E = TypeVar("E")
-WAKE_BATCH = 256
+WAKE_BATCH = 64
 """Streams woken before the loop runs other ready work (the players' calls among it)."""
+PACE = 1.0
+"""After a round of wakes that took ``t`` seconds, a feed pauses ``PACE * t`` (see
+:meth:`Feed._wake_in_batches`)."""
+PAUSE_FROM = 0.002
+"""Rounds quicker than this (seconds) need no pause."""
+MAX_PAUSE = 1.0
 HISTORY = 4096
 """Versions of encoded events a feed keeps per audience (then it drops the older half)."""
 IDLE_WAIT = 60.0
@@ -126,10 +132,13 @@ class Subscription:
         self.beat = self.closed = False
         self._waiter: asyncio.Future[None] | None = None
 
-    def wake(self) -> None:
+    def wake(self) -> bool:
+        """Wake the stream if it waits (True then)."""
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+            return True
+        return False
 
     def close(self) -> None:
         self.closed = True
@@ -141,6 +150,7 @@ class Subscription:
             await self._waiter
         finally:
             self._waiter = None
+            self.feed.resumed()
 
 
 class Feed(Generic[E]):
@@ -156,6 +166,8 @@ class Feed(Generic[E]):
         self.error: BaseException | None = None
         self.closed = False
         self._poke: asyncio.Future[None] = loop.create_future()
+        self._waking = 0  # streams woken by this round that have not run yet
+        self._round: asyncio.Future[None] | None = None
         self.task = loop.create_task(self._pump(), name=f"referee-feed-{match_id}")
 
     # -- the streams' side ---------------------------------------------------------------------
@@ -173,6 +185,13 @@ class Feed(Generic[E]):
             return
         if not self.subs:
             self.poke()
+
+    def resumed(self) -> None:
+        """A stream woken by the current round runs (the last one ends the round)."""
+        if self._waking > 0:
+            self._waking -= 1
+            if self._waking == 0 and self._round is not None and not self._round.done():
+                self._round.set_result(None)
 
     def poke(self) -> None:
         if not self._poke.done():
@@ -240,10 +259,23 @@ class Feed(Generic[E]):
         await self._wake_in_batches()  # (without a change too: each looks at alive())
 
     async def _wake_in_batches(self) -> None:
+        """Wake every waiting stream, :data:`WAKE_BATCH` at a time; then, before the next
+        round, pause as long as this one took (at most :data:`MAX_PAUSE`): the fan-out of
+        one match takes at most about half of the loop, and the versions committed
+        meanwhile go out together as one update per stream."""
+        started = self.loop.time()
+        self._round = self.loop.create_future()
+        self._waking = 0
         for i, sub in enumerate(list(self.subs)):
-            sub.wake()
+            self._waking += sub.wake()
             if i % WAKE_BATCH == WAKE_BATCH - 1:
                 await asyncio.sleep(0)
+        if self._waking:
+            await asyncio.wait((self._round,), timeout=MAX_PAUSE)
+        self._waking, self._round = 0, None
+        took = self.loop.time() - started
+        if took > PAUSE_FROM:
+            await asyncio.sleep(min(took * PACE, MAX_PAUSE))
 
     def _wake_all(self) -> None:
         for sub in list(self.subs):

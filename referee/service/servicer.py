@@ -33,7 +33,13 @@ from referee.domain.facts import (
 )
 from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
-from referee.service.handlers import Encoded, call_ended, stream_handler, unary_handler
+from referee.service.handlers import (
+    Encoded,
+    call_ended,
+    ends_on_stop,
+    stream_handler,
+    unary_handler,
+)
 from referee.service.peers import PeerLimits
 
 log = logging.getLogger("referee.service")
@@ -242,6 +248,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
 
     @stream_handler
+    @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[pb.WatchMatchResponse]:
