@@ -16,8 +16,9 @@ holds only the last version it sent. A slow consumer (its previous message still
 sent) simply takes, when it is ready again, one update from the version it sent to the
 latest, the events of every version in between joined from the feed's encoded history
 (bounded; a stream further behind than the history gets an update read for it alone).
-Wakes are handed out in batches (:data:`WAKE_BATCH` streams, then the loop runs whatever
-else is ready, such as the players' calls). Heartbeats come from one timer per event loop
+Wakes are handed out in batches (:data:`WAKE_BATCH` streams; the next batch once these
+have sent), so the loop never holds more than a batch of fan-out work before the players'
+calls get their turn. Heartbeats come from one timer per event loop
 (:class:`Beats`), which wakes only the streams whose heartbeat is due; an idle stream costs
 nothing but its place in that timer's heap.
 """
@@ -40,13 +41,10 @@ _log = logging.getLogger("referee.application")
 
 E = TypeVar("E")
 WAKE_BATCH = 64
-"""Streams woken before the loop runs other ready work (the players' calls among it)."""
-PACE = 1.0
-"""After a round of wakes that took ``t`` seconds, a feed pauses ``PACE * t`` (see
+"""Streams woken at once: the next are woken once these have sent (see
 :meth:`Feed._wake_in_batches`)."""
-PAUSE_FROM = 0.002
-"""Rounds quicker than this (seconds) need no pause."""
-MAX_PAUSE = 1.0
+BATCH_WAIT = 0.05
+"""Seconds a batch waits for its streams' sends (a slow consumer's is not awaited longer)."""
 HISTORY = 4096
 """Versions of encoded events a feed keeps per audience (then it drops the older half)."""
 IDLE_WAIT = 60.0
@@ -116,6 +114,7 @@ class Subscription:
         "alive",
         "beat",
         "closed",
+        "counted",
         "every",
         "feed",
         "first",
@@ -129,7 +128,7 @@ class Subscription:
         self.feed, self.who, self.sent = feed, who, after
         self.first, self.every, self.alive = True, every, alive
         self.last = 0.0
-        self.beat = self.closed = False
+        self.beat = self.closed = self.counted = False
         self._waiter: asyncio.Future[None] | None = None
 
     def wake(self) -> bool:
@@ -140,17 +139,23 @@ class Subscription:
             return True
         return False
 
+    def settle(self) -> None:
+        """The stream is back (waiting again, or gone): its batch need not wait for it."""
+        if self.counted:
+            self.counted = False
+            self.feed.settled()
+
     def close(self) -> None:
         self.closed = True
         self.wake()
 
     async def wait(self) -> None:
+        self.settle()
         self._waiter = self.feed.loop.create_future()
         try:
             await self._waiter
         finally:
             self._waiter = None
-            self.feed.resumed()
 
 
 class Feed(Generic[E]):
@@ -166,8 +171,8 @@ class Feed(Generic[E]):
         self.error: BaseException | None = None
         self.closed = False
         self._poke: asyncio.Future[None] = loop.create_future()
-        self._waking = 0  # streams woken by this round that have not run yet
-        self._round: asyncio.Future[None] | None = None
+        self._sending = 0  # streams of the batch being woken that are not back yet
+        self._batch: asyncio.Future[None] | None = None
         self.task = loop.create_task(self._pump(), name=f"referee-feed-{match_id}")
 
     # -- the streams' side ---------------------------------------------------------------------
@@ -186,12 +191,11 @@ class Feed(Generic[E]):
         if not self.subs:
             self.poke()
 
-    def resumed(self) -> None:
-        """A stream woken by the current round runs (the last one ends the round)."""
-        if self._waking > 0:
-            self._waking -= 1
-            if self._waking == 0 and self._round is not None and not self._round.done():
-                self._round.set_result(None)
+    def settled(self) -> None:
+        """A stream of the current batch is back (the last one ends the batch)."""
+        self._sending -= 1
+        if self._sending <= 0 and self._batch is not None and not self._batch.done():
+            self._batch.set_result(None)
 
     def poke(self) -> None:
         if not self._poke.done():
@@ -259,23 +263,23 @@ class Feed(Generic[E]):
         await self._wake_in_batches()  # (without a change too: each looks at alive())
 
     async def _wake_in_batches(self) -> None:
-        """Wake every waiting stream, :data:`WAKE_BATCH` at a time; then, before the next
-        round, pause as long as this one took (at most :data:`MAX_PAUSE`): the fan-out of
-        one match takes at most about half of the loop, and the versions committed
-        meanwhile go out together as one update per stream."""
-        started = self.loop.time()
-        self._round = self.loop.create_future()
-        self._waking = 0
-        for i, sub in enumerate(list(self.subs)):
-            self._waking += sub.wake()
-            if i % WAKE_BATCH == WAKE_BATCH - 1:
-                await asyncio.sleep(0)
-        if self._waking:
-            await asyncio.wait((self._round,), timeout=MAX_PAUSE)
-        self._waking, self._round = 0, None
-        took = self.loop.time() - started
-        if took > PAUSE_FROM:
-            await asyncio.sleep(min(took * PACE, MAX_PAUSE))
+        """Wake the waiting streams :data:`WAKE_BATCH` at a time, each batch once the one
+        before has sent (or :data:`BATCH_WAIT` passed): the loop never holds more than a
+        batch of the fan-out's work, so the players' calls keep their turn, and versions
+        committed during a long round go out together, as one update per stream."""
+        subs = list(self.subs)
+        for start in range(0, len(subs), WAKE_BATCH):
+            self._batch = self.loop.create_future()
+            self._sending = 0
+            for sub in subs[start:start + WAKE_BATCH]:
+                if sub.wake():
+                    sub.counted = True
+                    self._sending += 1
+            if self._sending:
+                await asyncio.wait((self._batch,), timeout=BATCH_WAIT)
+            for sub in subs[start:start + WAKE_BATCH]:
+                sub.counted = False
+        self._batch, self._sending = None, 0
 
     def _wake_all(self) -> None:
         for sub in list(self.subs):
@@ -426,4 +430,5 @@ class Fanout(Generic[E]):
                     feed.add(sub)
         finally:
             sub.closed = True
+            sub.settle()
             sub.feed.remove(sub)

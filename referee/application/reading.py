@@ -159,10 +159,10 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
               ) -> list[PublicEvent]:
     """The stored events (``stored``) after version ``after``, as ``who`` may see them."""
     out: list[PublicEvent] = []
-    hand = 0
+    hand = 0  # the hand running at version ``after + 1`` (its deal may be that version)
     for hand_log in match.hands:
         if hand_log.first_version <= after + 1:
-            hand = hand_log.number - 1
+            hand = hand_log.number
     for e in stored:
         v = e.originator_version
         if v <= after:
