@@ -16,9 +16,9 @@ holds only the last version it sent. A slow consumer (its previous message still
 sent) simply takes, when it is ready again, one update from the version it sent to the
 latest, the events of every version in between joined from the feed's encoded history
 (bounded; a stream further behind than the history gets an update read for it alone).
-Wakes are handed out in batches (:data:`WAKE_BATCH` streams; the next batch once these
-have sent), so the loop never holds more than a batch of fan-out work before the players'
-calls get their turn. Heartbeats come from one timer per event loop
+Wakes are handed out through a window (:data:`WINDOW` streams sending at once; more as
+those are back), so the loop never holds more than a window of fan-out work before the
+players' calls get their turn. Heartbeats come from one timer per event loop
 (:class:`Beats`), which wakes only the streams whose heartbeat is due; an idle stream costs
 nothing but its place in that timer's heap.
 """
@@ -40,11 +40,11 @@ from referee.changes import ChangeWaiters
 _log = logging.getLogger("referee.application")
 
 E = TypeVar("E")
-WAKE_BATCH = 64
-"""Streams woken at once: the next are woken once these have sent (see
-:meth:`Feed._wake_in_batches`)."""
+WINDOW = 128
+"""Streams of one feed sending at once (see :meth:`Feed._wake_in_batches`)."""
 BATCH_WAIT = 0.05
-"""Seconds a batch waits for its streams' sends (a slow consumer's is not awaited longer)."""
+"""Seconds the fan-out waits for room in the window (a slow consumer's send is not awaited
+longer)."""
 HISTORY = 4096
 """Versions of encoded events a feed keeps per audience (then it drops the older half)."""
 IDLE_WAIT = 60.0
@@ -192,9 +192,11 @@ class Feed(Generic[E]):
             self.poke()
 
     def settled(self) -> None:
-        """A stream of the current batch is back (the last one ends the batch)."""
+        """A stream woken by the current round is back: room for more (see
+        :meth:`_wake_in_batches`)."""
         self._sending -= 1
-        if self._sending <= 0 and self._batch is not None and not self._batch.done():
+        if (self._sending <= WINDOW // 2 and self._batch is not None
+                and not self._batch.done()):
             self._batch.set_result(None)
 
     def poke(self) -> None:
@@ -263,22 +265,34 @@ class Feed(Generic[E]):
         await self._wake_in_batches()  # (without a change too: each looks at alive())
 
     async def _wake_in_batches(self) -> None:
-        """Wake the waiting streams :data:`WAKE_BATCH` at a time, each batch once the one
-        before has sent (or :data:`BATCH_WAIT` passed): the loop never holds more than a
-        batch of the fan-out's work, so the players' calls keep their turn, and versions
-        committed during a long round go out together, as one update per stream."""
+        """Wake the waiting streams with at most :data:`WINDOW` of them sending at once: the
+        next are woken as those come back (or once :data:`BATCH_WAIT` passes without
+        enough of them back: slow consumers do not hold the others). The loop never holds
+        more than a window of the fan-out's work, so the players' calls keep their turn,
+        and the versions committed during a long round go out together, as one update
+        per stream."""
         subs = list(self.subs)
-        for start in range(0, len(subs), WAKE_BATCH):
-            self._batch = self.loop.create_future()
-            self._sending = 0
-            for sub in subs[start:start + WAKE_BATCH]:
+        inflight: list[Subscription] = []
+        self._sending = 0
+        i = 0
+        while i < len(subs):
+            while i < len(subs) and self._sending < WINDOW:
+                sub = subs[i]
+                i += 1
                 if sub.wake():
                     sub.counted = True
+                    inflight.append(sub)
                     self._sending += 1
-            if self._sending:
-                await asyncio.wait((self._batch,), timeout=BATCH_WAIT)
-            for sub in subs[start:start + WAKE_BATCH]:
-                sub.counted = False
+            if i < len(subs):
+                self._batch = self.loop.create_future()
+                done, _ = await asyncio.wait((self._batch,), timeout=BATCH_WAIT)
+                if not done:  # the ones still sending are slow: count them no longer
+                    for sub in inflight:
+                        sub.counted = False
+                    self._sending = 0
+                inflight = [sub for sub in inflight if sub.counted]
+        for sub in inflight:
+            sub.counted = False
         self._batch, self._sending = None, 0
 
     def _wake_all(self) -> None:

@@ -23,6 +23,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.limits import MAX_REQUEST_BYTES
+from referee.service.capacity import capacity_options
 from referee.service.decoding import DecodeErrorInterceptor
 from referee.service.handlers import Stopping, add_servicer
 from referee.service.health_service import HealthServicer
@@ -79,6 +80,8 @@ class RefereeServer:
                 ("grpc.max_send_message_length", 64 << 20),
                 # Keepalive and connection age (REFEREE_KEEPALIVE_*, REFEREE_MAX_CONNECTION_*).
                 *keepalive_options(),
+                # Calls waiting to be taken up, streams per connection (many watchers).
+                *capacity_options(),
             ],
         )
         stopping = self._stopping
