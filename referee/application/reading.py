@@ -1,5 +1,6 @@
-"""Reading a match: views, event streams for watchers, hand and match records, deal checks
-and the rejection trail. Every read goes through the token authority; nothing shows a seat
+"""Reading a match: views, the events and views the watch fan-out sends
+(:mod:`referee.application.fanout`), hand and match records, deal checks and the rejection
+trail. Every read goes through the token authority; nothing shows a seat
 another seat's unplayed cards unless the caller is the auditor or the hand is over."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
-from referee.application import Referee
+from referee.application import Referee, fanout
 from referee.application.principals import Principal, Role
 from referee.service.servicer import _event_pb
 from tests.service.conftest import AUDITOR
@@ -124,6 +124,36 @@ def test_a_stream_not_ready_takes_one_update_to_the_latest(app: Referee) -> None
     first, (events, view, version), latest = asyncio.run(scenario())
     assert first[2] == 2 and version == latest == view.version
     assert [e.version for e in events] == list(range(3, latest + 1))
+
+
+def test_a_stream_behind_the_history_gets_an_update_read_for_it(
+        app: Referee, monkeypatch: Any) -> None:
+    """Further behind than the feed keeps (a few versions here): the update is read for that
+    stream alone, and it still brings every event once."""
+    monkeypatch.setattr(fanout, "HISTORY", 4)
+    created = app.create_match("euchre")
+    rng = random.Random(8)
+
+    async def scenario() -> tuple[list[Any], int]:
+        slow = app.watch(created.match_id, created.spectator_token, 0, 60.0)
+        keen = app.watch(created.match_id, created.spectator_token, 0, 60.0)
+        got = [await slow.__anext__()]
+        await keen.__anext__()
+        loop = asyncio.get_running_loop()
+        for _ in range(15):
+            await loop.run_in_executor(None, _act, app, created, rng)
+            await asyncio.wait_for(keen.__anext__(), 10)  # the feed moves on meanwhile
+        latest = app.get_match(created.match_id).version
+        while got[-1][2] < latest:
+            got.append(await asyncio.wait_for(slow.__anext__(), 10))
+        await slow.aclose()
+        await keen.aclose()
+        return got, latest
+
+    got, latest = asyncio.run(scenario())
+    versions = [e.version for events, _, _ in got for e in events]
+    assert versions == list(range(2, latest + 1))
+    assert len(got) == 2  # the first update, then one with all the rest
 
 
 def _act(app: Referee, created: Any, rng: random.Random) -> None:
