@@ -197,6 +197,8 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--idle-seconds", type=float, default=10.0,
                    help="then time measured with nobody acting (10)")
     b.add_argument("--watcher-procs", type=int, default=2, help="watcher client processes (2)")
+    b.add_argument("--burst", type=int, default=0, metavar="N",
+                   help="instead: open N streams at once and count how each began")
     b.add_argument("--server-checkout", default="", metavar="DIR",
                    help="run the server from another checkout (a baseline), side by side")
 
@@ -239,6 +241,9 @@ def _main(argv: Sequence[str] | None) -> int:
             print("referee bench watch: --watchers, --matches and --watcher-procs must be 1 "
                   "or more, --rate and --seconds above 0", file=sys.stderr)
             return 2
+        if args.burst > 0:
+            print(json.dumps(watch.run_burst(args.burst, args.server_checkout), indent=2))
+            return 0
         print(json.dumps(watch.run(args.watchers, args.matches, args.rate, args.seconds,
                                    args.idle_seconds, args.watcher_procs,
                                    args.server_checkout), indent=2))

@@ -16,6 +16,9 @@ for ``--idle-seconds``. The report (JSON):
 - ``messages_per_s``: updates the watchers received (all streams);
 - ``server_cpu`` (share of one core) while playing and ``idle_server_cpu`` while nobody acts,
   ``server_rss_mib`` at the end; the watcher processes' CPU (they share the machine).
+
+``--burst N`` instead opens N streams at once and counts how each began (``OK``: its first
+message came; else the status it ended with), the server's intake of a reconnecting crowd.
 """
 
 from __future__ import annotations
@@ -296,3 +299,56 @@ async def _watch(cfg: dict[str, Any]) -> dict[str, Any]:
 
 if __name__ == "__main__":
     print(json.dumps(asyncio.run(_watch(json.loads(sys.argv[1])))), flush=True)
+
+
+def run_burst(streams: int = 2500, server_checkout: str = "") -> dict[str, Any]:
+    """Open ``streams`` ``WatchMatch`` streams all at once (no waiting between them) and
+    count how each began: ``OK`` (its first message came) or the status it ended with."""
+    from referee.benchmarks.service import _start, _stop
+
+    with tempfile.TemporaryDirectory(prefix="referee-bench-burst-") as data:
+        env = dict(os.environ, REFEREE_DATA_DIR=data, REFEREE_ANONYMOUS_RATE="0",
+                   REFEREE_STREAMS_PER_PEER=str(2 * streams + 16))
+        env.pop("PERSISTENCE_MODULE", None)
+        if server_checkout:
+            env["PYTHONPATH"] = os.path.abspath(server_checkout)
+        proc, address = _start([sys.executable, "-m", "referee", "serve", "--address",
+                                "127.0.0.1:0", "--metrics-port", "0"], env, cwd=data)
+        try:
+            outcomes = asyncio.run(_burst(address, streams))
+        finally:
+            _stop(proc)
+    return {"server": os.path.abspath(server_checkout) if server_checkout else "this checkout",
+            "streams_opened_at_once": streams, "outcomes": outcomes}
+
+
+async def _burst(address: str, n: int) -> dict[str, int]:
+    import grpc
+
+    from referee.api.v1 import referee_pb2 as pb
+    from referee.api.v1 import referee_pb2_grpc as pbg
+
+    channels = [grpc.aio.insecure_channel(address, options=[
+        ("grpc.use_local_subchannel_pool", 1)]) for _ in range(-(-n // STREAMS_PER_CHANNEL))]
+    stubs = [pbg.RefereeServiceStub(c) for c in channels]  # type: ignore[no-untyped-call]
+    created = await stubs[0].CreateMatch(pb.CreateMatchRequest(game="euchre",
+                                                               public_spectators=True))
+
+    async def one(i: int) -> str:
+        call = stubs[i // STREAMS_PER_CHANNEL].WatchMatch(pb.WatchMatchRequest(
+            match_id=created.match_id, heartbeat_seconds=60), timeout=60)
+        try:
+            async for _ in call:
+                return "OK"
+            return "ENDED"
+        except grpc.aio.AioRpcError as exc:
+            return str(exc.code().name)
+        finally:
+            call.cancel()
+
+    outcomes: dict[str, int] = {}
+    for outcome in await asyncio.gather(*(one(i) for i in range(n))):
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    for c in channels:
+        await c.close()
+    return outcomes
