@@ -6,10 +6,11 @@ woken by this process's commits, and by the log follower for other processes' wr
 for each new committed version, reads the match once (under its lock, on the executor) and
 asks the reader for the new events and the view of each *audience* that has a stream: the
 public view (spectators), each seat's, the auditor's. Each audience's part is encoded once
-(the :class:`Encoder` port: the service encodes protobuf bytes) and every stream of that
-audience is handed the same encoded update. Redaction stays where it was
-(``referee.application.reading``: ``view_of`` and the event redaction); an audience is a
-:class:`~referee.application.principals.Principal`, which is all they read of the caller.
+(the :class:`~referee.application.updates.Encoder` port: the service encodes protobuf
+bytes) and every stream of that audience is handed the same encoded update. Redaction
+stays where it was (``referee.application.reading``: ``view_of`` and the event
+redaction); an audience is a :class:`~referee.application.principals.Principal`, which is
+all they read of the caller.
 
 Streams never touch the store or the match lock on their own, and never queue: a stream
 holds only the last version it sent. A slow consumer (its previous message still being
@@ -19,22 +20,22 @@ latest, the events of every version in between joined from the feed's encoded hi
 Wakes are handed out through a window (:data:`WINDOW` streams sending at once; more as
 those are back), so the loop never holds more than a window of fan-out work before the
 players' calls get their turn. Heartbeats come from one timer per event loop
-(:class:`Beats`), which wakes only the streams whose heartbeat is due; an idle stream costs
-nothing but its place in that timer's heap.
+(:class:`~referee.application.beats.Beats`), which wakes only the streams whose heartbeat
+is due; an idle stream costs nothing but its place in that timer's heap.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Generic, TypeVar
 from uuid import UUID
 
 from referee.application.answers import PublicEvent, View
+from referee.application.beats import Beats
 from referee.application.principals import Principal
+from referee.application.updates import Encoder
 from referee.changes import ChangeWaiters
 
 _log = logging.getLogger("referee.application")
@@ -53,44 +54,6 @@ IDLE_WAIT = 60.0
 Parts = dict[Principal, tuple[list[PublicEvent], View]]
 Snapshot = tuple[int, Parts]
 """``(version, {audience: (events after its version, view)})``, read once under the lock."""
-
-
-class Encoder(Protocol[E]):
-    """How updates are encoded (a port: the service encodes protobuf). Encoded events of
-    consecutive versions must join by :meth:`update` into one update, in order."""
-
-    def events(self, events: Sequence[PublicEvent]) -> E:
-        """The events of one version as an audience may see them."""
-        ...
-
-    def view(self, view: View) -> E:
-        """An audience's view (and its version)."""
-        ...
-
-    def update(self, parts: Sequence[E], version: int) -> Any:
-        """One update: encoded events in order, then one encoded view, as one message."""
-        ...
-
-    def heartbeat(self, version: int) -> Any:
-        """A heartbeat at ``version``."""
-        ...
-
-
-class PlainEncoder:
-    """Updates as ``(events, view, version)`` tuples (heartbeats: ``([], None, version)``),
-    for callers in Python (and the tests)."""
-
-    def events(self, events: Sequence[PublicEvent]) -> Any:
-        return list(events)
-
-    def view(self, view: View) -> Any:
-        return view
-
-    def update(self, parts: Sequence[Any], version: int) -> Any:
-        return [e for part in parts[:-1] for e in part], parts[-1], version
-
-    def heartbeat(self, version: int) -> Any:
-        return [], None, version
 
 
 class _Audience:
@@ -298,44 +261,6 @@ class Feed(Generic[E]):
     def _wake_all(self) -> None:
         for sub in list(self.subs):
             sub.wake()
-
-
-class Beats:
-    """The heartbeats of every stream on one event loop: one timer, a heap by due time.
-    A stream that sent something meanwhile is put back at its new due time, unwoken."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self._heap: list[tuple[float, int, Subscription]] = []
-        self._seq = itertools.count()
-        self._timer: asyncio.TimerHandle | None = None
-
-    def add(self, sub: Subscription) -> None:
-        self._push(sub.last + sub.every, sub)
-
-    def _push(self, due: float, sub: Subscription) -> None:
-        heapq.heappush(self._heap, (due, next(self._seq), sub))
-        if self._timer is None or due < self._timer.when():
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = self.loop.call_at(due, self._fire)
-
-    def _fire(self) -> None:
-        self._timer = None
-        now = self.loop.time()
-        heap = self._heap
-        while heap and heap[0][0] <= now:
-            _, _, sub = heapq.heappop(heap)
-            if sub.closed:
-                continue
-            due = sub.last + sub.every
-            if due <= now:
-                sub.beat = True
-                sub.wake()
-                due = now + sub.every
-            heapq.heappush(heap, (due, next(self._seq), sub))
-        if heap:
-            self._timer = self.loop.call_at(heap[0][0], self._fire)
 
 
 class Fanout(Generic[E]):

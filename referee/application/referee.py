@@ -22,10 +22,11 @@ from referee.application.answers import Answer, Created, DealCheck, View
 from referee.application.boards import Boards
 from referee.application.clocks import ClockCommands, ClockFollower, Timers, fire, utc_now
 from referee.application.creating import Creating, deal_next
-from referee.application.fanout import Encoder, Fanout, PlainEncoder
+from referee.application.fanout import Fanout
 from referee.application.live import LiveMatches
 from referee.application.reading import Reading
 from referee.application.store import APP_NAME, LogReader, StoredMatches
+from referee.application.updates import Encoder, PlainEncoder
 from referee.changes import ChangeWaiters, LogFollower, originators_between
 from referee.config import Settings, settings_from_env
 from referee.domain.match import Match
