@@ -24,6 +24,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.limits import MAX_REQUEST_BYTES
 from referee.service.capacity import capacity_options
+from referee.service.credentials_metadata import BearerTokenInterceptor
 from referee.service.decoding import DecodeErrorInterceptor
 from referee.service.handlers import Stopping, add_servicer
 from referee.service.health_service import HealthServicer
@@ -72,7 +73,8 @@ class RefereeServer:
         gate = () if self._store_monitor is None else (StoreGate(self._store_monitor),)
         server = grpc.aio.server(
             # innermost: see decoding
-            interceptors=(*interceptors, *gate, DecodeErrorInterceptor()),
+            interceptors=(*interceptors, *gate, BearerTokenInterceptor(),
+                          DecodeErrorInterceptor()),
             options=[
                 ("grpc.so_reuseport", 1 if reuse_port else 0),
                 # Bounded requests (referee.limits); answers may be larger (match records).
