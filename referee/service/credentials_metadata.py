@@ -15,7 +15,7 @@ import grpc
 
 from referee.domain.errors import MalformedRequestError
 from referee.service.errors import abort
-from referee.service.interception import HandlerRewriter, Stream, Unary, rebuilt
+from referee.service.interception import NOT_OURS, HandlerRewriter, Stream, Unary, rebuilt
 
 SCHEME = "bearer "
 
@@ -47,6 +47,9 @@ class BearerTokenInterceptor(HandlerRewriter):
     """Reads ``authorization: Bearer`` metadata into the request's ``token`` field."""
 
     def rewrite(self, method: str, handler: Any) -> Any:
+        if method.startswith(NOT_OURS):  # health and reflection take no token
+            return handler
+
         def unary(old: Unary) -> Unary:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 problem = _with_token(request, context)
