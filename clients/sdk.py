@@ -94,6 +94,20 @@ def _time_control(given: dict[str, Any]) -> pb.TimeControl:
     return msg
 
 
+def credentials(request: Any) -> tuple[Any, tuple[tuple[str, str], ...]]:
+    """``request`` without its token (a copy) and the token as ``authorization: Bearer`` call
+    metadata, so that no token travels in a request message (they end up in request dumps).
+    A token that is not printable ASCII (not one the referee issued) stays in the request:
+    metadata cannot carry it."""
+    token = getattr(request, "token", "")
+    if not token or not (token.isascii() and token.isprintable()):
+        return request, ()
+    bare = type(request)()
+    bare.CopyFrom(request)
+    bare.ClearField("token")
+    return bare, (("authorization", f"Bearer {token}"),)
+
+
 RESUMED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "WatchMatch"), (_PROJECTIONS, "WatchScoreboard"),
     (_TOURNAMENTS, "ExportTournament"),
@@ -642,9 +656,11 @@ class RefereeClient:
 
     def _call(self, method: Callable[..., R], request: object) -> R:
         """One unary call with the client's deadline; gRPC retries it when its method is one
-        of :data:`RETRIED` (the channel's service config)."""
+        of :data:`RETRIED` (the channel's service config). Its token travels as call
+        metadata (:func:`credentials`), not in the request."""
         try:
-            return method(request, timeout=self.timeout)
+            bare, metadata = credentials(request)
+            return method(bare, timeout=self.timeout, metadata=metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err, self.address) from None
 
@@ -788,9 +804,11 @@ class RefereeClient:
         after = [after_version]
 
         def opened() -> Any:
-            return self.stub.WatchMatch(pb.WatchMatchRequest(
-                match_id=match_id, token=token, after_version=after[0],
-                heartbeat_seconds=heartbeat_seconds))
+            request = pb.WatchMatchRequest(match_id=match_id, token=token,
+                                           after_version=after[0],
+                                           heartbeat_seconds=heartbeat_seconds)
+            bare, metadata = credentials(request)
+            return self.stub.WatchMatch(bare, metadata=metadata)
 
         def accept(message: pb.WatchMatchResponse) -> Update:
             update = Update.from_pb(message)
@@ -854,8 +872,10 @@ class RefereeClient:
         after = [after_version]
 
         def opened() -> Any:
-            return self.projections.WatchScoreboard(ppb.WatchScoreboardRequest(
-                match_id=match_id, token=token, after_version=after[0]))
+            request = ppb.WatchScoreboardRequest(match_id=match_id, token=token,
+                                                 after_version=after[0])
+            bare, metadata = credentials(request)
+            return self.projections.WatchScoreboard(bare, metadata=metadata)
 
         def accept(message: ppb.Scoreboard) -> Scoreboard:
             board = Scoreboard.from_pb(message)  # the referee sends only versions > after
@@ -1004,7 +1024,9 @@ class RefereeClient:
                     f"the export of tournament {tournament_id} broke after {delivered[0]} "
                     "records and cannot be resumed (records have no position): run it again",
                     code="UNAVAILABLE")
-            return self.tournaments.ExportTournament(req, timeout=self.timeout)
+            bare, metadata = credentials(req)
+            return self.tournaments.ExportTournament(bare, timeout=self.timeout,
+                                                     metadata=metadata)
 
         def accept(message: ppb.ExportResponse) -> str:
             delivered[0] += 1

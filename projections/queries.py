@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
+from projections.hand_states import HandStates
 from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Credentials, LogReader, Principal, Referee, Role
 from referee.changes import LogFollower, originators_between
@@ -42,7 +43,7 @@ from referee.integrity import (
 from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
 from referee.rules.errors import RulesError
 from referee.rules.game import VERB_BASE
-from referee.rules.handrecord import HandRecord, MatchRecord, replay_to
+from referee.rules.handrecord import HandRecord, MatchRecord
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
 
@@ -58,6 +59,8 @@ class Queries:
         self._views = views
         self._follower: LogFollower | None = None
         self._follower_guard = threading.Lock()
+        #: The states of the hands replayed lately (a walk through a hand replays it once).
+        self.hand_states = HandStates()
         app.on_close(self.close)  # the follower and the views' connections
 
     @property
@@ -179,8 +182,9 @@ class Queries:
         game = find_game(m["game"])
         rules = game.rules_class.from_dict(m["rules"])
         deal = game.deal([parse_card(c) for c in h["cards"]], h["dealer"])
-        state = replay_to(game, deal, h["dealer"], rules,
-                          [(seat, text) for seat, text, _ in actions[:index]])
+        state = self.hand_states.state((match_id, hand, tuple(h["cards"]), h["dealer"]),
+                                       game, deal, h["dealer"], rules,
+                                       [(seat, text) for seat, text, _ in actions], index)
         to_act = game.current_seat(state)
         legal_codes = game.legal_actions(state)
         legal = [game.format_action(a) for a in legal_codes]

@@ -186,6 +186,23 @@ def _main(argv: Sequence[str] | None) -> int:
                    help="run the server from another checkout (a baseline), side by side")
 
     b = bench.add_parser(
+        "watch", help="players and many WatchMatch watchers on one server",
+        description="Start `referee serve` on a throw-away SQLite store, open --watchers "
+        "WatchMatch streams over --matches public matches, play --rate actions/s; report the "
+        "players' actions/s and latency, delivery p50/p99, server CPU and RSS, idle CPU (JSON).")
+    b.add_argument("--watchers", type=int, default=1000, help="WatchMatch streams (1000)")
+    b.add_argument("--matches", type=int, default=1, help="matches they watch, evenly (1)")
+    b.add_argument("--rate", type=float, default=20.0, help="actions/s over all matches (20)")
+    b.add_argument("--seconds", type=float, default=20.0, help="time played (20)")
+    b.add_argument("--idle-seconds", type=float, default=10.0,
+                   help="then time measured with nobody acting (10)")
+    b.add_argument("--watcher-procs", type=int, default=2, help="watcher client processes (2)")
+    b.add_argument("--burst", type=int, default=0, metavar="N",
+                   help="instead: open N streams at once and count how each began")
+    b.add_argument("--server-checkout", default="", metavar="DIR",
+                   help="run the server from another checkout (a baseline), side by side")
+
+    b = bench.add_parser(
         "clocks", help="deadlines of many timed tables in one process",
         description="Create --tables untimed and --tables timed tables in one process, report "
         "how late the deadlines fire (p50/p99/max) and the memory a clock adds per table.")
@@ -237,6 +254,21 @@ def _main(argv: Sequence[str] | None) -> int:
                   f"--game one of {', '.join(GAMES)}", file=sys.stderr)
             return 2
         print(json.dumps(claims.run(args.positions, args.game, args.tricks or -1), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "watch":
+        from referee.benchmarks import watch
+
+        if (args.watchers < 1 or args.matches < 1 or args.rate <= 0 or args.seconds <= 0
+                or args.watcher_procs < 1):
+            print("referee bench watch: --watchers, --matches and --watcher-procs must be 1 "
+                  "or more, --rate and --seconds above 0", file=sys.stderr)
+            return 2
+        if args.burst > 0:
+            print(json.dumps(watch.run_burst(args.burst, args.server_checkout), indent=2))
+            return 0
+        print(json.dumps(watch.run(args.watchers, args.matches, args.rate, args.seconds,
+                                   args.idle_seconds, args.watcher_procs,
+                                   args.server_checkout), indent=2))
         return 0
     if args.command == "bench" and args.bench == "clocks":
         from referee.benchmarks import clocks

@@ -25,6 +25,7 @@ the variable and what it may be (``referee serve`` prints it and exits 2).
   per second, and the burst, that one peer address may make without a credential (match
   creation without the organiser token, calls with no token); ``0`` turns the limit off.
 - ``REFEREE_STREAMS_PER_PEER`` (default 256): open watch streams per peer address.
+- ``REFEREE_STREAMS_TOTAL`` (default 20000): open watch streams in one server process.
 - ``REFEREE_REJECTIONS_PER_MATCH`` (default 200) and ``REFEREE_REJECTIONS_TOTAL`` (default
   100000): bounds of the rejection audit trail (a table next to the events; in memory on POPO),
   kept per seat; attempts by callers holding no seat token of the match have their own
@@ -166,6 +167,7 @@ class Settings:
     anonymous_rate: float = 20.0
     anonymous_burst: int = 100
     streams_per_peer: int = 256
+    streams_total: int = 20_000
     rejections_per_match: int = 200
     rejections_anonymous: int = 50
     rejections_total: int = 100_000
@@ -252,6 +254,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         anonymous_rate=read_float(env, "REFEREE_ANONYMOUS_RATE", 20.0),
         anonymous_burst=read_int(env, "REFEREE_ANONYMOUS_BURST", 100, 1),
         streams_per_peer=read_int(env, "REFEREE_STREAMS_PER_PEER", 256, 1),
+        streams_total=read_int(env, "REFEREE_STREAMS_TOTAL", 20_000, 1),
         rejections_per_match=read_int(env, "REFEREE_REJECTIONS_PER_MATCH", 200),
         rejections_anonymous=read_int(env, "REFEREE_REJECTIONS_ANONYMOUS", 50),
         rejections_total=read_int(env, "REFEREE_REJECTIONS_TOTAL", 100_000),

@@ -140,6 +140,11 @@ class Triads:
     def result(self, state: TriadsState) -> HandResult:
         return HandResult(state.won, {"tricks": list(state.won)})
 
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """Every trick goes to one side: the points are the tricks, HAND in all."""
+        if sum(result.points) != HAND:
+            raise AssertionError(f"{sum(result.points)} tricks scored, not {HAND}")
+
     def view(self, state: TriadsState, seat: Seat | None) -> dict[str, JSON]:
         out: dict[str, JSON] = {
             "game": self.name,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from referee.rules.render import render_record
 from referee.rules.words import Table
 from referee.verify import verify_data
 from tests import minigame
+from tests.pg_cluster import fresh_schema
 from tests.service.helpers import create, facts, serving, step
 
 AUDITOR = "extra-game-auditor"
@@ -56,13 +56,7 @@ def served(request: pytest.FixtureRequest, game: Game[Any],
     env = {"REFEREE_DATA_DIR": str(data), "REFEREE_AUDITOR_TOKEN": AUDITOR}
     if request.param == "postgres":
         env.update(request.getfixturevalue("postgres_env"))
-        env["POSTGRES_SCHEMA"] = "t" + uuid.uuid4().hex[:12]  # events and views of its own
-        import psycopg
-
-        with psycopg.connect(host=env["POSTGRES_HOST"], port=env.get("POSTGRES_PORT", "5432"),
-                             user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD"),
-                             dbname=env.get("POSTGRES_DBNAME"), autocommit=True) as conn:
-            conn.execute(f"CREATE SCHEMA {env['POSTGRES_SCHEMA']}")
+        env["POSTGRES_SCHEMA"] = fresh_schema(env)  # events and views of its own
     app = Referee(settings_from_env(env))
     worker = ProjectionWorker(app.event_log, poll=0.05).start()
     try:

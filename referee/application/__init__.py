@@ -1,8 +1,9 @@
 """The application layer: use cases over ports.
 
 - :mod:`.creating` (CreateMatch, dealing), :mod:`.acting` (SubmitAction, the one submit path,
-  and the other commands on a live match), :mod:`.reading` (views, watch streams, records,
-  deal checks, the rejection trail): the use cases.
+  and the other commands on a live match), :mod:`.reading` (views, records, deal checks, the
+  rejection trail), :mod:`.fanout` (watch streams: each version read and encoded once per
+  audience): the use cases.
 - :mod:`.principals`: who is asking (the token authority); :mod:`.answers`: what the use cases
   answer; :mod:`.ports`: what they need from the outside.
 - :mod:`.live` (the live-match cache and locks), :mod:`.store` (the event store and the log

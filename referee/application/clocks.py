@@ -91,6 +91,9 @@ class Timers:
                 return
             self._due[match.id] = entry
             heapq.heappush(self._heap, (deadline, next(self._seq), match.id, match.version))
+            if len(self._heap) > 2 * len(self._due) + 1024:  # mostly superseded entries
+                self._heap = [(d, next(self._seq), mid, v) for mid, (d, v) in self._due.items()]
+                heapq.heapify(self._heap)
             if self._thread is None and not self._stopped:
                 self._thread = threading.Thread(target=self._run, name="referee-timers",
                                                 daemon=True)

@@ -1,13 +1,12 @@
-"""Reading a match: views, event streams for watchers, hand and match records, deal checks
-and the rejection trail. Every read goes through the token authority; nothing shows a seat
+"""Reading a match: views, the events and views the watch fan-out sends
+(:mod:`referee.application.fanout`), hand and match records, deal checks and the rejection
+trail. Every read goes through the token authority; nothing shows a seat
 another seat's unplayed cards unless the caller is the auditor or the hand is over."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import hmac
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Iterable, Mapping
 from copy import deepcopy
 from datetime import UTC, datetime
 from typing import Any
@@ -62,54 +61,7 @@ class Reading:
 
     def events_after(self, match: Match, who: Principal, after: int) -> list[PublicEvent]:
         """The stored events after version ``after``, redacted for ``who``."""
-        out: list[PublicEvent] = []
-        hand = 0
-        for hand_log in match.hands:
-            if hand_log.first_version <= after + 1:
-                hand = hand_log.number - 1
-        for e in self._store.events(match.id, after, match.version):
-            v = e.originator_version
-            if isinstance(e, Match.HandDealt):
-                hand = e.hand
-                fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,
-                        "commitment": e.commitment}
-                out.append(PublicEvent(v, hand, None, "", [fact]))
-            elif isinstance(e, Match.ActionTaken | Match.ClaimLineAction):
-                text = e.action
-                if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
-                    who.role is Role.SEAT and who.seat == e.seat
-                ):
-                    text = "hidden"
-                out.append(PublicEvent(v, hand, e.seat, text, list(e.facts)))
-            elif isinstance(e, Match.ClaimAccepted):
-                fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
-                        "tricks": e.tricks, "actions": e.actions}
-                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
-            elif isinstance(e, Match.MatchConceded):
-                fact = {"kind": MATCH_CONCEDED, "seat": e.seat, "winner": e.winner}
-                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
-            elif isinstance(e, Match.SeatSubstituted):
-                fact = {"kind": SEAT_SUBSTITUTED, "seat": e.seat, "player": e.player,
-                        "previous": e.previous}
-                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
-            elif isinstance(e, Match.HandScored):
-                fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
-                        "scores": e.scores}
-                out.append(PublicEvent(v, hand, None, "", [fact]))
-            elif isinstance(e, Match.MatchEnded):
-                fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}
-                out.append(PublicEvent(v, hand, None, "", [fact]))
-            elif isinstance(e, Match.TimedOut):
-                fact = {"kind": TIMED_OUT, "seat": e.seat, "policy": e.policy,
-                        "deadline": e.deadline, "winner": e.winner}
-                out.append(PublicEvent(v, hand, e.seat, "", [fact]))
-            elif isinstance(e, Match.ClockPaused):
-                out.append(PublicEvent(v, hand, None, "", [
-                    {"kind": CLOCK_PAUSED, "by": e.by, "reason": e.reason}]))
-            elif isinstance(e, Match.ClockResumed):
-                out.append(PublicEvent(v, hand, None, "", [
-                    {"kind": CLOCK_RESUMED, "by": e.by, "add_ms": e.add_ms}]))
-        return out
+        return _redacted(match, who, after, self._store.events(match.id, after, match.version))
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> tuple[dict[str, JSON], bool]:
         """One hand as a ``referee.hand/v1`` record: finished hands for anyone with access,
@@ -159,50 +111,31 @@ class Reading:
         cap = limits.MAX_LIST_LIMIT
         return self._rejections.list(match_id, min(limit, cap) if limit > 0 else cap)
 
-    async def watch(
-        self, match_id: UUID, token: str, after: int, heartbeat: float,
-        alive: Callable[[], bool] = lambda: True, ended: asyncio.Future[Any] | None = None,
-    ) -> AsyncIterator[Update]:
-        """Updates for a watcher: ``(events, view, version)``; heartbeats (every ``heartbeat``
-        seconds without a change) have no events and no view. The first update brings
-        everything after ``after``. Event-driven: a commit in this process wakes the match's
-        watchers, the :class:`~referee.changes.LogFollower` wakes them for another process's
-        write; the watch ends when ``ended`` is done, or when ``alive()`` is false after a
-        wake (``changes.wake_all()`` on stopping). The reads run on the loop's executor; the
-        waits hold no thread."""
-        loop = asyncio.get_running_loop()
-        who = await loop.run_in_executor(None, self._watcher, match_id, token)
-        sent = after
-        update = await loop.run_in_executor(None, self._watch_update, match_id, who, sent, True)
-        while True:
-            yield update
-            if update[1] is not None:
-                sent = update[2]
-            beat = loop.time() + heartbeat
-            newer = functools.partial(self._changed_since, match_id, sent)
-            while True:
-                await self._changes.wait(match_id, beat - loop.time(), newer, ended)
-                if (ended is not None and ended.done()) or not alive():
-                    return
-                update = await loop.run_in_executor(
-                    None, self._watch_update, match_id, who, sent, False
-                )
-                if update[1] is not None or loop.time() >= beat:
-                    break
-
-    def _changed_since(self, match_id: UUID, version: int) -> bool:
-        return self._live.version(match_id) > version
-
-    def _watcher(self, match_id: UUID, token: str) -> Principal:
+    def watcher(self, match_id: UUID, token: str) -> Principal:
+        """Who a watch stream's ``token`` is in the match (it may watch: else it raises)."""
         with self._live.reading(match_id) as match:
             return self._tokens.authorize(match, token)
 
-    def _watch_update(self, match_id: UUID, who: Principal, sent: int, first: bool) -> Update:
+    def snapshot(self, match_id: UUID, wants: Mapping[Principal, int]
+                 ) -> tuple[int, dict[Principal, tuple[list[PublicEvent], View]]]:
+        """For the fan-out (``referee.application.fanout``): the match's version and, for
+        each audience of ``wants``, its events after the version given and its view; one
+        read of the match under its lock and one of the store for them all."""
         with self._live.reading(match_id) as match:
             version = match.version
-            if version > sent or first:
-                return self.events_after(match, who, sent), view_of(match, who), version
-            return [], None, version
+            after = min(wants.values(), default=version)
+            stored = list(self._store.events(match_id, after, version)) if after < version else []
+            return version, {
+                who: (_redacted(match, who, since, stored), view_of(match, who))
+                for who, since in wants.items()
+            }
+
+    def alone(self, match_id: UUID, who: Principal, after: int
+              ) -> tuple[list[PublicEvent], View]:
+        """The events after ``after`` and the view, for one stream alone (one further behind
+        than the fan-out keeps)."""
+        with self._live.reading(match_id) as match:
+            return self.events_after(match, who, after), view_of(match, who)
 
 
 def view_of(match: Match, who: Principal) -> View:
@@ -226,6 +159,61 @@ def view_of(match: Match, who: Principal) -> View:
         players=list(match.players), commitment=match.hand.commitment,
         clock=match.clock_json(datetime.now(UTC)),
     )
+
+
+def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
+              ) -> list[PublicEvent]:
+    """The stored events (``stored``) after version ``after``, as ``who`` may see them."""
+    out: list[PublicEvent] = []
+    hand = 0  # the hand running at version ``after + 1`` (its deal may be that version)
+    for hand_log in match.hands:
+        if hand_log.first_version <= after + 1:
+            hand = hand_log.number
+    for e in stored:
+        v = e.originator_version
+        if v <= after:
+            continue
+        if isinstance(e, Match.HandDealt):
+            hand = e.hand
+            fact = {"kind": HAND_DEALT, "hand": hand, "dealer": e.dealer,
+                    "commitment": e.commitment}
+            out.append(PublicEvent(v, hand, None, "", [fact]))
+        elif isinstance(e, Match.ActionTaken | Match.ClaimLineAction):
+            text = e.action
+            if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
+                who.role is Role.SEAT and who.seat == e.seat
+            ):
+                text = "hidden"
+            out.append(PublicEvent(v, hand, e.seat, text, list(e.facts)))
+        elif isinstance(e, Match.ClaimAccepted):
+            fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
+                    "tricks": e.tricks, "actions": e.actions}
+            out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.MatchConceded):
+            fact = {"kind": MATCH_CONCEDED, "seat": e.seat, "winner": e.winner}
+            out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.SeatSubstituted):
+            fact = {"kind": SEAT_SUBSTITUTED, "seat": e.seat, "player": e.player,
+                    "previous": e.previous}
+            out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.HandScored):
+            fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
+                    "scores": e.scores}
+            out.append(PublicEvent(v, hand, None, "", [fact]))
+        elif isinstance(e, Match.MatchEnded):
+            fact = {"kind": MATCH_ENDED, "scores": e.scores, "winner": e.winner}
+            out.append(PublicEvent(v, hand, None, "", [fact]))
+        elif isinstance(e, Match.TimedOut):
+            fact = {"kind": TIMED_OUT, "seat": e.seat, "policy": e.policy,
+                    "deadline": e.deadline, "winner": e.winner}
+            out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.ClockPaused):
+            out.append(PublicEvent(v, hand, None, "", [
+                {"kind": CLOCK_PAUSED, "by": e.by, "reason": e.reason}]))
+        elif isinstance(e, Match.ClockResumed):
+            out.append(PublicEvent(v, hand, None, "", [
+                {"kind": CLOCK_RESUMED, "by": e.by, "add_ms": e.add_ms}]))
+    return out
 
 
 def _ruling_json(ruling: dict[str, Any]) -> dict[str, JSON]:

@@ -23,9 +23,11 @@ from referee.application.boards import Boards
 from referee.application.claiming import Claiming, Seats
 from referee.application.clocks import ClockCommands, ClockFollower, Timers, fire, utc_now
 from referee.application.creating import Creating, deal_next
+from referee.application.fanout import Fanout
 from referee.application.live import LiveMatches
-from referee.application.reading import Reading, Update
+from referee.application.reading import Reading
 from referee.application.store import APP_NAME, LogReader, StoredMatches
+from referee.application.updates import Encoder, PlainEncoder
 from referee.changes import ChangeWaiters, LogFollower, originators_between
 from referee.config import Settings, settings_from_env
 from referee.domain.match import Match
@@ -88,6 +90,8 @@ class Referee(Application[UUID]):
                                    on_committed=self.on_committed)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_guard = threading.Lock()
+        self._plain = PlainEncoder()
+        self._fanouts: dict[int, Fanout[Any]] = {}
 
     def _rejection_trail(self) -> RejectionLog | StoredRejectionLog:
         s = self.settings
@@ -235,10 +239,30 @@ class Referee(Application[UUID]):
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
         return self.reading.list_rejections(token, match_id, limit)
 
-    def watch(self, match_id: UUID, token: str, after: int, heartbeat: float,
-              alive: Callable[[], bool] = lambda: True,
-              ended: asyncio.Future[Any] | None = None) -> AsyncIterator[Update]:
-        return self.reading.watch(match_id, token, after, heartbeat, alive, ended)
+    async def watch(self, match_id: UUID, token: str, after: int, heartbeat: float,
+                    alive: Callable[[], bool] = lambda: True,
+                    ended: asyncio.Future[Any] | None = None,
+                    encoder: Encoder[Any] | None = None) -> AsyncIterator[Any]:
+        """A watch stream's updates (see :mod:`referee.application.fanout`), encoded by
+        ``encoder`` (by default :class:`~referee.application.fanout.PlainEncoder`:
+        ``(events, view, version)`` tuples, heartbeats ``([], None, version)``). Who the
+        token is is checked first, on the executor."""
+        loop = asyncio.get_running_loop()
+        who = await loop.run_in_executor(None, self.reading.watcher, match_id, token)
+        fanout = self.fanout(encoder or self._plain)
+        async for update in fanout.watch(
+                match_id, who, after, heartbeat, alive, ended,
+                functools.partial(self.reading.alone, match_id, who)):
+            yield update
+
+    def fanout(self, encoder: Encoder[Any]) -> Fanout[Any]:
+        """The watch use case for updates encoded by ``encoder`` (one per encoder)."""
+        with self._loop_guard:
+            fanout = self._fanouts.get(id(encoder))
+            if fanout is None:
+                fanout = self._fanouts[id(encoder)] = Fanout(
+                    self.reading.snapshot, self.live.version, self.changes, encoder)
+            return fanout
 
     # -- adapters ----------------------------------------------------------------------------
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:

@@ -1,5 +1,8 @@
 """``referee bench projections``: fill a fresh store with played hands, rebuild every view from
-the log (events/s, one transaction per batch) and time dispute replays.
+the log (events/s, one transaction per batch) and time dispute replays: one step in the
+middle and at the end of a hand (each from a cold cache), and a walk through the whole hand
+step by step, with the states kept (``walk``) and replaying each step from the deal as
+before ``projections/hand_states.py`` (``walk_replaying_each_step``).
 
 The store is PostgreSQL when ``POSTGRES_HOST`` is set (a fresh schema), else SQLite in a
 temporary directory. Figures are measured, never asserted.
@@ -16,6 +19,7 @@ import time
 import uuid
 from typing import Any
 
+from projections.hand_states import HandStates
 from projections.queries import Queries
 from projections.runner import BatchRunner
 from projections.store import open_view
@@ -134,20 +138,37 @@ def run_bench(hands: int = 300, game: str = "belot", batch: int = 1000, events: 
                                      "events_per_s": round(n / dt)}
         report["all_views_events_per_s"] = round(len(PROJECTIONS) * events / total_s)
         q = Queries(app)
-        mid, end = [], []
+        mid, end, walk, ratio, uncached = [], [], [], [], []
         for match_id, hand in sample:
             n_actions = q.replay(match_id, hand, 0, AUDITOR)["actions"]
+            q.hand_states = HandStates()  # each measurement from a cold cache
             t0 = time.perf_counter()
             q.replay(match_id, hand, n_actions // 2, AUDITOR)
             mid.append((time.perf_counter() - t0) * 1e3)
+            q.hand_states = HandStates()
             t0 = time.perf_counter()
             q.replay(match_id, hand, n_actions, AUDITOR)
             end.append((time.perf_counter() - t0) * 1e3)
+            q.hand_states = HandStates()
+            t0 = time.perf_counter()
+            for i in range(n_actions + 1):  # the whole hand, step by step
+                q.replay(match_id, hand, i, AUDITOR)
+            walk.append((time.perf_counter() - t0) * 1e3)
+            ratio.append(walk[-1] / end[-1])
+            q.hand_states = HandStates(size=0)  # as before: each step replays from the deal
+            t0 = time.perf_counter()
+            for i in range(n_actions + 1):
+                q.replay(match_id, hand, i, AUDITOR)
+            uncached.append((time.perf_counter() - t0) * 1e3)
         report["replay_ms"] = {
             "middle_median": round(statistics.median(mid), 2),
             "middle_max": round(max(mid), 2),
             "end_median": round(statistics.median(end), 2),
             "end_max": round(max(end), 2),
+            "walk_median": round(statistics.median(walk), 2),
+            "walk_max": round(max(walk), 2),
+            "walk_over_end_median": round(statistics.median(ratio), 1),
+            "walk_replaying_each_step_median": round(statistics.median(uncached), 2),
             "samples": len(sample),
         }
         return report

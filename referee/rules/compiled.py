@@ -26,15 +26,21 @@ else:
 
 MODULES: Final = (
     "referee.rules.cards",
+    "referee.rules.tricks",
     "referee.rules.games.ulti.game",
     "referee.rules.games.ulti.discards",
     "referee.rules.games.ulti.scoring",
     "referee.rules.games.belote_family",
+    "referee.rules.games.belote_declarations",
+    "referee.rules.games.belote_game",
+    "referee.rules.games.belote_play",
+    "referee.rules.games.coinche_state",
     "referee.rules.games.coinche",
 )
-"""The hottest modules of the rules core (Ulti's and Coinche's, the card tables, the tables
-of the Belote family); each is typed (mypy strict) and avoids what mypyc
-cannot compile (``__slots__``, ``object.__new__`` of its classes)."""
+"""The hottest modules of the rules core (Ulti's and Coinche's game and state, the card tables,
+the trick-taking kernel, the tables, declarations and card play of the Belote family); each
+is typed (mypy strict) and avoids what mypyc cannot compile (``__slots__``,
+``object.__new__`` of its classes)."""
 
 
 def is_compiled(module: str) -> bool:

@@ -77,8 +77,11 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (InterfaceError, grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE"),
 )
 
-#: Reasons whose status also carries a ``google.rpc.RetryInfo``: retry after this many seconds.
-RETRY_DELAY: dict[str, float] = {"STORE_UNAVAILABLE": 1.0, "SERVER_STOPPING": 0.5}
+#: Reasons whose status also carries a ``google.rpc.RetryInfo``: retry after this many seconds
+#: (``RATE_LIMITED`` says its own, from the error's ``retryAfterMs``).
+RETRY_DELAY: dict[str, float] = {"STORE_UNAVAILABLE": 1.0, "SERVER_STOPPING": 0.5,
+                                 "VIEW_NOT_READY": 0.2,
+                                 "RATE_LIMITED": 1.0}
 
 
 def to_status(exc: BaseException) -> grpc.Status:
@@ -110,7 +113,15 @@ def _status(
     detail = any_pb2.Any()
     detail.Pack(info)
     details = [detail]
+    if code is grpc.StatusCode.INVALID_ARGUMENT and "field" in metadata:
+        violation = any_pb2.Any()  # which field, for form-filling clients
+        violation.Pack(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=metadata["field"],
+                                                        description=message)]))
+        details.append(violation)
     delay = RETRY_DELAY.get(reason)
+    if "retryAfterMs" in metadata:
+        delay = int(metadata["retryAfterMs"]) / 1000
     if delay is not None:
         retry = any_pb2.Any()
         retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(

@@ -115,6 +115,53 @@ class StreamContext:
 _END = object()
 
 
+class Encoded:
+    """A response message encoded once and sent as is by many streams (the watchers of one
+    audience, ``referee.application.fanout``); ``version``: the match version it brings."""
+
+    __slots__ = ("data", "version")
+
+    def __init__(self, data: bytes, version: int) -> None:
+        self.data, self.version = data, version
+
+
+def _serializer(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    def serialized(item: Any) -> bytes:
+        return item.data if type(item) is Encoded else serialize(item)
+
+    return serialized
+
+
+class _Capture:
+    """A stand-in server that keeps what a generated ``add_*_to_server`` registers."""
+
+    def __init__(self) -> None:
+        self.service = ""
+        self.handlers: dict[str, Any] = {}
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        pass
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        self.service, self.handlers = service, dict(handlers)
+
+
+def add_servicer(add: Callable[[Any, Any], None], servicer: Any, server: Any,
+                 shared: tuple[str, ...] = ()) -> None:
+    """``add(servicer, server)`` (a generated ``add_*_to_server``), the streaming methods
+    named in ``shared`` also sending :class:`Encoded` messages as they are."""
+    captured = _Capture()
+    add(servicer, captured)
+    for name in shared:
+        old = captured.handlers[name]
+        captured.handlers[name] = grpc.unary_stream_rpc_method_handler(
+            old.unary_stream, request_deserializer=old.request_deserializer,
+            response_serializer=_serializer(old.response_serializer))
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(captured.service, captured.handlers),))
+    server.add_registered_method_handlers(captured.service, captured.handlers)
+
+
 def stream_handler(method: F) -> F:
     """A server-streaming handler for the ``grpc.aio`` server, exceptions going through the
     error table. An async generator runs on the loop. A blocking generator gets each item
@@ -132,8 +179,11 @@ def stream_handler(method: F) -> F:
         sent = _Sent(request)
         try:
             admit(self, request, context)
+            items = method(self, request, context)
+            if not getattr(method, "ends_on_stop", False):
+                items = _until_stopped(self, items)
             with stream_place(self, context):
-                async for item in _until_stopped(self, method(self, request, context)):
+                async for item in items:
                     sent.note(item)
                     yield item
             if _stopping(self):  # ended by the shutdown, not by its subject: retryable
@@ -171,6 +221,15 @@ def stream_handler(method: F) -> F:
             _close_after(pending, items, loop)
 
     return (native if inspect.isasyncgenfunction(method) else blocking)  # type: ignore[return-value]
+
+
+def ends_on_stop(method: F) -> F:
+    """Mark an async streaming method that ends by itself once the server stops (it looks
+    at ``stopping()`` after every wake, and the stop wakes it), so that
+    :func:`stream_handler` need not race each of its steps against the stop (a task per
+    message)."""
+    method.ends_on_stop = True  # type: ignore[attr-defined]
+    return method
 
 
 async def _until_stopped(servicer: Any, items: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -222,7 +281,9 @@ class _Sent:
         self.position = int(request.after_version) if self.versioned else 0
 
     def note(self, item: Any) -> None:
-        if not self.versioned:
+        if type(item) is Encoded:
+            self.position = max(self.position, item.version)
+        elif not self.versioned:
             self.position += 1
         elif "version" in item.DESCRIPTOR.fields_by_name:
             self.position = max(self.position, int(item.version))

@@ -3,7 +3,9 @@
 A peer is the caller's network address without its port (``ipv4:10.0.0.7``), as gRPC reports
 it: every connection from one host shares its budget. Calls with no token are the anonymous
 ones (a match created without the organiser's credential included); they draw on a token
-bucket per peer. Watch streams count against a per-peer ceiling while open. Behind a proxy
+bucket per peer. Watch streams count against a per-peer ceiling while open, and against one
+for the whole process (``total``: past it a stream is refused at once, RESOURCE_EXHAUSTED
+``TOO_MANY_STREAMS``, rather than slowing every other stream and the players). Behind a proxy
 every caller shares the proxy's address: raise the limits there, or require the organiser
 credential (``REFEREE_ORGANISER_TOKEN``).
 """
@@ -33,15 +35,18 @@ def peer_host(peer: str) -> str:
 class PeerLimits:
     """The anonymous-call bucket and the stream count of every peer (thread-safe)."""
 
-    def __init__(self, rate: float, burst: int, streams: int) -> None:
+    def __init__(self, rate: float, burst: int, streams: int, total: int = 0) -> None:
         self.rate, self.burst, self.streams = rate, max(burst, 1), streams
+        self.total = total  # open streams of the whole process (0: no limit)
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._open: dict[str, int] = {}
+        self._all = 0
         self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PeerLimits:
-        return cls(settings.anonymous_rate, settings.anonymous_burst, settings.streams_per_peer)
+        return cls(settings.anonymous_rate, settings.anonymous_burst, settings.streams_per_peer,
+                   settings.streams_total)
 
     def anonymous_call(self, peer: str) -> None:
         """Take one call from ``peer``'s bucket.
@@ -68,9 +73,11 @@ class PeerLimits:
 
     @contextlib.contextmanager
     def stream(self, peer: str) -> Iterator[None]:
-        """Hold one of ``peer``'s stream places while the block runs.
+        """Hold one of ``peer``'s stream places (and one of the process's) while the block
+        runs.
 
-        :raises StreamLimitError: when the peer holds all of them."""
+        :raises StreamLimitError: when the peer holds all of its places, or the process
+            serves as many streams as it may."""
         host = peer_host(peer)
         with self._lock:
             held = self._open.get(host, 0)
@@ -79,11 +86,19 @@ class PeerLimits:
                     f"{host} already holds {held} open streams, the most one peer may; "
                     "close one first", limit=self.streams,
                 )
+            if self.total > 0 and self._all >= self.total:
+                raise StreamLimitError(
+                    f"this server already serves {self._all} open streams, the most it may "
+                    "(REFEREE_STREAMS_TOTAL); retry later or on another replica",
+                    limit=self.total, scope="server",
+                )
             self._open[host] = held + 1
+            self._all += 1
         try:
             yield
         finally:
             with self._lock:
+                self._all -= 1
                 left = self._open[host] - 1
                 if left:
                     self._open[host] = left

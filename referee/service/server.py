@@ -23,8 +23,10 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.limits import MAX_REQUEST_BYTES
+from referee.service.capacity import capacity_options
+from referee.service.credentials_metadata import BearerTokenInterceptor
 from referee.service.decoding import DecodeErrorInterceptor
-from referee.service.handlers import Stopping
+from referee.service.handlers import Stopping, add_servicer
 from referee.service.health_service import HealthServicer
 from referee.service.keepalive import keepalive_options
 from referee.service.peers import PeerLimits
@@ -71,7 +73,8 @@ class RefereeServer:
         gate = () if self._store_monitor is None else (StoreGate(self._store_monitor),)
         server = grpc.aio.server(
             # innermost: see decoding
-            interceptors=(*interceptors, *gate, DecodeErrorInterceptor()),
+            interceptors=(*interceptors, *gate, BearerTokenInterceptor(),
+                          DecodeErrorInterceptor()),
             options=[
                 ("grpc.so_reuseport", 1 if reuse_port else 0),
                 # Bounded requests (referee.limits); answers may be larger (match records).
@@ -79,14 +82,16 @@ class RefereeServer:
                 ("grpc.max_send_message_length", 64 << 20),
                 # Keepalive and connection age (REFEREE_KEEPALIVE_*, REFEREE_MAX_CONNECTION_*).
                 *keepalive_options(),
+                # Calls waiting to be taken up, streams per connection (many watchers).
+                *capacity_options(),
             ],
         )
         stopping = self._stopping
         self._app = app
         peers = PeerLimits.from_settings(app.settings)
-        pbg.add_RefereeServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            RefereeServicer(app, stopping=stopping, peers=peers), server
-        )
+        add_servicer(pbg.add_RefereeServiceServicer_to_server,
+                     RefereeServicer(app, stopping=stopping, peers=peers), server,
+                     shared=("WatchMatch",))  # one encoded update for many streams
         from referee.service.read_side import add_to_server  # the read side, same port
 
         read_side = add_to_server(server, app, stopping, peers)

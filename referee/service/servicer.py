@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
@@ -36,7 +36,13 @@ from referee.domain.facts import (
 from referee.rules.claims import ALL as ALL_TRICKS
 from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
-from referee.service.handlers import call_ended, stream_handler, unary_handler
+from referee.service.handlers import (
+    Encoded,
+    call_ended,
+    ends_on_stop,
+    stream_handler,
+    unary_handler,
+)
 from referee.service.peers import PeerLimits
 
 log = logging.getLogger("referee.service")
@@ -142,6 +148,31 @@ def answer_pb(a: Answer) -> pb.SubmitActionResponse:
     )
 
 
+class WatchEncoder:
+    """``WatchMatch`` updates as protobuf bytes (the fan-out's encoder port): each version's
+    events and each view encoded once per audience, joined by concatenation (repeated
+    ``events`` fields append; the view and the version come once, last)."""
+
+    def events(self, events: Sequence[PublicEvent]) -> bytes:
+        out: bytes = pb.WatchMatchResponse(events=[_event_pb(e) for e in events]
+                                           ).SerializeToString()
+        return out
+
+    def view(self, view: View) -> bytes:
+        out: bytes = pb.WatchMatchResponse(view=view_pb(view), version=view.version
+                                           ).SerializeToString()
+        return out
+
+    def update(self, parts: Sequence[bytes], version: int) -> Encoded:
+        return Encoded(b"".join(parts), version)
+
+    def heartbeat(self, version: int) -> pb.WatchMatchResponse:
+        return pb.WatchMatchResponse(heartbeat=True, version=version)
+
+
+WATCH_ENCODER = WatchEncoder()
+
+
 class RefereeServicer(pbg.RefereeServiceServicer):
     """The public API over one :class:`Referee` application."""
 
@@ -222,6 +253,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
 
     @stream_handler
+    @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[pb.WatchMatchResponse]:
@@ -234,17 +266,10 @@ class RefereeServicer(pbg.RefereeServiceServicer):
 
         updates = self.app.watch(
             _match_id(request.match_id), request.token, request.after_version, heartbeat,
-            alive=alive, ended=call_ended(context),
+            alive=alive, ended=call_ended(context), encoder=WATCH_ENCODER,
         )
-        async for events, view, version in updates:
-            if not alive():
-                return
-            if view is None:
-                yield pb.WatchMatchResponse(heartbeat=True, version=version)
-            else:
-                yield pb.WatchMatchResponse(
-                    events=[_event_pb(e) for e in events], view=view_pb(view), version=version
-                )
+        async for update in updates:
+            yield update
 
     @unary_handler
     def GetHandRecord(self, request: pb.GetHandRecordRequest, context: grpc.ServicerContext

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from referee.application import Referee
 from referee.config import settings_from_env
+from tests.pg_cluster import fresh_schema
 
 AUDITOR = "auditor-secret"
 
@@ -22,12 +21,7 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
         env.update(request.getfixturevalue("postgres_env"))
         # A schema of its own per test: a server's timers recover every open timed match
         # of their store, and must not find other tests' ones.
-        schema = "a" + uuid.uuid4().hex[:12]
-        with psycopg.connect(host=env["POSTGRES_HOST"], port=env.get("POSTGRES_PORT", "5432"),
-                             user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD"),
-                             dbname=env.get("POSTGRES_DBNAME"), autocommit=True) as conn:
-            conn.execute(f"CREATE SCHEMA {schema}")
-        env["POSTGRES_SCHEMA"] = schema
+        env["POSTGRES_SCHEMA"] = fresh_schema(env, "a")
     return env
 
 

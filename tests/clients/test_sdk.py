@@ -129,3 +129,18 @@ def test_bots_finish_a_match_of_every_game(client: RefereeClient, game: str,
     code, report = verify_data(record.data)
     assert code == 0, report
     assert report["result"]["scores"] == final.scores
+
+
+def test_tokens_travel_as_metadata_not_in_the_request() -> None:
+    """Issue 22, item 2: the SDK sends a copy of the request without its token and the token
+    as ``authorization: Bearer`` metadata (the caller's request is left as it was: a polling
+    loop reuses it)."""
+    from clients.sdk import credentials
+    from referee.api.v1 import referee_pb2
+
+    request = referee_pb2.GetViewRequest(match_id="m", token="tok-123")
+    bare, metadata = credentials(request)
+    assert bare.token == "" and bare.match_id == "m" and request.token == "tok-123"
+    assert metadata == (("authorization", "Bearer tok-123"),)
+    odd = referee_pb2.GetViewRequest(match_id="m", token="jeton-\u00e9")
+    assert credentials(odd) == (odd, ())  # not printable ASCII: metadata cannot carry it

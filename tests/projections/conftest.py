@@ -4,16 +4,19 @@ helpers to play scripted-random matches through it."""
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import grpc
 import pytest
 
+from projections.runner import ProjectionWorker
 from referee.application import Referee
 from referee.config import settings_from_env
+from referee.service.server import build_server
+from tests.pg_cluster import fresh_schema
 
 AUDITOR = "auditor-secret"
 
@@ -24,14 +27,7 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
     if request.param == "postgres":
         env.update(request.getfixturevalue("postgres_env"))
         # A fresh schema per test: views and events never leak between tests.
-        schema = "t" + uuid.uuid4().hex[:12]
-        import psycopg
-
-        with psycopg.connect(host=env["POSTGRES_HOST"], port=env.get("POSTGRES_PORT", "5432"),
-                             user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD"),
-                             dbname=env.get("POSTGRES_DBNAME"), autocommit=True) as conn:
-            conn.execute(f"CREATE SCHEMA {schema}")
-        env["POSTGRES_SCHEMA"] = schema
+        env["POSTGRES_SCHEMA"] = fresh_schema(env, "t")
     return env
 
 
@@ -40,6 +36,18 @@ def app(env: dict[str, str]) -> Iterator[Referee]:
     a = Referee(settings_from_env(env))
     yield a
     a.close()
+
+
+@pytest.fixture
+def served(app: Referee) -> Iterator[tuple[grpc.Channel, ProjectionWorker]]:
+    """A real server for ``app`` on a free port with its views kept by a worker."""
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
+    server, port = build_server(app, "127.0.0.1:0")
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+        yield ch, worker
+    server.stop(1.0)
+    worker.stop()
 
 
 def play(app: Referee, match_id: UUID, tokens: list[str], rng: random.Random,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -23,7 +23,6 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.rules.cards import CARD_NAMES
 from referee.rules.registry import find_game
-from referee.service.server import build_server
 from referee.tournaments import (
     attach_match,
     create_tournament,
@@ -31,17 +30,6 @@ from referee.tournaments import (
     release_board,
 )
 from tests.projections.conftest import AUDITOR, play
-
-
-@pytest.fixture
-def served(app: Referee) -> Iterator[tuple[grpc.Channel, ProjectionWorker]]:
-    worker = ProjectionWorker(app.event_log, poll=0.05).start()
-    server, port = build_server(app, "127.0.0.1:0")
-    server.start()
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-        yield ch, worker
-    server.stop(1.0)
-    worker.stop()
 
 
 def board_tables(app: Referee, board: str, seed: int) -> tuple[Any, Any, list[str]]:

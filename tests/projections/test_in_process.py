@@ -136,4 +136,4 @@ def test_views_hold_few_connections_and_give_them_back(env: dict[str, str]) -> N
     assert backends() - before <= pool + 1 + 6 * 2 + 1
     worker.stop()
     app.close()  # closes the queries' views too
-    eventually(lambda: backends() == before, "every connection given back", 10.0)
+    eventually(lambda: backends() <= before, "every connection given back", 10.0)

@@ -7,10 +7,8 @@ import json
 import random
 import re
 import uuid
-from collections.abc import Iterator
 
 import grpc
-import pytest
 
 from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
@@ -19,21 +17,9 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.rules.render import render_record
-from referee.service.server import build_server
 from referee.verify import verify_data
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error
-
-
-@pytest.fixture
-def served(app: Referee) -> Iterator[tuple[grpc.Channel, ProjectionWorker]]:
-    worker = ProjectionWorker(app.event_log, poll=0.05).start()
-    server, port = build_server(app, "127.0.0.1:0")
-    server.start()
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-        yield ch, worker
-    server.stop(1.0)
-    worker.stop()
 
 
 def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWorker]) -> None:

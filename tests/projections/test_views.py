@@ -14,6 +14,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
 from projections.cli import verify_chain
+from projections.hand_states import HandStates
 from projections.queries import Queries, check_anchor, event_log
 from projections.runner import BatchRunner, ProjectionWorker
 from projections.store import APP_NAME, open_view
@@ -27,7 +28,7 @@ from referee.domain.errors import (
     TournamentNotFoundError,
 )
 from referee.rules.game import scaled_difference
-from referee.rules.handrecord import read_record, replay_hand
+from referee.rules.handrecord import HandRecord, read_record, replay_hand, replay_to
 from referee.rules.registry import find_game
 from referee.tournaments import attach_match, create_tournament, record_ruling, register_entrant
 from referee.verify import verify_data
@@ -260,6 +261,29 @@ def test_replay_matches_the_rules_core_at_every_step(app: Referee) -> None:
         with pytest.raises(ReplayNotAllowedError):
             q.replay(c.match_id, 2, 0, c.seat_tokens[0])
         assert q.replay(c.match_id, 2, 0, AUDITOR)["index"] == 0
+
+
+def test_a_replay_walk_replays_the_hand_once(app: Referee) -> None:
+    """Walking a hand step by step (and back) replays it once, and every step shows the
+    state the one replay loop gives for that prefix."""
+    c = app.create_match("euchre", rules=EUCHRE_SHORT)
+    play(app, c.match_id, c.seat_tokens, random.Random(5), stop_after_hand=1)
+    catch_up(app)
+    q = Queries(app)
+    game = find_game("euchre")
+    record = read_record(q.hand_record(c.match_id, 1, AUDITOR))
+    assert isinstance(record, HandRecord)
+    n = len(record.actions)
+    for i in [*range(n + 1), *reversed(range(n + 1))]:
+        r = q.replay(c.match_id, 1, i, AUDITOR)
+        expected = replay_to(game, record.deal, record.dealer, record.rules,
+                             record.actions[:i])
+        assert r["state"] == game.audit_view(expected), i
+    assert q.hand_states.replays == 1
+    q.hand_states = HandStates(size=0)  # nothing kept: each step replays again
+    q.replay(c.match_id, 1, n, AUDITOR)
+    q.replay(c.match_id, 1, n, AUDITOR)
+    assert q.hand_states.replays == 2
 
 
 def test_match_export_verifies(app: Referee) -> None:

@@ -561,8 +561,6 @@ def test_co_s3_v22_flat_failure_base_can_be_below_a_capot_value(base: str, defen
     """CO-S3 / V22: with a flat failure base (160, or 162 as in classic belote) the defence of a
     failed capot (C = 250) scores the base plus announcements and belote, not C: 162 < 250 is
     right. The conformance check used to demand at least C from the defence and failed here."""
-    from tests.rules.test_conformance import RESULT_CHECKS
-
     rules = CoincheRules(failure_base=base)
     state = run(new(0, rules), "pass", "pass", "bid:capotTA", "pass", "pass", "pass")
     while (seat := GAME.current_seat(state)) is not None:
@@ -573,7 +571,7 @@ def test_co_s3_v22_flat_failure_base_can_be_below_a_capot_value(base: str, defen
     assert d["made"] is False and d["tricks"] == [3, 5]
     assert d["announcement_points"] == [0, 0] and d["belote"] == [0, 0]
     assert result.points == (defence, 0)
-    RESULT_CHECKS["coinche"](result, rules)
+    GAME.check_result(result, rules)  # the game's own result invariants hold
 
 
 def test_co_s5_variant_contract_only_multiplied() -> None:

@@ -526,6 +526,25 @@ def test_eu23_no_super_euchre_but_a_regional_flag() -> None:
         assert GAME.result(state).points == expected
 
 
+def test_eu23_march_flag_not_for_a_lone_maker_taking_nothing() -> None:
+    """EU-23: defenders_march_points pays "defenders taking all five with nobody alone";
+    a lone maker who takes no trick is euchred for 2 (E-T11: "a euchred loner gives only
+    2"), whatever the flag says."""
+    for value in (2, 3, 4):
+        state = act(
+            new_hand(MARCH_HANDS, "HA", N, defenders_march_points=value),
+            *["pass"] * 4,
+            "pass",
+            "name:S",
+            "alone",
+            "defend_partner",
+            "defend_partner",
+        )
+        state = _play_out(state)
+        assert state.alone and state.defender < 0 and state.won == (0, 5)
+        assert GAME.result(state).points == (0, 2)
+
+
 def test_eu24_e_t20_to_e_t22_game_end() -> None:
     """EU-24: E-T20 9–6 then +1 wins 10–6; E-T21 6–9 then +4 wins 10–9; E-T22 8–9 euchred
     gives 8–11 to the defenders."""

@@ -725,6 +725,33 @@ def test_pe23_both_reach_target_bidders_first() -> None:
     assert GAME.after_hand(low, result, rules).winner == 1
 
 
+def test_pe23_target_score_is_agreed() -> None:
+    """PE-23: play runs to an agreed target, "for example 50" (§4.2: WP 42 or 51, PIDRO 62,
+    JC-CINCH 11). P-T15's 45–48 plus a made 8 wins at 50, not at 62; at 11 a made 6 from
+    5–3 wins."""
+    pidro = PedroRules(target_score=62)
+    after = GAME.after_hand(MatchState(scores=(45, 48), dealer=N), scored(6, 8, 6), pidro)
+    assert after.scores == (53, 48) and not after.over and after.winner is None
+    pitch = PedroRules(target_score=11)
+    after = GAME.after_hand(MatchState(scores=(5, 3), dealer=N), scored(6, 6, 8, pitch), pitch)
+    assert after.scores == (11, 3) and after.over and after.winner == 0
+
+
+def test_pe23_no_deal_after_the_match_is_over() -> None:
+    """PE-23: play continues *until* one side reaches the target; a match that is over
+    takes no more deals. Adding one, a thrown-in deal (PE-9) included, is refused with a
+    rules error naming the rule, not a bare KeyError."""
+    rules = PedroRules(defenders_score_own=True)
+    over = GAME.after_hand(MatchState(scores=(45, 48), dealer=N), scored(6, 6, 8, rules), rules)
+    assert over.over and over.scores == (51, 56)
+    void = HandResult((0, 0), {"redeal": True}, void=True)
+    for result in (void, scored(6, 8, 6, rules)):
+        with pytest.raises(NotYourTurnError) as err:
+            GAME.after_hand(over, result, rules)
+        assert err.value.rule == "PE-23"
+        assert "the match is over (N–S won, 51–56)" in err.value.message
+
+
 def test_p_t16_points_left_in_widow_cannot_be_won() -> None:
     """P-T16: 5♥ left in the face-up widow: at most 9 points in play; a bid of 10 fails.
     Invariant: p_m + p_d + widow points = 14; discards never hold points."""

@@ -212,6 +212,22 @@ def test_u_t7_no_pickup_over_the_top_bid() -> None:
     assert list(G.legal_actions(state)) == [G.parse_action("stand")]
 
 
+def test_ul7_ul9_seed_ladder_variant() -> None:
+    """UL-9 [VARIANT]: "The seed's minimal ladder (UL-7) is a subset of the table": each
+    feature alone, plain or piros, in table order; compounds such as 40-100 ulti (#7) are
+    not bids."""
+    rules = UltiRules(ladder="seed")
+    state = run(G.new_hand(low_deal(), 2, rules), (0, "discard:9H,9S"), rules=rules)
+    bids = [G.format_action(a).removeprefix("bid:") for a in G.legal_actions(state)]
+    assert bids == ["passz", "piros_passz", "40-100", "ulti", "betli", "durchmars",
+                    "piros_40-100", "20-100", "piros_ulti", "rebetli", "redurchmars",
+                    "teritett_durchmars", "piros_20-100", "teritett_betli"]
+    assert len(G.legal_actions(run(G.new_hand(low_deal(), 2, R), (0, "discard:9H,9S")))) == 38
+    with pytest.raises(IllegalActionError) as err:
+        G.apply(state, 0, G.parse_action("bid:40-100_ulti"))
+    assert err.value.rule == "UL-9"
+
+
 def test_ul12_two_passes_variant() -> None:
     """UL-12 [VARIANT KJ]: the auction ends after two passes, with no stand."""
     rules = UltiRules(auction_end="two_passes")
@@ -328,6 +344,26 @@ def test_ul18_ul19_suit_kontra_binds_both_defenders() -> None:
     assert err.value.rule == "UL-19"
     state = run(state, (2, "pass"), (0, "pass"))
     assert state.phase == Phase.PLAY
+
+
+def test_ul20_kontra_with_the_first_card_variant() -> None:
+    """UL-20: by default kontra comes after trick 1 (TRICKSTER); [VARIANT] each defender says
+    kontra at the moment it plays to trick 1, and the declarer's rekontra follows the trick."""
+    state = run(stand_on("ulti"), (0, "name:C"), (0, "play:8C"))
+    assert state.phase == Phase.PLAY and G.current_seat(state) == 1
+    rules = UltiRules(kontra_timing="with_first_card")
+    state = run(stand_on("ulti", rules), (0, "name:C"), (0, "play:8C"))
+    assert state.phase == Phase.KONTRA and G.current_seat(state) == 1
+    state = run(state, (1, "kontra:ulti"))
+    assert state.phase == Phase.PLAY and G.current_seat(state) == 1 and state.kon == (0, 8, 8)
+    state = run(state, (1, "play:TC"))
+    assert state.phase == Phase.KONTRA and G.current_seat(state) == 2
+    state = run(state, (2, "pass"), (2, "play:TH"))
+    assert state.phase == Phase.KONTRA and G.current_seat(state) == 0
+    assert list(G.legal_actions(state)) == [G.parse_action("pass"),
+                                            G.parse_action("rekontra:ulti")]
+    state = run(state, (0, "rekontra:ulti"))
+    assert state.phase == Phase.PLAY and state.rek == (0, 8, 8)
 
 
 # -- settlement vectors (UL-28 .. UL-36, U-T8 .. U-T19) -------------------------------------
@@ -449,6 +485,25 @@ def test_u_t19_ul35_silent_durchmars_and_silent_100() -> None:
     assert points("piros_passz", t) == (20, -10, -10)
     assert points("passz", Tally(0, DIAMONDS, 90, (10, 0, 0)),
                   rules=UltiRules(silent_durchmars=False)) == (1 * 1 * 2, -1, -1)
+
+
+def test_ul35_silent_100_by_marriage_variant() -> None:
+    """UL-35 silent 100: the seed doubles the parti (2, piros 4) once cardPts(D) + mar(D)
+    reaches 100; [VARIANT TRICKSTER] it is a silent 40-100 worth 2 or a silent 20-100 worth
+    4 (piros doubled), replacing the parti, each reached with its one marriage (UL-29,
+    UL-30)."""
+    by_marriage = UltiRules(silent_100="by_marriage")
+    twenty = Tally(0, DIAMONDS, 80, (8, 1, 1), ((0, SPADES),))  # 80 + 20
+    assert points("passz", twenty) == (4, -2, -2)
+    assert points("passz", twenty, rules=by_marriage) == (8, -4, -4)
+    red = Tally(0, HEARTS, 80, (8, 1, 1), ((0, SPADES),))
+    assert points("piros_passz", red) == (8, -4, -4)
+    assert points("piros_passz", red, rules=by_marriage) == (16, -8, -8)
+    forty = Tally(0, DIAMONDS, 60, (6, 2, 2), ((0, DIAMONDS),))  # 60 + 40
+    assert points("passz", forty) == points("passz", forty, rules=by_marriage) == (4, -2, -2)
+    both = Tally(0, DIAMONDS, 50, (5, 3, 2), ((0, DIAMONDS), (0, SPADES)))  # 50 + 40 + 20
+    assert points("passz", both) == (4, -2, -2)
+    assert points("passz", both, rules=by_marriage) == (2, -1, -1)  # 90, 70: no 100
 
 
 def test_ul35_defenders_silent_feats_variant() -> None:

@@ -12,6 +12,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.service.server import build_server
+from tests.pg_cluster import fresh_schema
 
 AUDITOR = "auditor-secret"
 
@@ -21,6 +22,9 @@ def store_env(request: pytest.FixtureRequest, data_dir: Path) -> dict[str, str]:
     env = {"REFEREE_DATA_DIR": str(data_dir), "REFEREE_AUDITOR_TOKEN": AUDITOR}
     if request.param == "postgres":
         env.update(request.getfixturevalue("postgres_env"))
+        # A schema of its own: the timed matches made here must not be recovered and played
+        # on by every later `referee serve` of the session on the shared database.
+        env["POSTGRES_SCHEMA"] = fresh_schema(env, "s")
     return env
 
 

@@ -43,15 +43,15 @@ def test_a_bad_time_control_is_invalid_argument_naming_the_field(
 
 def test_the_clock_in_views_and_the_timeout_in_the_stream(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "pedro", time_control=pb.TimeControl(
-        action_ms=400, bank_ms=1000, increment_ms=100, lag_ms=0,
+        action_ms=1500, bank_ms=1000, increment_ms=100, lag_ms=0,
         policy=pb.TIMEOUT_POLICY_AUTO))
     first = view(stub, table.match_id, table.spectator)
     clock = first.clock
     assert first.HasField("clock") and clock.control.policy == pb.TIMEOUT_POLICY_AUTO
     assert list(clock.banks_ms) == [1000] * 4 and not clock.paused
-    assert clock.to_act == first.to_act and 0 < clock.left_ms <= 1400
+    assert clock.to_act == first.to_act and 0 < clock.left_ms <= 2500
     deadline = clock.deadline.ToDatetime(tzinfo=UTC)
-    assert 0 < (deadline - datetime.now(UTC)).total_seconds() <= 1.4
+    assert 0 < (deadline - datetime.now(UTC)).total_seconds() <= 2.5
     # Nobody acts: the stream carries the timeout and the referee's action for the seat.
     stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
                                                   token=table.spectator, heartbeat_seconds=1),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,13 +15,16 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from referee.api.v1 import referee_pb2 as pb
+from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.config import SettingsError, settings_from_env
+from referee.service.capacity import capacity_options
 from referee.service.credentials import MIN_LENGTH, check_credentials
 from referee.service.keepalive import keepalive_options
 from referee.service.read_side import SERVICE_NAMES as READ_SIDE
 from referee.service.server import LIVENESS_NAME, SERVICE_NAME
-from tests.service.helpers import serving
+from tests.service.helpers import expect_error, serving
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
@@ -111,3 +115,51 @@ def test_referee_serve_refuses_the_template_secret_in_one_line(tmp_path: Path) -
     assert line.startswith("referee serve: REFEREE_ORGANISER_TOKEN is still the template's "
                            "placeholder")
     assert done.stdout == ""  # it never listened
+
+
+def test_call_intake_options_are_sized_for_many_streams() -> None:
+    options = dict(capacity_options({}))
+    # gRPC's default (1000 waiting calls, then refusals at random) cancelled a burst of new
+    # watch streams; the server takes ten times that in.
+    assert options["grpc.server.max_pending_requests"] == 10_000
+    assert options["grpc.server.max_pending_requests_hard_limit"] == 20_000
+    assert options["grpc.max_concurrent_streams"] == 100
+    options = dict(capacity_options({"REFEREE_MAX_PENDING_CALLS": "50",
+                                     "REFEREE_MAX_STREAMS_PER_CONNECTION": "500"}))
+    assert options["grpc.server.max_pending_requests_hard_limit"] == 100
+    assert options["grpc.max_concurrent_streams"] == 500
+    with pytest.raises(SettingsError, match="REFEREE_MAX_PENDING_CALLS"):
+        capacity_options({"REFEREE_MAX_PENDING_CALLS": "0"})
+
+
+def test_a_server_full_of_streams_refuses_the_next_one_clearly() -> None:
+    app = Referee(settings_from_env({"PERSISTENCE_MODULE": "eventsourcing.popo",
+                                     "REFEREE_STREAMS_TOTAL": "2"}))
+    try:
+        with serving(app) as channel:
+            stub = pbg.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
+            created = stub.CreateMatch(pb.CreateMatchRequest(game="euchre"))
+
+            def watch() -> Any:
+                return stub.WatchMatch(pb.WatchMatchRequest(
+                    match_id=created.match_id, token=created.spectator_token), timeout=30)
+
+            open_ = [watch(), watch()]
+            for stream in open_:
+                next(stream)
+            info = expect_error(lambda: next(watch()), grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                "TOO_MANY_STREAMS")
+            assert info.metadata["scope"] == "server" and info.metadata["limit"] == "2"
+            open_[0].cancel()
+            deadline = time.monotonic() + 10
+            while True:  # the place is free again once the server has seen the cancel
+                try:
+                    assert next(watch()).version == 2
+                    break
+                except grpc.RpcError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+            open_[1].cancel()
+    finally:
+        app.close()

@@ -9,40 +9,23 @@ The deal (BG-D2): 3 then 2 cards to each seat from the first hand, so ``deal.han
 stay undealt (BG-B6).
 
 Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
-over. Scoring (BG-S*, BG-R*) is :func:`score_deal`; the match (hanging points, 151, "с капо не
-се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot, valat_pending)``.
+over. Scoring (BG-S*, BG-R*) is :func:`belot_scoring.score_deal`; the match (hanging points,
+151, "с капо не се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot,
+valat_pending)``. Shared with Coinche: the card tables, the legal cards, the declarations and
+the game base (:mod:`belote_family`, :mod:`belote_play`, :mod:`belote_declarations`,
+:mod:`belote_game`); Belot's own modules hold its rule parameters (:mod:`belot_rules`), state
+(:mod:`belot_state`) and words (:mod:`belot_text`).
 Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 from collections.abc import Sequence
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
+from typing import ClassVar, Final
 
-from referee.rules.cards import (
-    CARD_NAMES,
-    JACK,
-    KING,
-    NINE,
-    PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_LETTERS,
-    SUIT_MASKS,
-    SUIT_NAMES,
-    SUIT_OF,
-    SUITS,
-    Card,
-    CardSet,
-    card,
-    cards_in,
-    parse_card,
-)
+from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
@@ -57,649 +40,89 @@ from referee.rules.game import (
     TrickTaken,
     cards_taken,
 )
+from referee.rules.games import invariants
+from referee.rules.games.belot_rules import BelotRules
+from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
+from referee.rules.games.belot_state import (
+    BELOT_BASE,
+    BID_BASE,
+    DEAL_GETTERS,
+    DECL_MASK,
+    DECLARE_BASE,
+    LANE_BITS,
+    LEVEL_AFTER,
+    LEVEL_NAMES,
+    LOW,
+    MODE_NAMES,
+    PACK_MASK,
+    PASS,
+    STOCK_GETTER,
+    STOCK_LANES,
+    STOCK_SHIFTS,
+    BelotState,
+    belot_cards,
+    decl_kind,
+    decl_points,
+    make_ctx,
+    make_deal,
+    new_step,
+    new_tuple,
+    playable_cards,
+    resolve_declarations,
+)
+from referee.rules.games.belot_text import (
+    DECL_NAMES,
+    all_actions,
+    decl_cards,
+    format_action,
+    illegal,
+    not_your_turn,
+    parse_action,
+)
+from referee.rules.games.belote_declarations import bg_declarable
 from referee.rules.games.belote_family import (
-    ABOVE,
-    ALL_TRUMPS,
-    CARD_POINTS,
-    CARRE_RANKS,
-    KING_QUEEN,
+    CARDS_C,
+    CARDS_D,
+    CARDS_H,
+    CARDS_S,
     LAST_TRICK_BONUS,
     NO_TRUMPS,
-    POWER,
-    RANK_MASKS,
-    RANKS,
-    SEQUENCE_MASKS,
-    SEQUENCES,
-    Mode,
-    sequence_key,
-    sequence_points,
 )
-from referee.rules.params import RuleSet, param
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
+from referee.rules.games.belote_play import legal_cards, team_tally
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
-
-@dataclasses.dataclass(frozen=True)
-class BelotRules(RuleSet):
-    """Bulgarian Belot's rule parameters (§1 and the BG rows of §3); defaults follow the seed."""
-
-    target_score: int = param(151, "BG-G1", "match points that end the game", minimum=1)
-    bg_double_freezes_auction: bool = param(
-        False,
-        "BG-B5",
-        "after a contra no higher contract may be bid (V2; default: bidding goes on)",
-    )
-    bg_surcontra: bool = param(
-        False,
-        "BG-B1",
-        "a third doubling level, surcontra (x8), by the defenders after a recontra (V12, regional)",
-    )
-    bg_valat_contra: str = param(
-        "winner_takes_all",
-        "BG-S8",
-        "a valat cancels contra: the side with more points takes the undoubled total "
-        "(NikolayIT), or the deal is scored as undoubled (V3)",
-        choices=("winner_takes_all", "undoubled"),
-    )
-    bg_valat_exit: str = param(
-        "one_more_deal",
-        "BG-G2",
-        "'с капо не се излиза': one more (non-valat, non-void) deal after a deciding valat; or the "
-        "game ends only on a non-valat deal the winner scored in (NikolayIT); or off (V5)",
-        choices=("one_more_deal", "winner_scores_last", "off"),
-    )
-    bg_seq8: str = param(
-        "kvinta",
-        "BG-A5",
-        "an 8-card run is one kvinta (100), or kvinta plus terca (120, NikolayIT, V6)",
-        choices=("kvinta", "kvinta_terca"),
-    )
-    bg_kare_order: str = param(
-        "value",
-        "BG-A6",
-        "100-point kares rank by trump value A>10>K>Q (seed), or by rank A>K>Q>10 (NikolayIT, V7)",
-        choices=("value", "rank"),
-    )
-    bg_declaration_contest: str = param(
-        "separate",
-        "BG-A6",
-        "sequences and kares are two separate contests (seed), or one combined contest (the 2001 "
-        "program, V8)",
-        choices=("separate", "combined"),
-    )
-    bg_nt_declarations: bool = param(
-        False,
-        "BG-A2",
-        "declarations allowed in No Trumps at face value, not doubled (2001 program, V9)",
-    )
-    bg_suit_rounding: str = param(
-        "seed",
-        "BG-R2",
-        "suit contracts round ...5 down and a ...6 towards the smaller side (seed), or half "
-        "up (V10)",
-        choices=("seed", "half_up"),
-    )
-    bg_small_side_min_one: bool = param(
-        False, "BG-R1", "a side with any points never rounds to 0 (the 2001 program, V11)"
-    )
-
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    AUCTION = 0
-    PLAY = 1
-    OVER = 2
-
-
-AUCTION, PLAY, OVER = (int(p) for p in Phase)
-
-# -- action codes (cards 0..51 are plays) ---------------------------------------------------
-
-PASS: Final = VERB_BASE
-BID_BASE: Final = VERB_BASE + 1  # + mode: C D H S NT AT (BG-C2 order)
-CONTRA: Final = VERB_BASE + 7
-RECONTRA: Final = VERB_BASE + 8
-SURCONTRA: Final = VERB_BASE + 9
-BELOT_BASE: Final = 2 * VERB_BASE  # + card: play the card announcing belot (BG-A7)
-DECLARE_BASE: Final = 3 * VERB_BASE  # + index in SEQUENCES (84 runs)
-CARRE_BASE: Final = DECLARE_BASE + len(SEQUENCES)  # + index in CARRE_RANKS
-
-MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
-MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
-_VERBS: Final = {"pass": PASS, "contra": CONTRA, "recontra": RECONTRA, "surcontra": SURCONTRA}
-_VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
-_LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
-_LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
-
-PACK_MASK: Final = sum(1 << c for c in PACK_32)
-HAND_BITS: Final = 64
-LOW: Final = (1 << HAND_BITS) - 1
-
-SEQ_CODE: Final = {q: DECLARE_BASE + i for i, q in enumerate(SEQUENCES)}
-DECL_MASK: Final = {
-    **{DECLARE_BASE + i: m for i, m in enumerate(SEQUENCE_MASKS)},
-    **{CARRE_BASE + i: RANK_MASKS[r] for i, r in enumerate(CARRE_RANKS)},
-}
-"""The cards each declaration code names."""
-_DECL_BY_MASK: Final = {m: code for code, m in DECL_MASK.items()}
-ALL_DECLARATIONS: Final = tuple(sorted(DECL_MASK))
-
-
-def decl_kind(code: Action) -> str:
-    """``terca``, ``kvarta``, ``kvinta`` or ``kare``: what the others hear (BG-A3)."""
-    if code >= CARRE_BASE:
-        return "kare"
-    length = SEQUENCES[code - DECLARE_BASE][2]
-    return "terca" if length == 3 else "kvarta" if length == 4 else "kvinta"
-
-
-def decl_points(code: Action, rules: BelotRules) -> int:
-    """Value of a declaration (BG-A1; ``bg_seq8``)."""
-    if code >= CARRE_BASE:
-        r = CARRE_RANKS[code - CARRE_BASE]
-        return 200 if r == JACK else 150 if r == NINE else 100
-    length = SEQUENCES[code - DECLARE_BASE][2]
-    if length == 8 and rules.bg_seq8 == "kvinta_terca":
-        return 120
-    return sequence_points(length)
-
-
-_KARE_STRENGTH: Final = {
-    "value": {JACK: 6, NINE: 5, 12: 4, 8: 3, KING: 2, QUEEN: 1},  # A=12, 10=8 (BG-A6)
-    "rank": {JACK: 6, NINE: 5, 12: 4, KING: 3, QUEEN: 2, 8: 1},  # NikolayIT (V7)
-}
-
-
-def _decl_key(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
-    k = (code, rules.bg_seq8, rules.bg_kare_order)
-    key = _DECL_KEYS.get(k)
-    if key is None:
-        key = _DECL_KEYS[k] = _decl_key_of(code, rules)
-    return key
-
-
-_DECL_KEYS: Final[dict[tuple[Action, str, str], tuple[int, int, int, int]]] = {}
-""":func:`_decl_key` by code and the two rule parameters it reads."""
-
-
-def _decl_key_of(code: Action, rules: BelotRules) -> tuple[int, int, int, int]:
-    if code >= CARRE_BASE:
-        r = CARRE_RANKS[code - CARRE_BASE]
-        return (decl_points(code, rules), 1, _KARE_STRENGTH[rules.bg_kare_order][r], 0)
-    _, low, length = SEQUENCES[code - DECLARE_BASE]
-    return (decl_points(code, rules), 0, *sequence_key(low, length))
-
-
-def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRules) -> list[int]:
-    """Points each declaration scores after the teams' declarations are compared.
-
-    Default (BG-A5, BG-A6): sequences and kares are separate contests; in each, only the team
-    with the best one scores all of its own, and equal best sequences void all sequences.
-    ``bg_declaration_contest=combined`` (V8): one contest over all declarations, by points, a
-    kare before a sequence of equal points, then as above; a complete tie voids everything.
-    """
-    out = [0] * len(declared)
-    groups: list[list[int]]
-    combined = rules.bg_declaration_contest == "combined"
-    if combined:
-        groups = [list(range(len(declared)))]
-    else:
-        groups = [
-            [i for i, (_, c) in enumerate(declared) if c < CARRE_BASE],
-            [i for i, (_, c) in enumerate(declared) if c >= CARRE_BASE],
-        ]
-    for group in groups:
-        best: list[tuple[int, ...] | None] = [None, None]
-        for i in group:
-            seat, code = declared[i]
-            key = _decl_key(code, rules) if combined else _decl_key(code, rules)[1:]
-            t = seat & 1
-            cur = best[t]
-            if cur is None or key > cur:
-                best[t] = key
-        b0, b1 = best
-        if b0 is None and b1 is None:
-            continue
-        if b0 is not None and b1 is not None and b0 == b1:
-            continue  # equal best: all void (BG-A5)
-        winner = 0 if b1 is None or (b0 is not None and b0 > b1) else 1
-        for i in group:
-            seat, code = declared[i]
-            if seat & 1 == winner:
-                out[i] = decl_points(code, rules)
-    return out
-
-
-# -- scoring (BG-S*, BG-R*) -----------------------------------------------------------------
-
-
-class DealScore(NamedTuple):
-    """What one deal writes down: ``points`` per team, points ``hanging`` into the pot, the team
-    that takes the pot carried in (``None`` when the deal hangs), and the outcome word."""
-
-    points: tuple[int, int]
-    hanging: int
-    pot_winner: int | None
-    outcome: str
-
-
-def round_all(x: int) -> int:
-    """BG-R1: tenths, half up."""
-    return (x + 5) // 10
-
-
-def round_team(mode: Mode, x: int, higher: bool, rules: BelotRules) -> int:
-    """BG-R2 / BG-R3: one team's match points; ``higher`` says it has more raw points."""
-    if mode == NO_TRUMPS or (mode < NO_TRUMPS and rules.bg_suit_rounding == "half_up"):
-        v = round_all(x)
-    else:
-        q, m = divmod(x, 10)
-        problem = 4 if mode == ALL_TRUMPS else 6
-        v = q + 1 if m > problem or (m == problem and not higher) else q
-    if rules.bg_small_side_min_one and x > 0 and v == 0:
-        v = 1
-    return v
-
-
-def score_deal(
-    mode: Mode,
-    level: int,
-    declarer_team: int,
-    raw: tuple[int, int],
-    valat: bool,
-    rules: BelotRules,
-) -> DealScore:
-    """Score one deal from the teams' raw points (BG-S2 .. BG-S8).
-
-    ``raw`` already holds card points, last ten, declarations and belot, NT doubling and the
-    valat 90. ``level`` is 1, 2 (contra), 4 (recontra) or 8 (surcontra).
-    """
-    b = declarer_team
-    o = 1 - b
-    total = raw[0] + raw[1]
-    coef = level
-    doubled = level > 1
-    if valat and doubled:  # BG-S8: contra falls away
-        if rules.bg_valat_contra == "winner_takes_all":
-            coef = 1
-        else:
-            doubled = False
-    pts = [0, 0]
-    if doubled:  # BG-S7
-        v = coef * round_all(total)
-        if raw[b] == raw[o]:
-            return DealScore((0, 0), v, None, "hanging")
-        w = 0 if raw[0] > raw[1] else 1
-        pts[w] = v
-        return DealScore((pts[0], pts[1]), 0, w, "made" if w == b else "inside")
-    if raw[b] < raw[o]:  # BG-S4
-        pts[o] = round_all(total)
-        return DealScore((pts[0], pts[1]), 0, o, "inside")
-    if raw[b] == raw[o]:  # BG-S5
-        pts[o] = round_team(mode, raw[o], True, rules)
-        return DealScore((pts[0], pts[1]), round_team(mode, raw[b], False, rules), None, "hanging")
-    pts[b] = round_team(mode, raw[b], True, rules)  # BG-S3
-    pts[o] = round_team(mode, raw[o], False, rules)
-    return DealScore((pts[0], pts[1]), 0, b, "made")
-
-
-# -- state ----------------------------------------------------------------------------------
-
-
-class _Ctx:
-    """The part of a deal that play never changes: the rules, the dealer, the stock, the auction
-    so far and its contract, with the per-contract tables the play path reads.
-
-    Immutable once built by :func:`_make_ctx`; every auction call builds a new one, while the
-    card play shares one, so copying a :class:`BelotState` in play assigns few attributes.
-    Between auction calls only the auction's fields are set (through ``auction``); the play
-    tables (``power`` .. ``decl_ok``) are set for the play, by :func:`_make_ctx`.
-    """
-
-    __slots__ = (
-        "above",
-        "auction",
-        "belot_mask",
-        "bidder",
-        "calls",
-        "contract",
-        "dealer",
-        "decl_ok",
-        "level",
-        "passes",
-        "points",
-        "power",
-        "rest",
-        "rules",
-        "stock",
-        "table",
-        "trumps",
-    )
-
-    rules: BelotRules
-    dealer: Seat
-    stock: tuple[Card, ...]
-    rest: int
-    calls: tuple[Action, ...]
-    contract: int
-    bidder: Seat
-    level: int
-    passes: int
-    table: tuple[tuple[tuple[tuple[Action, ...], tuple[Action, ...]], ...], ...]
-    """``_AUCTION[...]`` for these rules: per ``contract + 1`` and level, :attr:`auction`."""
-    auction: tuple[tuple[Action, ...], tuple[Action, ...]]
-    """The legal calls for a seat of the bidder's team (``[0]``) and of the other (``[1]``)."""
-    power: tuple[tuple[int, ...], ...]
-    """``POWER[contract]``: per led suit, the power of each card (BG-T1)."""
-    above: tuple[CardSet, ...]
-    """``ABOVE[contract]``."""
-    points: tuple[int, ...]
-    """``CARD_POINTS[contract]``."""
-    trumps: CardSet
-    """The trump suit's cards in a suit contract, else 0."""
-    belot_mask: CardSet
-    """The cards that can carry a belot under the contract (BG-A7)."""
-    decl_ok: bool
-    """Whether declarations are made under the contract (BG-A2, ``bg_nt_declarations``)."""
-
-
-_CTX_FIELDS: Final = (
-    "rules",
-    "dealer",
-    "stock",
-    "rest",
-    "calls",
-    "contract",
-    "bidder",
-    "level",
-    "passes",
-)
-
-
-def _calls_for(
-    top: int, level: int, ours: bool, freeze: bool, surcontra: bool
-) -> tuple[Action, ...]:
-    """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
-    out = [PASS]
-    if not (freeze and level > 1):
-        out.extend(range(BID_BASE + top + 1, BID_BASE + 6))
-    if top >= 0:
-        if level == 1 and not ours:
-            out.append(CONTRA)
-        elif level == 2 and ours:
-            out.append(RECONTRA)
-        elif level == 4 and not ours and surcontra:
-            out.append(SURCONTRA)
-    return tuple(out)
-
-
-_AUCTION: Final = tuple(
-    tuple(
-        tuple(
-            (
-                _calls_for(top, level, True, flags >> 1 == 1, flags & 1 == 1),
-                _calls_for(top, level, False, flags >> 1 == 1, flags & 1 == 1),
-            )
-            for level in range(9)
-        )
-        for top in range(-1, 6)
-    )
-    for flags in range(4)
-)
-"""``_AUCTION[2 * freeze + surcontra][contract + 1][level]``: the legal calls as
-:attr:`_Ctx.auction` holds them."""
-
-_BELOT_CARDS: Final = tuple(
-    KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
-    for m in range(6)
-)
-"""Per mode, the cards that can carry a belot (BG-A7)."""
-
-_NO_TABLE: Final[tuple[int, ...]] = ()
-_MODE_TABLES: Final = (
-    *(
-        (POWER[m], ABOVE[m], CARD_POINTS[m], SUIT_MASKS[m] if m < NO_TRUMPS else 0, _BELOT_CARDS[m])
-        for m in range(6)
-    ),
-    ((), _NO_TABLE, _NO_TABLE, 0, _BELOT_CARDS[-1]),  # no contract yet (index -1)
-)
-"""Per contract (``-1``: none yet, the last row): power, above, points, trumps, belot cards."""
-
-
-def _make_ctx(
-    rules: BelotRules,
-    dealer: Seat,
-    stock: tuple[Card, ...],
-    rest: int,
-    calls: tuple[Action, ...],
-    contract: int,
-    bidder: Seat,
-    level: int,
-    passes: int,
-) -> _Ctx:
-    c = _Ctx()
-    c.rules = rules
-    c.dealer = dealer
-    c.stock = stock
-    c.rest = rest
-    c.calls = calls
-    c.contract = contract
-    c.bidder = bidder
-    c.level = level
-    c.passes = passes
-    flags = (2 if rules.bg_double_freezes_auction else 0) + (1 if rules.bg_surcontra else 0)
-    c.table = table = _AUCTION[flags]
-    c.auction = table[contract + 1][level]
-    c.power, c.above, c.points, c.trumps, c.belot_mask = _MODE_TABLES[contract]
-    c.decl_ok = contract != NO_TRUMPS or rules.bg_nt_declarations
-    return c
-
-
-def _replace_ctx(ctx: _Ctx, name: str, value: object) -> _Ctx:
-    fields: dict[str, Any] = {f: getattr(ctx, f) for f in _CTX_FIELDS}
-    fields[name] = value
-    return _make_ctx(**fields)
-
-
-def _ctx_property(name: str, doc: str) -> Any:
-    """A :class:`BelotState` attribute kept in its :class:`_Ctx` (setting it rebuilds the ctx)."""
-
-    def get(self: BelotState) -> Any:
-        return getattr(self.ctx, name)
-
-    def put(self: BelotState, value: Any) -> None:
-        self.ctx = _replace_ctx(self.ctx, name, value)
-
-    return property(get, put, doc=doc)
-
-
-class BelotState:
-    """One Belot deal. Treat as immutable: :meth:`Belot.apply` returns a new one.
-
-    ``hands`` packs the four hands into one int, 64 bits per seat; ``rest`` is the stock in the
-    same packing, OR-ed in when the auction ends. The fields play never changes live in
-    ``ctx`` (a :class:`_Ctx`) and read through as ``rules``, ``dealer``, ``stock``, ``rest``,
-    ``calls``, ``contract``, ``bidder``, ``level`` and ``passes``.
-    """
-
-    __slots__ = (
-        "belots",
-        "best",
-        "cached",
-        "ctx",
-        "decls",
-        "hands",
-        "leader",
-        "legal",
-        "phase",
-        "to_act",
-        "trick",
-        "tricks",
-        "winner",
-    )
-
-    ctx: _Ctx
-    phase: int
-    to_act: Seat
-    hands: int
-    leader: Seat
-    trick: tuple[Card, ...]
-    best: Card
-    winner: Seat
-    tricks: tuple[TrickTaken, ...]
-    decls: tuple[tuple[Seat, Action], ...]
-    belots: tuple[tuple[Seat, Card], ...]
-    cached: HandResult
-    """The result, once computed (unset until then)."""
-    legal: CardSet
-    """The playable cards of the seat to act, once computed (unset until then)."""
-
-    if TYPE_CHECKING:
-        rules: BelotRules
-        dealer: Seat
-        stock: tuple[Card, ...]
-        rest: int
-        calls: tuple[Action, ...]
-        contract: int
-        bidder: Seat
-        level: int
-        passes: int
-    else:
-        rules = _ctx_property("rules", "The rule parameters.")
-        dealer = _ctx_property("dealer", "The dealer.")
-        stock = _ctx_property("stock", "The 12 cards dealt after the auction.")
-        rest = _ctx_property("rest", "The stock packed as ``hands`` is.")
-        calls = _ctx_property("calls", "The auction's calls so far, the first hand's first.")
-        contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
-        bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
-        level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
-        passes = _ctx_property("passes", "Passes since the last bid or double.")
-
-    def copy(self) -> BelotState:
-        """A shallow copy (every field is immutable), without the cached result and legal set."""
-        s = BelotState()
-        s.ctx = self.ctx
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.leader = self.leader
-        s.trick = self.trick
-        s.best = self.best
-        s.winner = self.winner
-        s.tricks = self.tricks
-        s.decls = self.decls
-        s.belots = self.belots
-        return s
-
-    def hand(self, seat: Seat) -> CardSet:
-        """The cards ``seat`` holds now."""
-        return (self.hands >> (seat << 6)) & LOW
-
-    def __repr__(self) -> str:
-        return f"<BelotState phase={Phase(self.phase).name} to_act={self.to_act}>"
-
-
-_new_state = object.__new__
-_tuple_new = tuple.__new__
-
-
-def _step(state: BelotState, facts: tuple[Fact, ...]) -> Step:
-    """``Step(state, facts)`` without the NamedTuple constructor's overhead."""
-    return _tuple_new(Step, (state, facts))
-
-
-def _seq_byte(hand: CardSet, suit: int) -> int:
-    """The 8 cards of ``suit`` in SEQUENCE order as bits 0..7 (7 = bit 0)."""
-    return (hand >> (13 * suit + RANKS[0])) & 0xFF
-
-
-def _playable(state: BelotState, seat: Seat, hand: CardSet) -> CardSet:
-    """BG-P1 .. BG-P7: the cards ``seat`` may play (:meth:`Belot.legal_actions` inlines it)."""
-    trick = state.trick
-    if not trick:
-        return hand
-    ctx = state.ctx
-    led = SUIT_OF[trick[0]]
-    follow = hand & SUIT_MASKS[led]
-    mode = ctx.contract
-    if mode == NO_TRUMPS:
-        return follow or hand
-    if mode == ALL_TRUMPS:
-        if follow:
-            return (follow & ctx.above[state.best]) or follow
-        return hand
-    if follow:
-        if led == mode:
-            return (follow & ctx.above[state.best]) or follow
-        return follow
-    if not (state.winner ^ seat) & 1:
-        return hand
-    trumps = hand & ctx.trumps
-    if not trumps:
-        return hand
-    if SUIT_OF[state.best] != mode:
-        return trumps
-    return (trumps & ctx.above[state.best]) or hand
-
-
-def _belot_cards(state: BelotState, hand: CardSet, playable: CardSet) -> CardSet:
-    """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following suit,
-    or (suit contract) as a trump. None in no trumps (BG-A2)."""
-    x = hand & state.ctx.belot_mask
-    pairs = x & (x >> 1)  # the queen's bit of each complete K+Q pair (Q, K are adjacent bits)
-    out = (pairs | (pairs << 1)) & playable
-    if out and state.ctx.contract == ALL_TRUMPS and state.trick:
-        out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
-    return out
-
-
-_CARRE_BITS: Final = sum(1 << r for r in CARRE_RANKS)
-"""The ranks of a kare, as the bits of one suit."""
-_SEQ_SHIFTS: Final = tuple((su, 13 * su + RANKS[0]) for su in SUITS)
-"""Per suit, where :func:`_seq_byte` takes its 8 cards from."""
-
-_STOCK_SHIFTS: Final = tuple(
-    tuple(((d + 1 + i // 3) & 3) << 6 for i in range(12)) for d in range(4)
-)
-"""Per ``dealer & 3``: where each stock card goes in the packed hands (BG-D2)."""
-
-_DEAL_ORDER: Final = tuple(
-    tuple(
-        (3 * i, 3 * i + 1, 3 * i + 2, 12 + 2 * i, 13 + 2 * i)
-        for i in ((s - d - 1) % 4 for s in range(4))
-    )
-    for d in range(4)
-)
-"""Per ``dealer % 4``, per seat: the pack positions of its first five cards (BG-D2)."""
-_DEAL_GETTERS: Final = tuple(tuple(itemgetter(*p) for p in order) for order in _DEAL_ORDER)
-""":data:`_DEAL_ORDER` as item getters."""
-_STOCK_GETTER: Final = itemgetter(*range(20, 32))
-
-_LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in range(4))
-"""Per seat, per card 0..63: the card's bit in the packed hands."""
-_STOCK_LANES: Final = tuple(tuple(_LANE_BITS[(d + 1 + i) & 3] for i in range(4)) for d in range(4))
-"""Per ``dealer & 3``: :data:`_LANE_BITS` of the seats the stock's four threes go to (BG-D2)."""
-
-
-def _make_deal(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> Deal:
-    """``Deal(hands=hands, stock=stock)`` without the frozen dataclass's ``__init__``."""
-    d = _new_state(Deal)
-    d.__dict__.update(hands=hands, stock=stock)
-    return d
-
-
-class Belot:
+__all__ = [  # the game, and the rules, scoring and declaration functions it is made of
+    "AUCTION",
+    "GAME",
+    "OVER",
+    "PLAY",
+    "Belot",
+    "BelotRules",
+    "BelotState",
+    "DealScore",
+    "Phase",
+    "decl_points",
+    "resolve_declarations",
+    "round_all",
+    "round_team",
+    "score_deal",
+]
+
+class Belot(BeloteGame):
     """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
 
     name: ClassVar[str] = "belot"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: 16 to 26 rounded points a deal (BG-R), more doubled.
+    difference_scale: ClassVar[tuple[int, ...]] = (1, 2, 4, 6, 9, 13, 18, 26, 36, 50)
+
     aliases: ClassVar[tuple[str, ...]] = ("bulgarian_belot", "belote_bg", "бридж-белот")
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
-    pack: ClassVar[tuple[Card, ...]] = PACK_32
+    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
@@ -708,8 +131,8 @@ class Belot:
         """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
         in the same order, after the auction (BG-D2)."""
         if len(pack) >= 32:
-            g0, g1, g2, g3 = _DEAL_GETTERS[dealer % 4]
-            return _make_deal((g0(pack), g1(pack), g2(pack), g3(pack)), _STOCK_GETTER(pack))
+            g0, g1, g2, g3 = DEAL_GETTERS[dealer % 4]
+            return make_deal((g0(pack), g1(pack), g2(pack), g3(pack)), STOCK_GETTER(pack))
         by_turn = [
             tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i]) for i in range(4)
         ]
@@ -734,7 +157,7 @@ class Belot:
                     (a2, b2, c2, d2, e2),
                     (a3, b3, c3, d3, e3),
                 ) = dealt
-                h0, h1, h2, h3 = _LANE_BITS
+                h0, h1, h2, h3 = LANE_BITS
                 packed = (
                     h0[a0] | h0[b0] | h0[c0] | h0[d0] | h0[e0]
                     | h1[a1] | h1[b1] | h1[c1] | h1[d1] | h1[e1]
@@ -742,7 +165,7 @@ class Belot:
                     | h3[a3] | h3[b3] | h3[c3] | h3[d3] | h3[e3]
                 )  # fmt: skip
                 s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11 = stock
-                r0, r1, r2, r3 = _STOCK_LANES[dealer & 3]
+                r0, r1, r2, r3 = STOCK_LANES[dealer & 3]
                 rest = (
                     r0[s0] | r0[s1] | r0[s2] | r1[s3] | r1[s4] | r1[s5]
                     | r2[s6] | r2[s7] | r2[s8] | r3[s9] | r3[s10] | r3[s11]
@@ -759,7 +182,7 @@ class Belot:
                     m = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
                     union |= m
                     packed |= m << (seat << 6)
-                for c, sh in zip(stock, _STOCK_SHIFTS[dealer & 3], strict=True):
+                for c, sh in zip(stock, STOCK_SHIFTS[dealer & 3], strict=True):
                     b = 1 << c
                     union |= b
                     rest |= b << sh
@@ -772,7 +195,7 @@ class Belot:
                 for i, c in enumerate(stock):
                     rest |= 1 << (c + (((dealer + 1 + i // 3) & 3) << 6))
         s = BelotState()
-        s.ctx = _make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
+        s.ctx = make_ctx(rules, dealer, stock, rest, (), -1, -1, 1, 0)
         s.hands = packed
         s.phase = AUCTION
         s.to_act = (dealer + 1) & 3
@@ -787,12 +210,6 @@ class Belot:
 
     # -- play ------------------------------------------------------------------------------
 
-    def current_seat(self, state: BelotState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: BelotState) -> bool:
-        return state.phase == OVER
-
     def legal_actions(self, state: BelotState) -> list[Action]:
         phase = state.phase
         if phase == PLAY:
@@ -800,52 +217,22 @@ class Belot:
             seat = state.to_act
             hand = (state.hands >> (seat << 6)) & LOW
             trick = state.trick
-            if trick:  # _playable, inlined (BG-P1 .. BG-P7)
-                led = SUIT_OF[trick[0]]
-                follow = hand & SUIT_MASKS[led]
-                mode = ctx.contract
-                if mode == NO_TRUMPS:
-                    playable = follow or hand
-                elif mode == ALL_TRUMPS:
-                    playable = ((follow & ctx.above[state.best]) or follow) if follow else hand
-                elif follow:
-                    playable = (
-                        ((follow & ctx.above[state.best]) or follow) if led == mode else follow
-                    )
-                elif not (state.winner ^ seat) & 1:
-                    playable = hand
-                else:
-                    trumps = hand & ctx.trumps
-                    if not trumps:
-                        playable = hand
-                    elif SUIT_OF[state.best] != mode:
-                        playable = trumps
-                    else:
-                        playable = (trumps & ctx.above[state.best]) or hand
-            else:
-                playable = hand
-            state.legal = playable
+            legal = state.legal = (
+                legal_cards(ctx.play, hand, seat, SUIT_OF[trick[0]], state.best, state.winner)
+                if trick
+                else hand  # BG-P1
+            )
             out = [
-                *_CARDS_C[(playable >> 5) & 0xFF],
-                *_CARDS_D[(playable >> 18) & 0xFF],
-                *_CARDS_H[(playable >> 31) & 0xFF],
-                *_CARDS_S[(playable >> 44) & 0xFF],
+                *CARDS_C[(legal >> 5) & 0xFF],
+                *CARDS_D[(legal >> 18) & 0xFF],
+                *CARDS_H[(legal >> 31) & 0xFF],
+                *CARDS_S[(legal >> 44) & 0xFF],
             ]
             x = hand & ctx.belot_mask
             if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
-                for c in cards_in(_belot_cards(state, hand, playable)):
+                for c in cards_in(belot_cards(state, hand, legal)):
                     out.append(BELOT_BASE + c)
-            if (
-                not state.tricks
-                and ctx.decl_ok
-                # a quick filter: three in a row (suits are 13 bits apart and the pack has
-                # no 2..6, so a run never crosses suits) or four of a rank from 9 up; without
-                # either, _declarable() finds nothing
-                and (
-                    hand & (hand >> 1) & (hand >> 2)
-                    or hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS
-                )
-            ):
+            if not state.tricks and ctx.decl_ok:
                 out.extend(self._declarable(state, seat, hand))
             return out
         if phase == AUCTION:
@@ -859,144 +246,63 @@ class Belot:
         for who, code in state.decls:
             if who == seat:
                 used |= DECL_MASK[code]
-        avail = hand & ~used
-        lock = 0
-        out = []
-        if hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS:  # some kare
-            for i, r in enumerate(CARRE_RANKS):
-                m = RANK_MASKS[r]
-                if hand & m == m:
-                    lock |= m
-                    if not used & m:
-                        out.append(CARRE_BASE + i)
-        seqs = []
-        for s, shift in _SEQ_SHIFTS:
-            a8 = (avail >> shift) & 0xFF  # _seq_byte(avail, s)
-            if not _HAS_RUN[a8]:
-                continue
-            h8 = (hand >> shift) & 0xFF
-            l8 = (lock >> shift) & 0xFF
-            free = ~h8 | l8  # neighbour positions that do not extend a run
-            for low, length in _SUBRUNS[a8]:
-                below, above = low - 1, low + length
-                if (below < 0 or (free >> below) & 1) and (above > 7 or (free >> above) & 1):
-                    seqs.append(SEQ_CODE[(s, low, length)])
-        seqs.sort()
-        return seqs + out
+        return [DECLARE_BASE + i for i in bg_declarable(hand, used)]
 
     def apply(self, state: BelotState, seat: Seat, action: Action) -> Step:
         phase = state.phase
         if phase == OVER or seat != state.to_act:
-            raise self._not_your_turn(state, seat, action)
+            raise not_your_turn(state, seat, action)
         if phase != PLAY:
             return self._call(state, seat, action)
         if not 0 <= action < VERB_BASE:
             return self._announce(state, seat, action)
-        # A card play: the hot path, _play() inlined.
         try:
             playable = state.legal
         except AttributeError:  # legal_actions() not asked on this state
-            playable = _playable(state, seat, (state.hands >> (seat << 6)) & LOW)
+            playable = playable_cards(state, seat, (state.hands >> (seat << 6)) & LOW)
         if not (playable >> action) & 1:
-            raise self._illegal(state, action)
-        ctx = state.ctx
-        s = BelotState()
-        s.ctx = ctx
-        s.phase = PLAY
-        s.hands = state.hands ^ _LANE_BITS[seat][action]
-        s.decls = state.decls
-        s.belots = state.belots
-        trick = state.trick
-        if not trick:
-            s.trick = (action,)
-            s.leader = seat
-            s.best = action
-            s.winner = seat
-            s.to_act = (seat + 1) & 3
-            s.tricks = state.tricks
-            return _tuple_new(Step, (s, ()))
-        best = state.best
-        power = ctx.power[SUIT_OF[trick[0]]]
-        if power[action] > power[best]:
-            s.best = best = action
-            s.winner = winner = seat
-        else:
-            s.best = best
-            s.winner = winner = state.winner
-        lead = s.leader = state.leader
-        if len(trick) < 3:
-            s.trick = trick + (action,)  # noqa: RUF005 (concatenation is cheaper)
-            s.to_act = (seat + 1) & 3
-            s.tricks = state.tricks
-            return _tuple_new(Step, (s, ()))
-        t0, t1, t2 = trick
-        pts = ctx.points
-        taken = TrickTaken(
-            len(state.tricks) + 1,
-            ((lead, t0), ((lead + 1) & 3, t1), ((lead + 2) & 3, t2), ((lead + 3) & 3, action)),
-            winner,
-            pts[t0] + pts[t1] + pts[t2] + pts[action],
-        )
-        s.tricks = tricks = state.tricks + (taken,)  # noqa: RUF005 (concatenation is cheaper)
-        s.trick = ()
-        s.best = -1
-        s.leader = s.to_act = winner
-        if len(tricks) == 8:
-            s.phase = OVER
-            return _tuple_new(Step, (s, (taken, HandEnded(self.result(s)))))
-        return _tuple_new(Step, (s, (taken,)))
+            raise illegal(state, action)
+        return self._play(state, seat, action, False)
 
     def _announce(self, state: BelotState, seat: Seat, action: Action) -> Step:
         """In play, anything but a plain card: a card with a belot, or a declaration."""
         if BELOT_BASE <= action < BELOT_BASE + 52:
             c = action - BELOT_BASE
             hand = (state.hands >> (seat << 6)) & LOW
-            playable = _playable(state, seat, hand)
-            if not (_belot_cards(state, hand, playable) >> c) & 1:
-                raise self._illegal(state, action)
+            playable = playable_cards(state, seat, hand)
+            if not (belot_cards(state, hand, playable) >> c) & 1:
+                raise illegal(state, action)
             return self._play(state, seat, c, True)
         if action not in self.legal_actions(state):
-            raise self._illegal(state, action)
+            raise illegal(state, action)
         s = state.copy()  # a declaration (BG-A3)
         s.decls = (*state.decls, (seat, action))
-        return _step(s, (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),))
+        return new_step(s, (Announced("declaration", {"seat": seat, "kind": decl_kind(action)}),))
 
     def _call(self, state: BelotState, seat: Seat, action: Action) -> Step:
         """An auction call (BG-B1 .. BG-B6)."""
         ctx = state.ctx
         if action not in ctx.auction[(seat ^ ctx.bidder) & 1]:
-            raise self._illegal(state, action)
+            raise illegal(state, action)
         contract = ctx.contract
         bidder = ctx.bidder
         level = ctx.level
         passes = 0
         if action == PASS:
             passes = ctx.passes + 1
-        elif action in _LEVEL_AFTER:
-            level = _LEVEL_AFTER[action]
+        elif action in LEVEL_AFTER:
+            level = LEVEL_AFTER[action]
         else:
             contract = action - BID_BASE
             bidder = seat
             level = 1
         calls = ctx.calls + (action,)  # noqa: RUF005 (concatenation is cheaper)
         s = BelotState()
-        if action == PASS and contract >= 0 and passes == 3:  # BG-B6 (a): to the play
-            s.ctx = _make_ctx(
-                ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes
-            )
-        else:  # still bidding: the auction's fields only (the play tables stay unset)
-            s.ctx = c = _Ctx()
-            c.rules = ctx.rules
-            c.dealer = ctx.dealer
-            c.stock = ctx.stock
-            c.rest = ctx.rest
-            c.calls = calls
-            c.contract = contract
-            c.bidder = bidder
-            c.level = level
-            c.passes = passes
-            c.table = table = ctx.table
-            c.auction = table[contract + 1][level]
+        # the play tables once the auction ends (BG-B6 (a)), the auction's fields until then
+        s.ctx = make_ctx(
+            ctx.rules, ctx.dealer, ctx.stock, ctx.rest, calls, contract, bidder, level, passes,
+            ctx.table, action == PASS and contract >= 0 and passes == 3,
+        )  # fmt: skip
         s.phase = AUCTION
         s.to_act = (seat + 1) & 3
         s.hands = state.hands
@@ -1010,10 +316,10 @@ class Belot:
         if action == PASS:
             if contract < 0 and passes == 4:  # BG-B6 (b)
                 s.phase = OVER
-                return _tuple_new(Step, (s, (HandEnded(self.result(s)),)))
+                return new_tuple(Step, (s, (HandEnded(self.result(s)),)))
             if contract >= 0 and passes == 3:  # BG-B6 (a)
-                return _tuple_new(Step, (s, self._start_play(s)))
-        return _tuple_new(Step, (s, ()))
+                return new_tuple(Step, (s, self._start_play(s)))
+        return new_tuple(Step, (s, ()))
 
     def _start_play(self, s: BelotState) -> tuple[Fact, ...]:
         """The last three cards each (BG-D2); the first hand leads (BG-D3)."""
@@ -1035,13 +341,12 @@ class Belot:
         )
 
     def _play(self, state: BelotState, seat: Seat, c: Card, belot: bool) -> Step:
-        """Play ``c``, announcing a belot with it when ``belot`` (the card path of
-        :meth:`apply` inlines the rest)."""
+        """Play ``c``, announcing a belot with it when ``belot``."""
         ctx = state.ctx
         s = BelotState()
         s.ctx = ctx
         s.phase = PLAY
-        s.hands = state.hands ^ _LANE_BITS[seat][c]
+        s.hands = state.hands ^ LANE_BITS[seat][c]
         s.decls = state.decls
         facts: tuple[Fact, ...] = ()
         if belot:
@@ -1057,7 +362,7 @@ class Belot:
             s.winner = seat
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
-            return _tuple_new(Step, (s, facts))
+            return new_tuple(Step, (s, facts))
         power = ctx.power[SUIT_OF[trick[0]]]
         if power[c] > power[state.best]:
             s.best = c
@@ -1070,7 +375,7 @@ class Belot:
             s.trick = trick + (c,)  # noqa: RUF005 (concatenation is cheaper)
             s.to_act = (seat + 1) & 3
             s.tricks = state.tricks
-            return _tuple_new(Step, (s, facts))
+            return new_tuple(Step, (s, facts))
         pts = ctx.points
         taken = TrickTaken(
             len(state.tricks) + 1,
@@ -1089,11 +394,16 @@ class Belot:
         s.leader = s.to_act = winner
         if len(tricks) == 8:
             s.phase = OVER
-            return _tuple_new(Step, (s, (*facts, taken, HandEnded(self.result(s)))))
-        return _tuple_new(Step, (s, (*facts, taken)))
+            return new_tuple(Step, (s, (*facts, taken, HandEnded(self.result(s)))))
+        return new_tuple(Step, (s, (*facts, taken)))
 
     # -- scoring ---------------------------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.belot(result, rules)
     def result(self, state: BelotState) -> HandResult:
         try:
             return state.cached
@@ -1109,13 +419,7 @@ class Belot:
             return HandResult((0, 0), {"redeal": True}, void=True)
         rules = ctx.rules
         b = ctx.bidder & 1
-        cards = [0, 0]
-        won = [0, 0]
-        for taken in tricks:
-            t = taken.winner & 1
-            cards[t] += taken.points
-            won[t] += 1
-        last = tricks[-1].winner & 1
+        cards, won, last = team_tally(tricks)
         decls = state.decls
         decl_team = [0, 0]
         declarations: list[JSON] = []
@@ -1126,8 +430,8 @@ class Belot:
                 declarations.append(
                     {
                         "seat": seat,
-                        "kind": _DECL_KIND[code],
-                        "cards": list(_DECL_NAMES[code]),
+                        "kind": decl_kind(code),
+                        "cards": list(DECL_NAMES[code]),
                         "points": p,
                     }
                 )
@@ -1182,7 +486,7 @@ class Belot:
             ],
             "contract": MODE_NAMES[state.contract] if state.contract >= 0 else None,
             "declarer": state.bidder if state.bidder >= 0 else None,
-            "doubled": _LEVEL_NAMES[state.level],
+            "doubled": LEVEL_NAMES[state.level],
             "hand_sizes": [state.hand(s).bit_count() for s in range(4)],
             "trick": [
                 {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
@@ -1192,7 +496,7 @@ class Belot:
             "declarations": [
                 {"seat": who, "kind": decl_kind(code)}
                 | (
-                    {"cards": [CARD_NAMES[c] for c in _decl_cards(code)]}
+                    {"cards": [CARD_NAMES[c] for c in decl_cards(code)]}
                     if over or who == seat
                     else {}
                 )
@@ -1215,68 +519,11 @@ class Belot:
             {
                 "seat": who,
                 "kind": decl_kind(code),
-                "cards": [CARD_NAMES[c] for c in _decl_cards(code)],
+                "cards": [CARD_NAMES[c] for c in decl_cards(code)],
             }
             for who, code in state.decls
         ]
         return out
-
-    # -- notation --------------------------------------------------------------------------
-
-    def parse_action(self, text: str) -> Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a Belot action (pass, bid:<C|D|H|S|NT|AT>, contra, "
-                    "recontra, declare:<cards>, play:<card>, belot:<card>)"
-                )
-            return code
-        if verb == "play":
-            return parse_card(arg)
-        if verb == "belot":
-            c = parse_card(arg)
-            if RANK_OF[c] not in (KING, QUEEN):
-                raise InvalidActionError(f"{text!r}: a belot is announced with a king or queen")
-            return BELOT_BASE + c
-        if verb == "bid":
-            key = arg.upper()
-            if key not in MODE_NAMES or arg != arg.strip():
-                raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
-            return BID_BASE + MODE_NAMES.index(key)
-        if verb == "declare":
-            m = 0
-            for part in arg.split(","):
-                c = parse_card(part)
-                if (m >> c) & 1:
-                    raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
-                m |= 1 << c
-            code = _DECL_BY_MASK.get(m)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
-                    "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
-                )
-            return code
-        raise InvalidActionError(f"{text!r} is not a Belot action: unknown verb {verb!r}")
-
-    def format_action(self, action: Action) -> str:
-        if 0 <= action < VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if BELOT_BASE <= action < BELOT_BASE + 52:
-            return "belot:" + CARD_NAMES[action - BELOT_BASE]
-        if action in DECL_MASK:
-            return "declare:" + ",".join(CARD_NAMES[c] for c in _decl_cards(action))
-        if BID_BASE <= action < BID_BASE + 6:
-            return "bid:" + MODE_NAMES[action - BID_BASE]
-        return _VERB_NAMES[action]
-
-    def all_actions(self) -> list[Action]:
-        belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
-        return sorted(
-            [*PACK_32, *_VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots, *ALL_DECLARATIONS]
-        )
 
     def card_locations(self, state: BelotState) -> dict[str, CardSet]:
         where = {f"hand{s}": state.hand(s) for s in range(4)}
@@ -1334,222 +581,6 @@ class Belot:
             over=over,
             winner=leader if over else None,
         )
-
-    # -- errors ----------------------------------------------------------------------------
-
-    def _not_your_turn(self, state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self.format_action(action) if self._known(action) else str(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
-        )
-
-    def _known(self, action: Action) -> bool:
-        try:
-            self.format_action(action)
-        except (KeyError, IndexError):
-            return False
-        return True
-
-    def _illegal(self, state: BelotState, action: Action) -> IllegalActionError:
-        """Explain why ``action`` is refused, naming the rule."""
-        if not self._known(action):
-            return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
-        text = self.format_action(action)
-        if state.phase == AUCTION:
-            return self._illegal_call(state, action, text)
-        seat = state.to_act
-        hand = state.hand(seat)
-        if action < VERB_BASE or BELOT_BASE <= action < BELOT_BASE + 52:
-            c = action - BELOT_BASE if action >= BELOT_BASE else action
-            if not (hand >> c) & 1:
-                return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
-            playable = _playable(state, seat, hand)
-            if not (playable >> c) & 1:
-                return self._illegal_card(state, seat, hand, playable, c, text)
-            return self._illegal_belot(state, hand, c, text)
-        if action in DECL_MASK:
-            return self._illegal_declaration(state, seat, hand, action, text)
-        return IllegalActionError(
-            f"{text!r}: the auction is over; play a card (play:<card>)", "BG-B6"
-        )
-
-    def _illegal_call(self, state: BelotState, action: Action, text: str) -> IllegalActionError:
-        top = state.contract
-        if action < VERB_BASE or action >= BELOT_BASE:
-            return IllegalActionError(
-                f"{text!r}: the auction is on: call pass, bid:<contract>, contra or recontra "
-                "(declarations and cards come after it)",
-                "BG-B1",
-            )
-        if BID_BASE <= action < BID_BASE + 6:
-            if state.rules.bg_double_freezes_auction and state.level > 1:
-                return IllegalActionError(
-                    f"{text!r}: after a contra no higher contract may be bid "
-                    "(bg_double_freezes_auction)",
-                    "BG-B5",
-                )
-            return IllegalActionError(
-                f"{text!r}: a bid must be higher than the standing "
-                f"{MODE_TITLES[top]} (clubs < diamonds < hearts < spades < no trumps < "
-                "all trumps)",
-                "BG-B2",
-            )
-        ours = top >= 0 and not (state.to_act ^ state.bidder) & 1
-        if action == CONTRA:
-            why = (
-                "there is no contract to double"
-                if top < 0
-                else "your own team's contract cannot be doubled"
-                if ours
-                else "the contract is already doubled"
-            )
-            return IllegalActionError(f"'contra': {why}", "BG-B3")
-        if action == RECONTRA:
-            why = (
-                "only a doubled contract can be redoubled"
-                if top < 0 or state.level != 2
-                else "only the team that bid the contract may redouble"
-            )
-            return IllegalActionError(f"'recontra': {why}", "BG-B4")
-        why = (
-            "surcontra is not played under these rules (bg_surcontra)"
-            if not state.rules.bg_surcontra
-            else "only the defenders may answer a recontra with surcontra"
-        )
-        return IllegalActionError(f"'surcontra': {why}", "BG-B1")
-
-    def _illegal_card(
-        self, state: BelotState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
-    ) -> IllegalActionError:
-        led = SUIT_OF[state.trick[0]]
-        mode = state.contract
-        names = " ".join(CARD_NAMES[d] for d in cards_in(playable))
-        follow = hand & SUIT_MASKS[led]
-        if follow and SUIT_OF[c] != led:
-            return IllegalActionError(
-                f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {names}",
-                "BG-P2",
-            )
-        if follow:
-            return IllegalActionError(
-                f"{text!r}: must play higher than {CARD_NAMES[state.best]} in "
-                f"{SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
-                f"be raised, even over a partner); you may play {names}",
-                "BG-P3",
-            )
-        if SUIT_OF[state.best] == mode:
-            return IllegalActionError(
-                f"{text!r}: you are out of {SUIT_NAMES[led]} and an opponent's trump "
-                f"{CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
-                "BG-P5",
-            )
-        return IllegalActionError(
-            f"{text!r}: you are out of {SUIT_NAMES[led]} and the opponents are winning: you "
-            f"must trump with {names}",
-            "BG-P5",
-        )
-
-    def _illegal_belot(
-        self, state: BelotState, hand: CardSet, c: Card, text: str
-    ) -> IllegalActionError:
-        mode = state.contract
-        if mode == NO_TRUMPS:
-            return IllegalActionError(f"{text!r}: there is no belot in no trumps", "BG-A2")
-        if mode != ALL_TRUMPS and SUIT_OF[c] != mode:
-            return IllegalActionError(
-                f"{text!r}: a belot is the king and queen of trumps ({SUIT_NAMES[mode]})", "BG-A7"
-            )
-        if hand & KING_QUEEN[SUIT_OF[c]] != KING_QUEEN[SUIT_OF[c]]:
-            return IllegalActionError(
-                f"{text!r}: a belot is announced with the first of the king and queen, while "
-                "you hold both",
-                "BG-A7",
-            )
-        return IllegalActionError(
-            f"{text!r}: in all trumps a belot counts only on a lead or when following suit, "
-            "not on a discard",
-            "BG-A7",
-        )
-
-    def _illegal_declaration(
-        self, state: BelotState, seat: Seat, hand: CardSet, code: Action, text: str
-    ) -> IllegalActionError:
-        if state.contract == NO_TRUMPS and not state.rules.bg_nt_declarations:
-            return IllegalActionError(f"{text!r}: there are no declarations in no trumps", "BG-A2")
-        if state.tricks:
-            return IllegalActionError(
-                f"{text!r}: declarations are made only with your card to the first trick",
-                "BG-A3",
-            )
-        m = DECL_MASK[code]
-        if hand & m != m:
-            missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
-            return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
-        for who, other in state.decls:
-            if who == seat and DECL_MASK[other] & m:
-                return IllegalActionError(
-                    f"{text!r}: a card counts in one declaration only, and you already "
-                    f"declared {self.format_action(other)}",
-                    "BG-A4",
-                )
-        return IllegalActionError(
-            f"{text!r}: declare the whole run of consecutive cards you hold, not a part of it",
-            "BG-A1",
-        )
-
-
-def _decl_cards(code: Action) -> list[Card]:
-    if code >= CARRE_BASE:
-        r = CARRE_RANKS[code - CARRE_BASE]
-        return [card(r, s) for s in SUITS]
-    s, low, length = SEQUENCES[code - DECLARE_BASE]
-    return [card(RANKS[i], s) for i in range(low, low + length)]
-
-
-_DECL_KIND: Final = {code: decl_kind(code) for code in DECL_MASK}
-"""``decl_kind`` by code."""
-_DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in _decl_cards(code)) for code in DECL_MASK}
-"""The names of the cards of each declaration code."""
-
-
-def _runs8(b: int) -> list[tuple[int, int]]:
-    out = []
-    i = 0
-    while i < 8:
-        if (b >> i) & 1:
-            j = i
-            while j < 8 and (b >> j) & 1:
-                j += 1
-            if j - i >= 3:
-                out.append((i, j - i))
-            i = j
-        else:
-            i += 1
-    return out
-
-
-_HAS_RUN: Final = tuple(bool(_runs8(b)) for b in range(256))
-_SUBRUNS: Final = tuple(
-    tuple(
-        (lo, n)
-        for start, length in _runs8(b)
-        for lo in range(start, start + length)
-        for n in range(3, start + length - lo + 1)
-    )
-    for b in range(256)
-)
-"""Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
-
-
-_CARDS_C, _CARDS_D, _CARDS_H, _CARDS_S = (
-    tuple(tuple(card(RANKS[i], su) for i in range(8) if (b >> i) & 1) for b in range(256))
-    for su in SUITS
-)
-"""Per suit, per 8-bit pattern of its cards at bit ``13 * suit + 5`` (5, 18, 31, 44): the
-cards, lowest first (``cards_in`` by table)."""
-assert tuple(13 * su + RANKS[0] for su in SUITS) == (5, 18, 31, 44)
 
 
 GAME: Final = Belot()

@@ -29,6 +29,7 @@ from referee.rules.cards import (
     CardSet,
     card,
 )
+from referee.rules.tricks import TrickTables, by_rank, trick_tables, winner_index
 
 Mode: TypeAlias = int
 """``0..3`` a suit contract (the trump suit), ``4`` no trumps, ``5`` all trumps."""
@@ -91,57 +92,29 @@ CARD_POINTS: Final[tuple[tuple[int, ...], ...]] = tuple(
 (a no-trumps deal counts 120, all trumps 248, a suit contract 152, before last ten)."""
 
 
-def _strength(mode: Mode, c: Card) -> int:
-    r = RANK_OF[c]
-    return TRUMP_STRENGTH[r] if is_trump(mode, SUIT_OF[c]) else PLAIN_STRENGTH[r]
+def _tables(mode: Mode) -> TrickTables:
+    if mode < NO_TRUMPS:
+        return trick_tables(PACK_32, by_rank(PLAIN_ORDER, TRUMP_ORDER, mode), mode)
+    return trick_tables(PACK_32, by_rank(TRUMP_ORDER if mode == ALL_TRUMPS else PLAIN_ORDER))
 
 
-STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(_strength(m, c) if (PACK_MASK >> c) & 1 else -1 for c in range(52)) for m in MODES
-)
+TABLES: Final[tuple[TrickTables, ...]] = tuple(_tables(m) for m in MODES)
+"""``TABLES[mode]``: the trick tables of a contract (BG-C3, BG-C4, BG-T1, CO-C3). All trumps
+and no trumps have no trump suit: a card off the led suit never wins there."""
+
+STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(t.strength for t in TABLES)
 """``STRENGTH[mode][card]``: rank within its own suit, in the order that suit uses."""
 
-
-def _power(mode: Mode, led: int, c: Card) -> int:
-    if not (PACK_MASK >> c) & 1:
-        return -1
-    s = SUIT_OF[c]
-    if mode < NO_TRUMPS and s == mode:
-        return 100 + TRUMP_STRENGTH[RANK_OF[c]]
-    if s == led:
-        return _strength(mode, c)
-    return -1
-
-
-POWER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
-    tuple(tuple(_power(m, led, c) for c in range(52)) for led in SUITS) for m in MODES
-)
+POWER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(t.power for t in TABLES)
 """``POWER[mode][led][card]``: the highest power wins the trick (BG-T1, CO-C3); -1 never wins."""
 
-ABOVE: Final[tuple[tuple[CardSet, ...], ...]] = tuple(
-    tuple(
-        sum(
-            1 << d
-            for d in PACK_32
-            if SUIT_OF[d] == SUIT_OF[c] and STRENGTH[m][d] > STRENGTH[m][c]
-        )
-        if (PACK_MASK >> c) & 1
-        else 0
-        for c in range(52)
-    )
-    for m in MODES
-)
+ABOVE: Final[tuple[tuple[CardSet, ...], ...]] = tuple(t.above for t in TABLES)
 """``ABOVE[mode][card]``: the cards of the same suit that beat ``card`` under ``mode``."""
 
 
 def trick_winner_index(mode: Mode, cards: tuple[Card, ...] | list[Card]) -> int:
     """Index in ``cards`` (in play order, the lead first) of the card that wins the trick."""
-    power = POWER[mode][SUIT_OF[cards[0]]]
-    best = 0
-    for i in range(1, len(cards)):
-        if power[cards[i]] > power[cards[best]]:
-            best = i
-    return best
+    return winner_index(POWER[mode][SUIT_OF[cards[0]]], cards)
 
 
 # -- sequences and carrés (BG-A1, CO-A1) -------------------------------------------------------
@@ -222,3 +195,16 @@ BELOT_PARTNER: Final[tuple[int, ...]] = tuple(
     for c in range(52)
 )
 """``BELOT_PARTNER[c]``: the queen for a king, the king for a queen, -1 otherwise."""
+
+PATTERN_CARDS: Final[tuple[tuple[tuple[Card, ...], ...], ...]] = tuple(
+    tuple(tuple(card(RANKS[k], s) for k in range(8) if (p >> k) & 1) for p in range(256))
+    for s in SUITS
+)
+"""``PATTERN_CARDS[suit][pattern]``: the cards of ``suit`` whose bits are set in ``pattern``, the
+suit's 7 .. A taken from bit ``13 * suit + 5`` (5, 18, 31, 44) of a set: a set of the pack to
+a sorted list in four lookups."""
+CARDS_C: Final = PATTERN_CARDS[0]
+CARDS_D: Final = PATTERN_CARDS[1]
+CARDS_H: Final = PATTERN_CARDS[2]
+CARDS_S: Final = PATTERN_CARDS[3]
+assert tuple(13 * s + RANKS[0] for s in SUITS) == (5, 18, 31, 44)

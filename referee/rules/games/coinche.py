@@ -1,9 +1,13 @@
 """Coinche (Belote contrée), as ``rules/belot-coinche.md`` §2 defines it (seed 003, French).
 
-Seats 0..3 in turn order; teams 0–2 and 1–3. The card orders, suit-contract values, trick
-power tables and sequence / carré tables come from :mod:`belote_family` (shared with Bulgarian
-Belot); everything Coinche-specific (the auction, the SA / TA values, announcements compared in a
-single contest, belote-rebelote, the seed's scoring formulas, the match to 701) is here.
+Seats 0..3 in turn order; teams 0–2 and 1–3. Coinche differs from Bulgarian Belot by its
+parameters and a few hooks, on the modules they share: the card tables (:mod:`belote_family`),
+the legal cards (:mod:`belote_play`, with Coinche's undertrump_required and
+ta_raise_over_partner), the announcements (:mod:`belote_declarations`) and the game base and
+notation skeleton (:mod:`belote_game`), on the trick-taking kernel (:mod:`referee.rules.tricks`).
+Coinche's own: the auction and the deal here, its rule parameters (:mod:`coinche_rules`), the
+SA / TA values and the seed's scoring formulas (:mod:`coinche_scoring`), its state
+(:mod:`coinche_state`) and words (:mod:`coinche_text`).
 
 The deal (CO-D2): eight cards to each seat in packets of 3, 2, 3 from ``dealer + 1``;
 ``deal.hands[s]`` lists the cards in the order received and ``deal.stock`` is empty. With
@@ -18,42 +22,13 @@ Avo-k/colver rules survey (see the reference §2.1).
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 from collections.abc import Mapping, Sequence
-from operator import itemgetter
-from typing import ClassVar, Final, TypeAlias
+from typing import ClassVar, Final
 
-from referee.rules.cards import (
-    ACE,
-    CARD_NAMES,
-    JACK,
-    KING,
-    NINE,
-    PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_MASKS,
-    SUIT_NAMES,
-    SUIT_OF,
-    SUITS,
-    TEN,
-    Card,
-    CardSet,
-    card,
-    cards_in,
-    parse_card,
-)
-from referee.rules.compiled import mypyc_attr
+from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, SUITS, Card, CardSet, cards_in
 from referee.rules.dealing import check_deal
-from referee.rules.errors import (
-    IllegalActionError,
-    InvalidActionError,
-    NotYourTurnError,
-)
 from referee.rules.game import (
     JSON,
-    VERB_BASE,
     Action,
     Announced,
     Deal,
@@ -62,661 +37,116 @@ from referee.rules.game import (
     HandResult,
     MatchState,
     Step,
-    TrickTaken,
+)
+from referee.rules.games import invariants
+from referee.rules.games.belote_declarations import (
+    COMBO_MASKS,
+    FR_KINDS,
+    co_announceable,
+    co_resolve,
+    co_value,
 )
 from referee.rules.games.belote_family import (
-    ABOVE,
-    ALL_TRUMPS,
     BELOT_PARTNER,
-    CARD_POINTS,
-    CARRE_RANKS,
+    CARDS_C,
+    CARDS_D,
+    CARDS_H,
+    CARDS_S,
     KING_QUEEN,
     LAST_TRICK_BONUS,
-    NO_TRUMPS,
     PACK_MASK,
-    POWER,
-    RANK_MASKS,
-    RANKS,
-    SEQUENCE_MASKS,
-    SEQUENCES,
-    TRUMP_STRENGTH,
-    sequence_points,
 )
-from referee.rules.params import RuleSet, param
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
+from referee.rules.games.belote_play import legal_cards, play_rules, team_tally
+from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.games.coinche_scoring import card_points_table, score
+from referee.rules.games.coinche_state import (
+    ANNOUNCE_BASE,
+    BELOTE_BASE,
+    BID_BASE,
+    CAPOT_LI,
+    COINCHE,
+    DEALERS,
+    GENERALE_LI,
+    LEVEL_NAMES,
+    NEW_CONTRACT,
+    NEW_FIXED,
+    NEW_STATE,
+    NUMERIC_VALUES,
+    PASS,
+    REBELOTE_BASE,
+    SA,
+    STEP,
+    SURCOINCHE,
+    TA,
+    TRICK_TAKEN,
+    CoincheState,
+    Contract,
+    Fixed,
+    auction_cache,
+    bid_code,
+    fast_hands,
+    new_tuple,
+    playable_cards,
+)
+from referee.rules.games.coinche_text import (
+    all_actions,
+    contract_json,
+    format_action,
+    illegal,
+    not_your_turn,
+    parse_action,
+)
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
+from referee.rules.tricks import Trick, play
 
-SA: Final = NO_TRUMPS
-TA: Final = ALL_TRUMPS
-DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
-DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "tout atout")
+__all__ = [  # the game, and the rules, scoring and announcement functions it is made of
+    "AUCTION",
+    "GAME",
+    "OVER",
+    "PLAY",
+    "Coinche",
+    "CoincheRules",
+    "CoincheState",
+    "Phase",
+    "card_points_table",
+    "combo_value",
+    "resolve_announcements",
+    "score",
+]
 
-
-@mypyc_attr(native_class=False)  # a RuleSet dataclass, introspected: a plain class
-@dataclasses.dataclass(frozen=True)
-class CoincheRules(RuleSet):
-    """Coinche's rule parameters (§2 and §3 V14–V35); defaults follow the seed, then the
-    reference's DEFAULT where the seed is silent or contradicts itself."""
-
-    first_hand_offset: str = param(
-        "+1",
-        "CO-D3",
-        "who speaks and leads first: dealer+1 in turn order (DEFAULT) or dealer-1 (the seed's "
-        "literal 'left of the dealer')",
-        choices=("+1", "-1"),
-    )
-    cards_before_auction: int = param(
-        8,
-        "CO-D4",
-        "cards each seat holds during the auction: 8 (DEFAULT), 5 (the seed's literal reading: "
-        "3+2, auction, then 3), 6 (Saint-Etienne)",
-        minimum=5,
-        maximum=8,
-    )
-    redeal_same_dealer: bool = param(
-        False, "CO-B6", "after an all-pass deal the same dealer deals again (ContrAI)"
-    )
-    ranked_denominations: bool = param(
-        False,
-        "CO-B2",
-        "an equal value in a higher denomination overcalls (C < D < H < S < SA < TA; pagat)",
-    )
-    max_bid: int = param(
-        160,
-        "CO-B2",
-        "highest numeric bid before capot (V33; some tables go to 180)",
-        minimum=160,
-        maximum=180,
-    )
-    generale: bool = param(False, "CO-B1", "the generale bid (one player takes all 8) (V30)")
-    generale_value: int = param(500, "CO-S1", "contract value of a generale (V30)", minimum=1)
-    coinche_out_of_turn: bool = param(
-        False, "CO-B4", "an opponent may coinche out of turn, 'a la volee' (V26)"
-    )
-    coinche_freezes: bool = param(
-        True,
-        "CO-B4",
-        "a coinche freezes the auction; off: 'decoincher', a higher bid cancels it (V27)",
-    )
-    capot_doublable: bool = param(True, "CO-B8", "a capot bid may be coinched (V28)")
-    undertrump_required: bool = param(
-        True,
-        "CO-P5",
-        "void and unable to overtrump an opponent: must still play a lower trump ('pisser', "
-        "V24); off: any card (FFB contree)",
-    )
-    ta_raise_over_partner: bool = param(
-        True,
-        "CO-P3",
-        "in tout atout, must beat the led suit even when the partner is winning (V25)",
-    )
-    ta_values: str = param(
-        "pagat",
-        "CO-C2",
-        "tout atout card values: pagat J14 9-9 A6 10-5 K3 Q1, or FFB 2015 J13 9-9 A6 10-5 K3 Q2 "
-        "(V31)",
-        choices=("pagat", "ffb2015"),
-    )
-    sa_carre_scale: str = param(
-        "ffb",
-        "CO-A1",
-        "carres in sans atout: ffb (4 A 200, 4 10 150, 4 K/Q/J/9 100) or as in a suit contract",
-        choices=("ffb", "standard"),
-    )
-    announcement_tie: str = param(
-        "cancel",
-        "CO-A3",
-        "equal best announcements of both teams: nobody scores (FFB), or the first announced "
-        "wins (V32)",
-        choices=("cancel", "first"),
-    )
-    belote_must_be_said: bool = param(
-        True,
-        "CO-A4",
-        "belote counts only when 'belote' and 'rebelote' are said with the K and Q (FFB 2016)",
-    )
-    belote_to_defence_on_failure: bool = param(
-        False,
-        "CO-S3",
-        "a failed taker's belote goes to the defence ('prenable', FFB contree); DEFAULT "
-        "'imprenable' (V23)",
-    )
-    floor82: bool = param(
-        True, "CO-S1", "a numeric contract also needs 82 card points, announcements excluded (V16)"
-    )
-    announcements_help_contract: bool = param(
-        True, "CO-A5", "announcements and belote count towards the contract (V17)"
-    )
-    must_beat_defence: bool = param(
-        False, "CO-S1", "the taker must also score more than the defence (FFB coinche PDF, V18)"
-    )
-    surcoinche_mult: int = param(
-        4,
-        "CO-S4",
-        "surcoinche multiplier: 4 (seed) or 3 (FFB Equipe Ludique, Cannes) (V19)",
-        minimum=3,
-        maximum=4,
-    )
-    made_mult_scope: str = param(
-        "contract",
-        "CO-S4",
-        "coinched contract made: card + C*M (contract), (card + C)*M (whole), 160 + C*M (flat160)"
-        " (V20)",
-        choices=("contract", "whole", "flat160"),
-    )
-    failed_mult_scope: str = param(
-        "whole",
-        "CO-S5",
-        "coinched contract failed: the whole defence total * M (seed), or only C*M (Cannes) (V21)",
-        choices=("whole", "contract"),
-    )
-    failure_base: str = param(
-        "162+C",
-        "CO-S3",
-        "defence base when the contract fails: 162+C (seed), 160+C, 160, 162, C (V22)",
-        choices=("162+C", "160+C", "160", "162", "C"),
-    )
-    capot_value: int = param(250, "CO-S1", "contract value C of a capot bid (V29)", minimum=1)
-    capot_card_points: int = param(
-        252,
-        "CO-S1",
-        "card points of a team that takes all 8 tricks: 252 (FFB) or 250 (pagat)",
-        minimum=250,
-        maximum=252,
-    )
-    rounding: str = param(
-        "none",
-        "CO-S6",
-        "card points exact (seed), or rounded to the nearest 10 with 85 -> 90 after deciding the "
-        "contract (FFB) (V34)",
-        choices=("none", "nearest10"),
-    )
-    target_score: int = param(701, "CO-G1", "points that end the match", minimum=1)
-    tie_at_target: str = param(
-        "play_on",
-        "CO-G2",
-        "both teams level at the target: play on (DEFAULT) or a draw (V35)",
-        choices=("play_on", "draw"),
-    )
-
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    AUCTION = 0
-    PLAY = 1
-    OVER = 2
-
-
-# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
-AUCTION: Final = 0
-PLAY: Final = 1
-OVER: Final = 2
-assert tuple(Phase) == (AUCTION, PLAY, OVER)
-
-# -- action codes (cards 0..51 are plays) -----------------------------------------------------
-
-PASS: Final = VERB_BASE
-COINCHE: Final = VERB_BASE + 1
-SURCOINCHE: Final = VERB_BASE + 2
-BID_BASE: Final = VERB_BASE + 3  # + level index * 6 + denomination
-NUMERIC_VALUES: Final = tuple(range(80, 190, 10))  # 80 .. 180
-CAPOT_LI: Final = len(NUMERIC_VALUES)  # 11
-GENERALE_LI: Final = CAPOT_LI + 1  # 12
-N_LEVELS: Final = GENERALE_LI + 1
-ANNOUNCE_BASE: Final = 160  # + combination index
-BELOTE_BASE: Final = 256  # + card
-REBELOTE_BASE: Final = 320  # + card
-
-_VERBS: Final = {"pass": PASS, "coinche": COINCHE, "surcoinche": SURCOINCHE}
-_VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
-_LEVEL_NAMES: Final = {1: "none", 2: "coinche", 4: "surcoinche"}
-
-
-def bid_code(li: int, denom: int) -> Action:
-    """The code of a bid at level index ``li`` (0 = 80 .. 10 = 180, 11 capot, 12 generale)."""
-    return BID_BASE + li * 6 + denom
-
-
-def _li_text(li: int) -> str:
-    return (
-        "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else str(NUMERIC_VALUES[li])
-    )
-
-
-# -- announcements: combinations (CO-A1) -------------------------------------------------------
-
-COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS))
-"""Every announceable combination: the sequences of ``belote_family.SEQUENCES``, then the
-carrés of ``CARRE_RANKS``. ``announce`` codes are ``ANNOUNCE_BASE + index``."""
-N_SEQ: Final = len(SEQUENCES)
-_COMBO_BY_MASK: Final = {m: i for i, m in enumerate(COMBO_MASKS)}
-# _SEQ_IN[suit][8-bit pattern of that suit's 7..A]: the sequence indices inside the pattern
-_SEQ_IN: Final = tuple(
-    tuple(
-        tuple(
-            i
-            for i, (s, low, length) in enumerate(SEQUENCES)
-            if s == suit and all((p >> k) & 1 for k in range(low, low + length))
-        )
-        for p in range(256)
-    )
-    for suit in SUITS
-)
-_CARRE_CODES: Final = tuple(
-    (RANK_MASKS[r], ANNOUNCE_BASE + N_SEQ + i) for i, r in enumerate(CARRE_RANKS)
-)
-
-_CARRE_STANDARD: Final = {JACK: 200, NINE: 150, ACE: 100, TEN: 100, KING: 100, QUEEN: 100}
-_CARRE_SA_FFB: Final = {ACE: 200, TEN: 150, KING: 100, QUEEN: 100, JACK: 100, NINE: 100}
+# -- announcements (CO-A1 .. CO-A3: belote_declarations) ----------------------------------
 
 
 def combo_kind(index: int) -> str:
     """The public name of a combination: tierce, cinquante, cent, carre."""
-    if index >= N_SEQ:
-        return "carre"
-    length = SEQUENCES[index][2]
-    return "tierce" if length == 3 else "cinquante" if length == 4 else "cent"
+    return FR_KINDS[index]
 
 
-def combo_value(index: int, denom: int, rules: CoincheRules) -> int:
-    """Points of a combination under contract ``denom`` (CO-A1)."""
-    if index < N_SEQ:
-        return sequence_points(SEQUENCES[index][2])
-    rank = CARRE_RANKS[index - N_SEQ]
-    if denom == SA and rules.sa_carre_scale == "ffb":
-        return _CARRE_SA_FFB[rank]
-    return _CARRE_STANDARD[rank]
-
-
-def combo_key(index: int, denom: int, rules: CoincheRules) -> tuple[int, int, int, int, int]:
-    """Comparison key (CO-A3): value; a carré beats a sequence of the same value; carrés by
-    TRUMP order; sequences by length, then top card, then a trump sequence first."""
-    value = combo_value(index, denom, rules)
-    if index >= N_SEQ:
-        return (value, 1, TRUMP_STRENGTH[CARRE_RANKS[index - N_SEQ]], 0, 0)
-    suit, low, length = SEQUENCES[index]
-    return (value, 0, length, low + length - 1, int(suit == denom))
-
-
-# -- Coinche card values (CO-C1, CO-C2) --------------------------------------------------------
-
-_SA_VALUES: Final = {ACE: 19, TEN: 10, KING: 4, QUEEN: 3, JACK: 2}
-_TA_VALUES: Final = {
-    "pagat": {JACK: 14, NINE: 9, ACE: 6, TEN: 5, KING: 3, QUEEN: 1},
-    "ffb2015": {JACK: 13, NINE: 9, ACE: 6, TEN: 5, KING: 3, QUEEN: 2},
-}
-
-
-def _value_table(values: dict[int, int]) -> tuple[int, ...]:
-    return tuple(values.get(RANK_OF[c], 0) if (PACK_MASK >> c) & 1 else 0 for c in range(52))
-
-
-POINTS_SA: Final = _value_table(_SA_VALUES)
-POINTS_TA: Final = {k: _value_table(v) for k, v in _TA_VALUES.items()}
-
-
-def card_points_table(denom: int, rules: CoincheRules) -> tuple[int, ...]:
-    """``table[card]``: card points under ``denom`` (each contract totals 152 + 10)."""
-    if denom == SA:
-        return POINTS_SA
-    if denom == TA:
-        return POINTS_TA[rules.ta_values]
-    return CARD_POINTS[denom]
-
-
-# -- state ---------------------------------------------------------------------------------------
-
-_CARD_TABLE: Final = tuple(
-    tuple(tuple(card(RANKS[k], s) for k in range(8) if (p >> k) & 1) for p in range(256))
-    for s in SUITS
-)
-"""``_CARD_TABLE[suit][pattern]``: the cards of ``suit`` whose 7..A bits are set in
-``pattern``."""
-_CARDS_C: Final = _CARD_TABLE[0]
-_CARDS_D: Final = _CARD_TABLE[1]
-_CARDS_H: Final = _CARD_TABLE[2]
-_CARDS_S: Final = _CARD_TABLE[3]
-
-
-def _cards(m: CardSet) -> list[Card]:
-    """The cards of a set of the 32-card pack, sorted (a table lookup per suit)."""
-    out: list[Card] = []
-    if m & 0x1FE0:
-        out.extend(_CARD_TABLE[0][(m >> 5) & 0xFF])
-    if m & 0x3FC0000:
-        out.extend(_CARD_TABLE[1][(m >> 18) & 0xFF])
-    if m & 0x7F80000000:
-        out.extend(_CARD_TABLE[2][(m >> 31) & 0xFF])
-    if m & 0xFF00000000000:
-        out.extend(_CARD_TABLE[3][(m >> 44) & 0xFF])
-    return out
-
-
-Auction: TypeAlias = tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]
-"""``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code (-1 for
-none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class _Fixed:
-    """What does not change during a deal: rules, dealer, the cards dealt."""
-
-    rules: CoincheRules
-    dealer: Seat
-    first: Seat
-    start: tuple[CardSet, ...]  # held during the auction
-    full: tuple[CardSet, ...]  # held from the play on (8 cards)
-    pending: CardSet  # dealt after the auction (cards_before_auction < 8)
-    calls: dict[int, tuple[Action, ...]]  # the legal-calls cache for these rules
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class _Contract:
-    """Everything that stays fixed from the play on: the deal (``fx``), the finished auction
-    and the contract with its lookup tables. A play state carries only this one reference for
-    all of it, so a new state per card assigns few fields."""
-
-    fx: _Fixed
-    auc: Auction  # the auction as it ended
-    full: tuple[CardSet, ...]  # fx.full
-    denom: int
-    li: int
-    value: int
-    bidder: Seat
-    level: int
-    power: tuple[tuple[int, ...], ...]  # POWER[denom]
-    points: tuple[int, ...]
-    above: tuple[CardSet, ...]  # ABOVE[denom]: the higher cards of the same suit
-    trumps: CardSet  # the trump suit's cards in a suit contract, else 0
-    ta_free: bool  # tout atout and no raise over a winning partner (CO-P3 variant)
-    undertrump: bool  # rules.undertrump_required (CO-P5d)
-    belcards: tuple[CardSet, ...]  # per seat: K and Q of each trump suit where it holds both
-
-
-Decl: TypeAlias = tuple[tuple[tuple[Seat, int], ...], tuple[CardSet, ...], CardSet, CardSet]
-"""``(anns, used, bel, rebel)``: announcements as ``(seat, combination)`` in order, the cards
-each seat has used in them, cards played saying belote, cards played saying rebelote."""
-Trick: TypeAlias = tuple[tuple[tuple[Seat, Card], ...], int, Seat, Card, int, int]
-"""``(plays, led suit, winning seat, winning card, its power, card points so far)``."""
-
-
-def _playable_after(
-    ct: _Contract, hand: CardSet, seat: Seat, led: int, win_seat: Seat, win_card: Card
-) -> CardSet:
-    """CO-P2 .. CO-P6: what ``seat`` holding ``hand`` may play to a started trick."""
-    follow = hand & SUIT_MASKS[led]
-    d = ct.denom
-    if d == SA:
-        return follow or hand  # CO-P4
-    if d == TA or led == d:  # CO-P3
-        if follow:
-            if ct.ta_free and win_seat == (seat + 2) & 3:
-                return follow
-            return (follow & ct.above[win_card]) or follow
-        return hand  # CO-P6 and void in trumps
-    if follow:
-        return follow  # CO-P2
-    if win_seat == (seat + 2) & 3:
-        return hand  # CO-P5a
-    trumps = hand & ct.trumps
-    if not trumps:
-        return hand  # CO-P5b
-    if SUIT_OF[win_card] != d:
-        return trumps  # CO-P5c
-    higher = trumps & ct.above[win_card]
-    if higher:
-        return higher  # CO-P5d
-    return trumps if ct.undertrump else hand
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class CoincheState:
-    """One Coinche deal. Treat as immutable: :meth:`Coinche.apply` returns a new one."""
-
-    _fx: _Fixed  # set during the auction only; from the play on it is ct.fx
-    _auc: Auction  # likewise; from the play on it is ct.auc
-    calls: tuple[Action, ...] | None  # auction: the legal calls of to_act once computed
-    phase: int
-    to_act: Seat
-    ct: _Contract | None
-    decl: Decl
-    played: CardSet
-    trick: Trick | tuple[()]
-    tricks: tuple[TrickTaken, ...]
-    res: HandResult  # the result, set when first computed (read with getattr)
-    pm: CardSet  # play: the cards to_act may play (computed with the state); else -1
-
-    @property
-    def fx(self) -> _Fixed:
-        """Rules, dealer and the cards dealt."""
-        ct = self.ct
-        return self._fx if ct is None else ct.fx
-
-    @property
-    def auc(self) -> Auction:
-        """The auction so far (as it ended, from the play on)."""
-        ct = self.ct
-        return self._auc if ct is None else ct.auc
-
-    @property
-    def points(self) -> tuple[int, int]:
-        """Card points won per team so far, last ten included."""
-        a = b = 0
-        for t in self.tricks:
-            if t.winner & 1:
-                b += t.points
-            else:
-                a += t.points
-        return a, b
-
-    @property
-    def won(self) -> tuple[int, int, int, int]:
-        """Tricks won per seat so far."""
-        w = [0, 0, 0, 0]
-        for t in self.tricks:
-            w[t.winner] += 1
-        return w[0], w[1], w[2], w[3]
-
-    def copy(self) -> CoincheState:
-        """A shallow copy (every field is immutable)."""
-        s = _NEW_STATE(CoincheState)
-        s.ct = ct = self.ct
-        if ct is None:
-            s._fx = self._fx
-            s._auc = self._auc
-        s.calls = None
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.decl = self.decl
-        s.played = self.played
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.pm = self.pm
-        return s
-
-    def hand(self, seat: Seat) -> CardSet:
-        """The cards ``seat`` holds now."""
-        ct = self.ct
-        if ct is not None:
-            return ct.full[seat] & ~self.played
-        return self._fx.start[seat]
-
-    def __repr__(self) -> str:
-        return f"<CoincheState phase={Phase(self.phase).name} to_act={self.to_act}>"
-
-
-_NEW_STATE: Final = CoincheState.__new__
-_NEW_FIXED: Final = _Fixed.__new__
-_NEW_CONTRACT: Final = _Contract.__new__
-"""Allocators: ``_NEW_STATE(CoincheState)`` is a bare instance whose fields the caller sets
-(``object.__new__`` from source; compiled, the class's own allocator)."""
-_step: Final = tuple.__new__
-_Step: Final = Step
-_TrickTaken: Final = TrickTaken
-"""``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
-
-
-def _auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
-    key = (rules.max_bid, rules.generale, rules.ranked_denominations)
-    cache = _AUCTION_CACHES.get(key)
-    if cache is None:
-        cache = _AUCTION_CACHES[key] = {}
-    return cache
-
-
-def _deal_order(dealer: Seat) -> tuple[tuple[int, ...], ...]:
-    """Per seat, the pack positions of its 8 cards: packets of 3, 2, 3 from ``dealer + 1``."""
-    got: list[list[int]] = [[], [], [], []]
-    i = 0
-    for size in (3, 2, 3):
-        for k in range(1, 5):
-            got[(dealer + k) % 4].extend(range(i, i + size))
-            i += size
-    return tuple(tuple(h) for h in got)
-
-
-_DEALERS: Final = tuple(
-    tuple(itemgetter(*positions) for positions in _deal_order(d)) for d in range(4)
-)
-"""``_DEALERS[dealer][seat](pack)``: the cards ``seat`` receives, in the order received."""
-
-_AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
-"""Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
-
-# -- scoring (CO-S1 .. CO-S6) --------------------------------------------------------------------
-
-
-def score(
-    rules: CoincheRules,
-    *,
-    value: int,
-    kind: str,
-    level: int,
-    card: tuple[int, int],
-    ann: tuple[int, int],
-    bel: tuple[int, int],
-    taker: int,
-    all_tricks: bool = False,
-) -> tuple[bool, tuple[int, int]]:
-    """Whether the contract is made and each team's points, by the seed's formulas (§2.7).
-
-    ``card`` are card points per team including last ten (252 for a capot, see CO-S1), ``ann``
-    the valid announcements after CO-A3, ``bel`` belote per team, ``taker`` the taker's team,
-    ``kind`` ``"numeric"``, ``"capot"`` or ``"generale"``; ``all_tricks`` whether the taker team
-    (capot) or the bidder (generale) took all 8 tricks.
-    """
-    t, d = taker, 1 - taker
-    if kind == "numeric":
-        extra_t = ann[t] + bel[t] if rules.announcements_help_contract else 0
-        extra_d = ann[d] + bel[d] if rules.announcements_help_contract else 0
-        made = card[t] + extra_t >= value
-        if rules.floor82 and card[t] < 82:
-            made = False
-        if rules.must_beat_defence and card[t] + extra_t <= card[d] + extra_d:
-            made = False
-    else:
-        made = all_tricks
-    if rules.rounding == "nearest10":  # CO-S6: after deciding the contract
-        card = ((card[0] + 5) // 10 * 10, (card[1] + 5) // 10 * 10)
-    mult = rules.surcoinche_mult if level == 4 else level
-    out = [0, 0]
-    if made:
-        if mult == 1:
-            out[t] = card[t] + value + ann[t] + bel[t]
-            out[d] = card[d] + ann[d] + bel[d]
-        else:
-            base = {
-                "contract": card[t] + value * mult,
-                "whole": (card[t] + value) * mult,
-                "flat160": 160 + value * mult,
-            }[rules.made_mult_scope]
-            out[t] = base + ann[t] + ann[d] + bel[t]
-            out[d] = bel[d]
-        return True, (out[0], out[1])
-    bel_t, bel_d = bel[t], bel[d]
-    if rules.belote_to_defence_on_failure:
-        bel_t, bel_d = 0, bel_d + bel_t
-    contract_part = value * mult if (mult > 1 and rules.failed_mult_scope == "contract") else value
-    base = {
-        "162+C": 162 + contract_part,
-        "160+C": 160 + contract_part,
-        "160": 160,
-        "162": 162,
-        "C": contract_part,
-    }[rules.failure_base]
-    total = base + ann[t] + ann[d] + bel_d
-    if mult > 1 and rules.failed_mult_scope == "whole":
-        total *= mult
-    out[t] = bel_t
-    out[d] = total
-    return False, (out[0], out[1])
-
-
-def resolve_announcements(
-    anns: Sequence[tuple[Seat, int]], denom: int, rules: CoincheRules
-) -> tuple[int, int, int | None]:
-    """CO-A3: the team holding the single best announcement scores all of its own; a complete
-    tie cancels every announcement (or, with ``announcement_tie=first``, the first announced
-    wins). Returns ``(points team 0, points team 1, winning team or None)``."""
-    best: list[tuple[tuple[int, int, int, int, int], int] | None] = [None, None]
-    totals = [0, 0]
-    for order, (seat, index) in enumerate(anns):
-        team = seat & 1
-        totals[team] += combo_value(index, denom, rules)
-        key = (combo_key(index, denom, rules), -order)
-        current = best[team]
-        if current is None or key[0] > current[0]:
-            best[team] = (key[0], -order)
-    b0, b1 = best
-    if b0 is None and b1 is None:
-        return 0, 0, None
-    if b1 is None or (b0 is not None and b0[0] > b1[0]):
-        winner: int | None = 0
-    elif b0 is None or b1[0] > b0[0]:
-        winner = 1
-    elif rules.announcement_tie == "first":
-        winner = 0 if b0[1] > b1[1] else 1
-    else:
-        winner = None
-    if winner is None:
-        return 0, 0, None
-    return (totals[0], 0, 0) if winner == 0 else (0, totals[1], 1)
-
-
-def _fast_hands(deal: Deal) -> list[CardSet] | None:
-    """The hands as sets when ``deal`` is a well-formed 8-card deal, else ``None`` (then
-    :func:`check_deal` says what is wrong)."""
-    if deal.stock or len(deal.hands) != 4:
-        return None
-    out = []
-    union = 0
-    for h in deal.hands:
-        if len(h) != 8:
-            return None
-        m = 0
-        for c in h:
-            m |= 1 << c
-        out.append(m)
-        union |= m
-    return out if union == PACK_MASK else None
+combo_value: Final = co_value
+"""CO-A1: a combination's points (:func:`belote_declarations.co_value`)."""
+resolve_announcements: Final = co_resolve
+"""CO-A3: the announcement contest (:func:`belote_declarations.co_resolve`)."""
 
 
 # -- the game ------------------------------------------------------------------------------------
 
 
-class Coinche:
+class Coinche(BeloteGame):
     """Coinche / belote contrée: 32 cards, contract bidding 80..160 / capot, coinche x2 and
     surcoinche x4, announcements, belote-rebelote, 82-point floor, to 701."""
 
     name: ClassVar[str] = "coinche"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: 162 card points and contracts of 80 to 500 (CO-S1..S5).
+    difference_scale: ClassVar[tuple[int, ...]] = (10, 20, 40, 70, 100, 150, 200, 300, 400, 500)
+
     aliases: ClassVar[tuple[str, ...]] = ("belote_contree", "contree", "belote-contree")
     title: ClassVar[str] = "Coinche (Belote contrée)"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
-    pack: ClassVar[tuple[Card, ...]] = PACK_32
+    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
@@ -725,7 +155,7 @@ class Coinche:
         """8 cards each in packets of 3, 2, 3 from ``dealer + 1`` (CO-D2), in the order
         received."""
         if len(pack) >= 32 and 0 <= dealer < 4:
-            g0, g1, g2, g3 = _DEALERS[dealer]
+            g0, g1, g2, g3 = DEALERS[dealer]
             return Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
         got: list[list[Card]] = [[], [], [], []]
         i = 0
@@ -738,11 +168,11 @@ class Coinche:
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
         k = rules.cards_before_auction
-        fx = _NEW_FIXED(_Fixed)
+        fx = NEW_FIXED(Fixed)
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        fx.calls = _auction_cache(rules)
+        fx.calls = auction_cache(rules)
         if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):
             start = check_deal(deal, PACK_32, (k, k, k, k), 4 * (8 - k), "coinche")
             full = list(start)
@@ -750,7 +180,7 @@ class Coinche:
                 for c in deal.stock[i * (8 - k) : (i + 1) * (8 - k)]:
                     full[(dealer + 1 + i) % 4] |= 1 << c
         else:
-            fast = _fast_hands(deal)
+            fast = fast_hands(deal)
             full = (
                 fast if fast is not None else check_deal(deal, PACK_32, (8, 8, 8, 8), 0, "coinche")
             )
@@ -758,7 +188,7 @@ class Coinche:
         fx.full = tuple(full)
         fx.start = tuple(start)
         fx.pending = sum(full) - sum(start)
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s._fx = fx
         s.phase = AUCTION
         s.to_act = fx.first
@@ -767,7 +197,7 @@ class Coinche:
         s.ct = None
         s.decl = ((), (0, 0, 0, 0), 0, 0)
         s.played = 0
-        s.trick = ()
+        s.trick = None
         s.tricks = ()
         s.pm = -1
         return s
@@ -796,14 +226,14 @@ class Coinche:
             played |= 1 << c
         rest = PACK_MASK & ~sum(full)
         full[0] |= rest
-        fx = _NEW_FIXED(_Fixed)
+        fx = NEW_FIXED(Fixed)
         fx.rules = rules
         fx.dealer = dealer
         fx.first = (dealer + 1) % 4
-        fx.calls = _auction_cache(rules)
+        fx.calls = auction_cache(rules)
         fx.full = fx.start = tuple(full)
         fx.pending = 0
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s._fx = fx
         s._auc = ((), code, bidder, 1, 3)
         s.calls = None
@@ -811,9 +241,9 @@ class Coinche:
         s.decl = ((), (0, 0, 0, 0), 0, 0)
         s.tricks = ()
         s.played = 0
-        s.trick = ()
+        s.trick = None
         ct = self._start_play(s).state.ct  # the contract the auction formed
-        assert isinstance(ct, _Contract)
+        assert isinstance(ct, Contract)
         s.played = played | rest
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
@@ -826,21 +256,15 @@ class Coinche:
 
     # -- play ------------------------------------------------------------------------------------
 
-    def current_seat(self, state: CoincheState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: CoincheState) -> bool:
-        return state.phase == OVER
-
     def legal_actions(self, state: CoincheState) -> list[Action]:
         phase = state.phase
         if phase == PLAY:
             pm = state.pm
             out = [
-                *_CARDS_C[(pm >> 5) & 0xFF],
-                *_CARDS_D[(pm >> 18) & 0xFF],
-                *_CARDS_H[(pm >> 31) & 0xFF],
-                *_CARDS_S[(pm >> 44) & 0xFF],
+                *CARDS_C[(pm >> 5) & 0xFF],
+                *CARDS_D[(pm >> 18) & 0xFF],
+                *CARDS_H[(pm >> 31) & 0xFF],
+                *CARDS_S[(pm >> 44) & 0xFF],
             ]
             ct = state.ct
             assert ct is not None
@@ -890,37 +314,16 @@ class Coinche:
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _playable(self, s: CoincheState, ct: _Contract) -> CardSet:
+    def _playable(self, s: CoincheState, ct: Contract) -> CardSet:
         """CO-P1 .. CO-P6: the cards the seat to act may play."""
-        seat = s.to_act
-        hand = ct.full[seat] & ~s.played
-        trick = s.trick
-        if not trick:
-            return hand  # CO-P1
-        _, led, win_seat, win_card, _, _ = trick
-        return _playable_after(ct, hand, seat, led, win_seat, win_card)
+        return playable_cards(s, ct)
 
     def _announcements(self, s: CoincheState, seat: Seat) -> list[Action]:
         """CO-A1, CO-A2: combinations still open to ``seat`` during trick 1."""
         ct = s.ct
         assert ct is not None
         avail = ct.full[seat] & ~s.played & ~s.decl[1][seat]
-        # no suit crossing: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
-        if not (
-            avail & (avail >> 1) & (avail >> 2)  # three in a row somewhere
-            or avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all 4 suits
-        ):
-            return []
-        out: list[Action] = []
-        for suit in SUITS:
-            pattern = (avail >> (13 * suit + 5)) & 0xFF
-            if pattern & (pattern >> 1) & (pattern >> 2):
-                out.extend(ANNOUNCE_BASE + i for i in _SEQ_IN[suit][pattern])
-        for mask, code in _CARRE_CODES:
-            if avail & mask == mask:
-                out.append(code)
-        out.sort()
-        return out
+        return [ANNOUNCE_BASE + i for i in co_announceable(avail)]
 
     def _belote_codes(self, s: CoincheState, bc: CardSet) -> list[Action]:
         """CO-A4: ``belote`` with the first of K/Q of a trump suit, ``rebelote`` with the
@@ -941,30 +344,30 @@ class Coinche:
         if ct is None or state.phase != PLAY or seat != state.to_act or not 0 <= action < 64:
             return self._apply_other(state, seat, action)
         if not (state.pm >> action) & 1:
-            raise self._illegal(state, seat, action)
+            raise illegal(state, seat, action)
         # play the card (CO-C3); the new state comes with the next seat's playable cards (pm)
         c = action
         facts: tuple[Fact, ...] = ()
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s.ct = ct
         played = s.played = state.played | (1 << c)
         s.decl = state.decl
         trick = state.trick
-        if trick:
-            plays, led, win_seat, win_card, win_power, tpts = trick
-            p = ct.power[led][c]
-            if p > win_power:
-                win_seat, win_card, win_power = seat, c, p
-            tpts += ct.points[c]
-            plays = (*plays, (seat, c))
-            if len(plays) == 4:  # the trick is complete (CO-C3)
+        if trick is not None:
+            trick = play(trick, ct.power[trick.led], seat, c)
+            lead, cards, led, win_seat, win_card = trick
+            if len(cards) == 4:  # the trick is complete (CO-C3)
+                c0, c1, c2, c3 = cards
+                pts = ct.points
+                tpts = pts[c0] + pts[c1] + pts[c2] + pts[c3]
                 tricks = state.tricks
                 n = len(tricks) + 1
                 if n == 8:
                     tpts += LAST_TRICK_BONUS
-                taken = _step(_TrickTaken, (n, plays, win_seat, tpts))
+                plays = ((lead, c0), ((lead + 1) & 3, c1), ((lead + 2) & 3, c2), (seat, c3))
+                taken = new_tuple(TRICK_TAKEN, (n, plays, win_seat, tpts))
                 s.tricks = (*tricks, taken)
-                s.trick = ()
+                s.trick = None
                 s.to_act = win_seat
                 if n == 8:
                     s.phase = OVER
@@ -972,43 +375,19 @@ class Coinche:
                     return Step(s, (taken, HandEnded(self.result(s))))
                 s.phase = PLAY
                 s.pm = ct.full[win_seat] & ~played  # CO-P1
-                return _step(_Step, (s, (taken,)))
+                return new_tuple(STEP, (s, (taken,)))
         else:
-            led = SUIT_OF[c]
-            plays, win_seat, win_card = ((seat, c),), seat, c
-            win_power, tpts = ct.power[led][c], ct.points[c]
+            led, win_seat, win_card = SUIT_OF[c], seat, c
+            trick = new_tuple(Trick, (seat, (c,), led, seat, c))
             if len(state.tricks) == 1 and state.decl[0]:
                 facts = (self._reveal(state, ct),)
-        s.trick = (plays, led, win_seat, win_card, win_power, tpts)
+        s.trick = trick
         s.phase = PLAY
         s.tricks = state.tricks
         nxt = s.to_act = (seat + 1) & 3
-        # the next seat's playable cards: _playable_after inlined (the hot path)
-        hand = ct.full[nxt] & ~played
-        follow = hand & SUIT_MASKS[led]
-        d = ct.denom
-        if d == SA:
-            s.pm = follow or hand
-        elif d == TA or led == d:
-            if not follow:
-                s.pm = hand
-            elif ct.ta_free and win_seat == (seat + 3) & 3:
-                s.pm = follow
-            else:
-                s.pm = (follow & ct.above[win_card]) or follow
-        elif follow:
-            s.pm = follow
-        elif win_seat == (seat + 3) & 3:  # the next seat's partner
-            s.pm = hand
-        else:
-            trumps = hand & ct.trumps
-            if not trumps:
-                s.pm = hand
-            elif SUIT_OF[win_card] != d:
-                s.pm = trumps
-            else:
-                s.pm = (trumps & ct.above[win_card]) or (trumps if ct.undertrump else hand)
-        return _step(_Step, (s, facts))
+        # the next seat's playable cards (CO-P2 .. CO-P6)
+        s.pm = legal_cards(ct.play, ct.full[nxt] & ~played, nxt, led, win_card, win_seat)
+        return new_tuple(STEP, (s, facts))
 
     def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
         """Everything but a plain card play by the seat to act: calls, announcements,
@@ -1023,16 +402,16 @@ class Coinche:
                 and COINCHE in self._calls(state, seat)
             ):
                 return self._auction(state, seat, action)
-            raise self._not_your_turn(state, seat, action)
+            raise not_your_turn(state, seat, action)
         if phase == AUCTION:
             calls = state.calls
             if calls is None:
                 calls = state.calls = self._calls(state, seat)
             if action not in calls:
-                raise self._illegal(state, seat, action)
+                raise illegal(state, seat, action)
             return self._auction(state, seat, action)
         if action not in self.legal_actions(state):
-            raise self._illegal(state, seat, action)
+            raise illegal(state, seat, action)
         assert ct is not None
         if action >= BELOTE_BASE:  # CO-A4: the card is played saying belote or rebelote
             anns, used, bel, rebel = state.decl
@@ -1046,7 +425,7 @@ class Coinche:
                 fact = Announced("belote", {"seat": seat, "card": CARD_NAMES[c]})
                 said.decl = (anns, used, bel | (1 << c), rebel)
             step = self.apply(said, seat, c)
-            return _step(_Step, (step.state, (fact, *step.facts)))
+            return new_tuple(STEP, (step.state, (fact, *step.facts)))
         # announce: the kind is public now, the cards when trick 2 starts (CO-A2)
         index = action - ANNOUNCE_BASE
         s = state.copy()
@@ -1057,7 +436,7 @@ class Coinche:
         return Step(s, (Announced("announce", {"seat": seat, "kind": combo_kind(index)}),))
 
     def _auction(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        s = _NEW_STATE(CoincheState)
+        s = NEW_STATE(CoincheState)
         s._fx = state._fx
         s.calls = None
         s.ct = None
@@ -1078,7 +457,7 @@ class Coinche:
                 return Step(s, (HandEnded(self.result(s)),))
             if top >= 0 and passes == 3:  # CO-B6b
                 return self._start_play(s)
-            return _step(_Step, (s, ()))
+            return new_tuple(STEP, (s, ()))
         if action == COINCHE:  # CO-B4
             s._auc = (calls, top, bidder, 2, 0)
             return Step(s, (Announced("coinche", {"seat": seat}),))
@@ -1093,14 +472,15 @@ class Coinche:
         r = s._fx.rules
         _, top, bidder, level, _ = s._auc
         li, denom = divmod(top - BID_BASE, 6)
-        ct = _NEW_CONTRACT(_Contract)
+        ct = NEW_CONTRACT(Contract)
         ct.fx = s._fx
         ct.auc = s._auc
         ct.full = s._fx.full
-        ct.above = ABOVE[denom]
-        ct.trumps = SUIT_MASKS[denom] if denom < SA else 0
-        ct.ta_free = denom == TA and not r.ta_raise_over_partner
-        ct.undertrump = r.undertrump_required
+        ct.play = play = play_rules(
+            denom,
+            undertrump=r.undertrump_required,
+            raise_over_partner=r.ta_raise_over_partner,
+        )
         ct.denom = denom
         ct.li = li
         ct.value = (
@@ -1112,7 +492,7 @@ class Coinche:
         )
         ct.bidder = bidder
         ct.level = level
-        ct.power = POWER[denom]
+        ct.power = play.power
         ct.points = card_points_table(denom, r)
         trumps = () if denom == SA else SUITS if denom == TA else (denom,)
         belcards = []
@@ -1128,14 +508,14 @@ class Coinche:
         # the first hand leads whoever won the auction (§0.1, CO-D3)
         first = s.to_act = ct.fx.first
         s.pm = ct.full[first] & ~s.played  # CO-P1
-        fact = Announced("contract", self._contract_json(ct))
+        fact = Announced("contract", contract_json(ct))
         return Step(s, (*facts, fact))
 
-    def _reveal(self, state: CoincheState, ct: _Contract) -> Announced:
+    def _reveal(self, state: CoincheState, ct: Contract) -> Announced:
         """CO-A2: the announcements are shown and resolved as trick 2 starts."""
         r = state.fx.rules
         anns = state.decl[0]
-        a0, a1, team = resolve_announcements(anns, ct.denom, r)
+        a0, a1, team = co_resolve(anns, ct.denom, r)
         return Announced(
             "announcements",
             {
@@ -1150,11 +530,16 @@ class Coinche:
             "seat": seat,
             "kind": combo_kind(index),
             "cards": [CARD_NAMES[c] for c in cards_in(COMBO_MASKS[index])],
-            "points": combo_value(index, denom, r),
+            "points": co_value(index, denom, r),
         }
 
     # -- scoring ------------------------------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.coinche(result, rules)
     def result(self, state: CoincheState) -> HandResult:
         res: HandResult | None = getattr(state, "res", None)
         if res is None:
@@ -1168,13 +553,11 @@ class Coinche:
         r = state.fx.rules
         anns, _, _, rebel = state.decl
         taker = ct.bidder & 1
-        won = state.won
-        tricks = (won[0] + won[2], won[1] + won[3])
-        card = list(state.points)
+        card, tricks, _ = team_tally(state.tricks)
         for team in (0, 1):
             if tricks[team] == 8:  # capot (CO-S1)
                 card[team], card[1 - team] = r.capot_card_points, 0
-        a0, a1, _ = resolve_announcements(anns, ct.denom, r)
+        a0, a1, _ = co_resolve(anns, ct.denom, r)
         bel = [0, 0]
         if r.belote_must_be_said:
             for c in cards_in(rebel):
@@ -1183,7 +566,7 @@ class Coinche:
             for seat in range(4):
                 bel[seat & 1] += 20 * (ct.belcards[seat].bit_count() // 2)
         kind = "capot" if ct.li == CAPOT_LI else "generale" if ct.li == GENERALE_LI else "numeric"
-        all_tricks = won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
+        all_tricks = state.won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
         made, points = score(
             r,
             value=ct.value,
@@ -1196,7 +579,7 @@ class Coinche:
             all_tricks=all_tricks,
         )
         detail: dict[str, JSON] = {
-            "contract": self._contract_json(ct),
+            "contract": contract_json(ct),
             "made": made,
             "tricks": list(tricks),
             "card_points": card,
@@ -1213,16 +596,6 @@ class Coinche:
                 return seat
         raise AssertionError(c)
 
-    def _contract_json(self, ct: _Contract) -> dict[str, JSON]:
-        return {
-            "bid": _BID_TEXT[bid_code(ct.li, ct.denom)],
-            "value": ct.value,
-            "denomination": DENOM_NAMES[ct.denom],
-            "bidder": ct.bidder,
-            "team": ct.bidder & 1,
-            "coinche": _LEVEL_NAMES[ct.level],
-        }
-
     # -- views --------------------------------------------------------------------------------
 
     def view(self, state: CoincheState, seat: Seat | None) -> dict[str, JSON]:
@@ -1231,7 +604,9 @@ class Coinche:
         anns, _, bel, rebel = state.decl
         trick = state.trick
         revealed = (
-            len(state.tricks) > 1 or (len(state.tricks) == 1 and bool(trick)) or state.phase == OVER
+            len(state.tricks) > 1
+            or (len(state.tricks) == 1 and trick is not None)
+            or state.phase == OVER
         )
         out: dict[str, JSON] = {
             "game": self.name,
@@ -1242,10 +617,12 @@ class Coinche:
             "calls": [{"seat": p, "action": self.format_action(a)} for p, a in calls],
             "standing_bid": self.format_action(top)[4:] if top >= 0 else None,
             "bidder": bidder if bidder >= 0 else None,
-            "coinche": _LEVEL_NAMES[level],
-            "contract": self._contract_json(ct) if ct is not None else None,
+            "coinche": LEVEL_NAMES[level],
+            "contract": contract_json(ct) if ct is not None else None,
             "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
-            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick[0]] if trick else [],
+            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick.plays()]
+            if trick is not None
+            else [],
             "tricks": [t.to_json() for t in state.tricks],
             "card_points": list(state.points),
             "announcements": [
@@ -1278,99 +655,6 @@ class Coinche:
             ]
         return out
 
-        return out
-
-    # -- notation -------------------------------------------------------------------------------
-
-    def parse_action(self, text: str) -> Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a Coinche action (pass, bid:<value><denomination>, "
-                    "coinche, surcoinche, announce:<cards>, play:<card>, belote:<card>, "
-                    "rebelote:<card>)"
-                )
-            return code
-        if verb == "play":
-            c = parse_card(arg)
-            if not (PACK_MASK >> c) & 1:
-                raise InvalidActionError(f"{arg!r} is not in the Coinche pack (7 to ace)")
-            return c
-        if verb in ("belote", "rebelote"):
-            c = parse_card(arg)
-            if RANK_OF[c] not in (KING, QUEEN):
-                raise InvalidActionError(
-                    f"{text!r}: {verb} is said with the king or queen of trumps (CO-A4)"
-                )
-            return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
-        if verb == "bid":
-            return self._parse_bid(text, arg)
-        if verb == "announce":
-            m = 0
-            parts = arg.split(",")
-            for part in parts:
-                m |= 1 << parse_card(part)
-            index = _COMBO_BY_MASK.get(m)
-            if index is None or m.bit_count() != len(parts):
-                raise InvalidActionError(
-                    f"{text!r} is not an announcement: give the cards of a sequence of 3 or more "
-                    "in one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H "
-                    "(CO-A1)"
-                )
-            return ANNOUNCE_BASE + index
-        raise InvalidActionError(f"{text!r} is not a Coinche action: unknown verb {verb!r}")
-
-    def _parse_bid(self, text: str, arg: str) -> Action:
-        up = arg.upper()
-        for d in (4, 5, 0, 1, 2, 3):  # the two-letter denominations first
-            name = DENOM_NAMES[d]
-            if up.endswith(name):
-                value = up[: -len(name)]
-                break
-        else:
-            raise InvalidActionError(
-                f"{text!r}: a bid ends with its denomination C, D, H, S, SA or TA, e.g. bid:80H"
-            )
-        if value == "CAPOT":
-            return bid_code(CAPOT_LI, d)
-        if value == "GENERALE":
-            return bid_code(GENERALE_LI, d)
-        if value.isdigit() and int(value) in NUMERIC_VALUES and value[0] != "0":
-            return bid_code(NUMERIC_VALUES.index(int(value)), d)
-        raise InvalidActionError(
-            f"{text!r}: a bid's value is 80, 90, ... 180, capot or generale (CO-B1)"
-        )
-
-    def format_action(self, action: Action) -> str:
-        if 0 <= action < VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if action >= REBELOTE_BASE:
-            return "rebelote:" + CARD_NAMES[action - REBELOTE_BASE]
-        if action >= BELOTE_BASE:
-            return "belote:" + CARD_NAMES[action - BELOTE_BASE]
-        if action >= ANNOUNCE_BASE:
-            m = COMBO_MASKS[action - ANNOUNCE_BASE]
-            return "announce:" + ",".join(CARD_NAMES[c] for c in cards_in(m))
-        if action >= BID_BASE:
-            li, d = divmod(action - BID_BASE, 6)
-            return f"bid:{_li_text(li)}{DENOM_NAMES[d]}"
-        return _VERB_NAMES[action]
-
-    def all_actions(self) -> list[Action]:
-        kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
-        return sorted(
-            [
-                *PACK_32,
-                *_VERBS.values(),
-                *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
-                *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
-                *(BELOTE_BASE + c for c in kq),
-                *(REBELOTE_BASE + c for c in kq),
-            ]
-        )
-
     def card_locations(self, state: CoincheState) -> dict[str, CardSet]:
         where = {f"hand{p}": state.hand(p) for p in range(4)}
         where["played"] = state.played
@@ -1395,173 +679,5 @@ class Coinche:
             winner=(0 if a > b else 1 if b > a else None) if over else None,
         )
 
-    # -- errors -------------------------------------------------------------------------------
-
-    def _text(self, action: Action) -> str:
-        try:
-            return self.format_action(action)
-        except (KeyError, IndexError):
-            return str(action)
-
-    def _not_your_turn(self, state: CoincheState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self._text(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "CO-B6")
-        rule = (
-            "CO-B4"
-            if action == COINCHE and state.phase == AUCTION
-            else ("CO-D3" if state.phase == AUCTION else "CO-C3")
-        )
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-        )
-
-    def _illegal(self, state: CoincheState, seat: Seat, action: Action) -> IllegalActionError:
-        """Explain why ``action`` is refused, naming the rule."""
-        if action not in _ALL_ACTIONS:
-            return IllegalActionError(f"action code {action} is not a Coinche action", "CO-B1")
-        text = self.format_action(action)
-        if state.phase == AUCTION:
-            return self._illegal_call(state, seat, action, text)
-        ct = state.ct
-        assert ct is not None
-        if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
-            return IllegalActionError(
-                f"{text!r}: the auction is over; the contract is {self._contract_json(ct)['bid']}",
-                "CO-B6",
-            )
-        hand = state.fx.full[seat] & ~state.played
-        if ANNOUNCE_BASE <= action < BELOTE_BASE:
-            m = COMBO_MASKS[action - ANNOUNCE_BASE]
-            if state.tricks:
-                return IllegalActionError(
-                    f"{text!r}: announcements are made with your card to trick 1", "CO-A2"
-                )
-            if hand & m != m:
-                missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
-                return IllegalActionError(f"{text!r}: you do not hold {missing}", "CO-A2")
-            return IllegalActionError(
-                f"{text!r}: a card may be used in one announcement only", "CO-A2"
-            )
-        c = action % 64
-        if not (hand >> c) & 1:
-            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "CO-P1")
-        if action >= BELOTE_BASE:
-            pair = KING_QUEEN[SUIT_OF[c]]
-            if not ct.belcards[seat] & pair:
-                return IllegalActionError(
-                    f"{text!r}: belote is the king and queen of a trump suit, both dealt to you",
-                    "CO-A4",
-                )
-            if (self._playable(state, ct) >> c) & 1:
-                if action >= REBELOTE_BASE:
-                    return IllegalActionError(
-                        f"{text!r}: rebelote goes with the second of the pair, after belote "
-                        "with the first",
-                        "CO-A4",
-                    )
-                return IllegalActionError(
-                    f"{text!r}: belote is said with the first of the pair; this is the second",
-                    "CO-A4",
-                )
-        return self._illegal_card(state, seat, c, hand, ct, text)
-
-    def _illegal_card(
-        self, s: CoincheState, seat: Seat, c: Card, hand: CardSet, ct: _Contract, text: str
-    ) -> IllegalActionError:
-        legal = " ".join(CARD_NAMES[x] for x in cards_in(self._playable(s, ct)))
-        trick = s.trick
-        assert trick
-        _, led, _, win_card, _, _ = trick
-        d = ct.denom
-        if hand & SUIT_MASKS[led] and SUIT_OF[c] != led:
-            return IllegalActionError(
-                f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {legal}",
-                "CO-P2",
-            )
-        if d == TA or led == d:
-            return IllegalActionError(
-                f"{text!r}: must beat {CARD_NAMES[win_card]} when {SUIT_NAMES[led]} are led "
-                f"{'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
-                f"play one of {legal}",
-                "CO-P3",
-            )
-        if SUIT_OF[win_card] != d:
-            return IllegalActionError(
-                f"{text!r}: void in {SUIT_NAMES[led]} with the opponents winning, you must trump:"
-                f" play one of {legal}",
-                "CO-P5",
-            )
-        return IllegalActionError(
-            f"{text!r}: an opponent's {CARD_NAMES[win_card]} is winning: you must overtrump if"
-            f" you can, else play a lower trump: play one of {legal}",
-            "CO-P5",
-        )
-
-    def _illegal_call(
-        self, state: CoincheState, seat: Seat, action: Action, text: str
-    ) -> IllegalActionError:
-        r = state.fx.rules
-        _, top, bidder, level, _ = state.auc
-        if action < VERB_BASE or action >= ANNOUNCE_BASE:
-            what = (
-                "cards are played"
-                if action < VERB_BASE or action >= BELOTE_BASE
-                else ("announcements are made")
-            )
-            return IllegalActionError(
-                f"{text!r}: the auction is running; {what} after it "
-                "(call pass, bid:<value><denomination>, coinche or surcoinche)",
-                "CO-B1",
-            )
-        same_team = top >= 0 and (seat - bidder) % 2 == 0
-        if action == COINCHE:
-            if top < 0:
-                return IllegalActionError("'coinche': there is no bid to coinche", "CO-B4")
-            if same_team:
-                return IllegalActionError(
-                    "'coinche': only the opponents of the standing bid may coinche", "CO-B4"
-                )
-            if level > 1:
-                return IllegalActionError("'coinche': the bid is already coinched", "CO-B4")
-            return IllegalActionError(
-                "'coinche': a capot bid may not be coinched under these rules "
-                "(capot_doublable is off)",
-                "CO-B8",
-            )
-        if action == SURCOINCHE:
-            if level != 2:
-                return IllegalActionError(
-                    "'surcoinche': only a coinched bid may be surcoinched", "CO-B5"
-                )
-            return IllegalActionError(
-                "'surcoinche': only the coinched team may surcoinche", "CO-B5"
-            )
-        li = (action - BID_BASE) // 6
-        if level > 1:
-            return IllegalActionError(
-                f"{text!r}: the auction is frozen by the coinche; pass"
-                + (" or surcoinche" if same_team else ""),
-                "CO-B4",
-            )
-        if li == GENERALE_LI and not r.generale:
-            return IllegalActionError(
-                f"{text!r}: the generale is not played under these rules", "CO-B1"
-            )
-        if CAPOT_LI > li > (r.max_bid - 80) // 10:
-            return IllegalActionError(
-                f"{text!r}: numeric bids go up to {r.max_bid}, then capot", "CO-B2"
-            )
-        standing = self.format_action(top)[4:]
-        return IllegalActionError(
-            f"{text!r}: a bid must be higher than the standing {standing}", "CO-B2"
-        )
-
 
 GAME: Final = Coinche()
-_BID_TEXT: Final = {
-    code: GAME.format_action(code)[4:]
-    for code in (bid_code(li, d) for li in range(N_LEVELS) for d in range(6))
-}
-"""The text of each bid (``"80H"``, ``"capotTA"``)."""
-_ALL_ACTIONS: Final = frozenset(GAME.all_actions())

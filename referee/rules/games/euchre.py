@@ -11,27 +11,30 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
+from referee.rules.bowers import LEFT, bower_tables
 from referee.rules.cards import (
+    ACE,
     CARD_NAMES,
     JACK,
+    KING,
     NINE,
     PACK_24,
-    RANK_OF,
+    QUEEN,
     SUIT_LETTERS,
     SUIT_NAMES,
     SUIT_OF,
     SUITS,
+    TEN,
     Card,
     CardSet,
-    card,
     cards_in,
     parse_card,
 )
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
@@ -44,10 +47,12 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
-    cards_taken,
 )
+from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
+from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
+from referee.rules.tricks import Trick, follow_suit, lead, play
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,47 +131,23 @@ _VERBS: Final = {
     "defend_partner": DEFEND_PARTNER,
 }
 _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
+_ACTIONS: Final = (
+    "a Euchre action (pass, order_up, name:<suit>, discard:<card>, alone, partner, "
+    "defend_alone, defend_partner, play:<card>)"
+)
 
 # -- trump tables (EU-3, EU-19, EU-20) ------------------------------------------------------
 
-PACK_MASK: Final = sum(1 << c for c in PACK_24)
-
-
-def _same_colour(t: int) -> int:
-    return 3 - t  # clubs <-> spades, diamonds <-> hearts
-
-
-LEFT_BOWER: Final = tuple(card(JACK, _same_colour(t)) for t in SUITS)
-RIGHT_BOWER: Final = tuple(card(JACK, t) for t in SUITS)
-
-
-def _eff_suit(c: Card, t: int) -> int:
-    return t if c == LEFT_BOWER[t] else SUIT_OF[c]
-
-
-EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
+TABLES: Final = bower_tables(
+    PACK_24, JACK, range(NINE, ACE + 1), (NINE, TEN, QUEEN, KING, ACE, LEFT, JACK)
+)
+"""``TABLES[trump]``: the right bower, the left bower (a trump), A K Q 10 9 of trump; the
+others A K Q J 10 9, the left bower's suit without its jack (EU-3)."""
+EFF_SUIT: Final = tuple(t.suit_of for t in TABLES)
 """``EFF_SUIT[trump][card]``: the effective suit (the left bower is trump)."""
-EFF_MASK: Final = tuple(
-    tuple(sum(1 << c for c in PACK_24 if EFF_SUIT[t][c] == s) for s in SUITS) for t in SUITS
-)
+EFF_MASK: Final = tuple(t.suit_cards for t in TABLES)
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
-
-
-def _power(c: Card, t: int, led: int) -> int:
-    if c == RIGHT_BOWER[t]:
-        return 200
-    if c == LEFT_BOWER[t]:
-        return 199
-    if SUIT_OF[c] == t:
-        return 100 + RANK_OF[c] - NINE
-    if SUIT_OF[c] == led:
-        return RANK_OF[c] - NINE
-    return -1
-
-
-POWER: Final = tuple(
-    tuple(tuple(_power(c, t, led) for c in range(52)) for led in SUITS) for t in SUITS
-)
+POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
 
 
@@ -209,7 +190,8 @@ class EuchreState:
     out: int
     discard: Card
     leader: Seat
-    trick: tuple[tuple[Seat, Card], ...]
+    trick: Trick | None
+    """The trick in play (``None`` between tricks)."""
     tricks: tuple[TrickTaken, ...]
     won: tuple[int, int]
 
@@ -258,10 +240,28 @@ _NEXT: Final = tuple(
 _BID1_LEGAL: Final = [PASS, ORDER_UP]
 
 
-class Euchre:
+def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
+    """``(seat, card)`` of ``trick`` in play order, passing over the seats in ``out``."""
+    if trick is None:
+        return ()
+    plays = []
+    seat = trick.leader
+    for c in trick.cards:
+        plays.append((seat, c))
+        seat = _NEXT[out][seat]
+    return tuple(plays)
+
+
+class Euchre(Phased):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: a hand is worth 1 to 4 points (EU-25): nets differ by up to 8.
+    difference_scale: ClassVar[tuple[int, ...]] = (1, 2, 3, 4, 6, 8)
+    #: The referee's action for a seat whose time ran out: pass, and never go alone.
+    default_verbs: ClassVar[tuple[str, ...]] = ("pass", "partner", "defend_partner")
+
     aliases: ClassVar[tuple[str, ...]] = ("eucher",)
     title: ClassVar[str] = "Euchre"
     num_seats: ClassVar[int] = 4
@@ -271,6 +271,17 @@ class Euchre:
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
+    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    OVER: ClassVar[int] = OVER
+    TURN_RULES: ClassVar[Mapping[int, str]] = {p: "EU-17" if p >= PLAY else "EU-9" for p in Phase}
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
+        BID1: ("pass or order_up (round 1 of the bidding)", "EU-6"),
+        BID2: ("pass or name:<suit> (round 2 of the bidding)", "EU-7"),
+        DISCARD: ("discard:<card> (the dealer's exchange)", "EU-10"),
+        ALONE: ("alone or partner (the maker's decision)", "EU-13"),
+        DEFEND: ("defend_alone or defend_partner (a defender's decision)", "EU-14"),
+        PLAY: ("play:<card>", "EU-17"),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -299,18 +310,12 @@ class Euchre:
         s.out = 0
         s.discard = -1
         s.leader = -1
-        s.trick = ()
+        s.trick = None
         s.tricks = ()
         s.won = (0, 0)
         return s
 
     # -- play ------------------------------------------------------------------------------
-
-    def current_seat(self, state: EuchreState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: EuchreState) -> bool:
-        return state.phase == OVER
 
     def legal_actions(self, state: EuchreState) -> list[Action]:
         phase = state.phase
@@ -338,13 +343,10 @@ class Euchre:
         return []
 
     def _playable(self, state: EuchreState) -> CardSet:
+        """EU-18, EU-19: follow the led (effective) suit if able, else any card."""
         hand = state.hands[state.to_act]
-        if state.trick:
-            t = state.trump
-            follow = hand & EFF_MASK[t][EFF_SUIT[t][state.trick[0][1]]]
-            if follow:
-                return follow
-        return hand
+        trick = state.trick
+        return hand if trick is None else follow_suit(hand, EFF_MASK[state.trump][trick.led])
 
     def _must_go_alone(self, state: EuchreState) -> bool:
         return state.rules.canadian and state.passes < 4 and state.maker == (state.dealer + 2) % 4
@@ -353,13 +355,7 @@ class Euchre:
         if seat != state.to_act or state.phase == OVER:
             raise self._not_your_turn(state, seat, action)
         if state.phase == PLAY and 0 <= action < VERB_BASE:
-            hand = state.hands[seat]
-            if state.trick:
-                t = state.trump
-                follow = hand & EFF_MASK[t][EFF_SUIT[t][state.trick[0][1]]]
-                if follow:
-                    hand = follow
-            if not (hand >> action) & 1:
+            if not (self._playable(state) >> action) & 1:
                 raise self._illegal(state, action)
             return self._play(state, seat, action)
         if action not in self.legal_actions(state):
@@ -448,30 +444,31 @@ class Euchre:
                 first = s.maker
             elif s.defender >= 0:
                 first = s.defender
-        lead = _NEXT[s.out][first]
-        s.leader = lead
-        s.to_act = lead
+        opener = _NEXT[s.out][first]
+        s.leader = opener
+        s.to_act = opener
 
     def _play(self, state: EuchreState, seat: Seat, c: Card) -> Step:
         s = state.copy()
         hands = list(state.hands)
         hands[seat] &= ~(1 << c)
         s.hands = tuple(hands)
-        trick = (*state.trick, (seat, c))
-        if len(trick) < 4 - state.out.bit_count():
+        t = state.trump
+        before = state.trick
+        trick = (
+            lead(TABLES[t], seat, c)
+            if before is None
+            else play(before, POWER[t][before.led], seat, c)
+        )
+        if len(trick.cards) < 4 - state.out.bit_count():
             s.trick = trick
             s.to_act = _NEXT[state.out][seat]
             return Step(s, ())
         # the trick is complete (EU-20)
-        power = POWER[state.trump][EFF_SUIT[state.trump][trick[0][1]]]
-        winner, best = trick[0]
-        top = power[best]
-        for p, c in trick:
-            if power[c] > top:
-                winner, top = p, power[c]
-        taken = TrickTaken(len(state.tricks) + 1, trick, winner)
+        winner = trick.winner
+        taken = TrickTaken(len(state.tricks) + 1, _plays(trick, state.out), winner)
         s.tricks = (*state.tricks, taken)
-        s.trick = ()
+        s.trick = None
         won = list(state.won)
         won[winner & 1] += 1
         s.won = (won[0], won[1])
@@ -484,6 +481,11 @@ class Euchre:
 
     # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.euchre(result, rules)
     def result(self, state: EuchreState) -> HandResult:
         if state.maker < 0:
             return HandResult((0, 0), {"redeal": True}, void=True)
@@ -496,8 +498,8 @@ class Euchre:
         elif state.defender >= 0:
             all_five = m == 0
             points[1 - makers] = 4 if (all_five or r.lone_defender_euchre == "any") else 2
-        else:
-            points[1 - makers] = r.defenders_march_points if m == 0 else 2
+        else:  # EU-23: the regional march bonus only when nobody went alone
+            points[1 - makers] = r.defenders_march_points if m == 0 and not state.alone else 2
         detail = {
             "trump": SUIT_LETTERS[state.trump],
             "maker": state.maker,
@@ -511,11 +513,8 @@ class Euchre:
     # -- views -----------------------------------------------------------------------------
 
     def view(self, state: EuchreState, seat: Seat | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.dealer,
-            "to_act": self.current_seat(state),
+        out = self._frame(state)
+        out |= {
             "upcard": CARD_NAMES[state.stock[0]],
             "upcard_taken": state.trump >= 0 and state.passes < 4,
             "passes": state.passes,
@@ -525,18 +524,14 @@ class Euchre:
             "lone_defender": state.defender if state.defender >= 0 else None,
             "sitting_out": [s for s in range(4) if state.out >> s & 1],
             "hand_sizes": [h.bit_count() for h in state.hands],
-            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.trick],
+            "trick": [
+                {"seat": p, "card": CARD_NAMES[c]} for p, c in _plays(state.trick, state.out)
+            ],
             "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
-            if seat == state.dealer and state.discard >= 0:
-                out["discard"] = CARD_NAMES[state.discard]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        laid = CARD_NAMES[state.discard] if seat == state.dealer and state.discard >= 0 else None
+        return self._own(out, state, seat, state.hands, discard=laid)
 
     def audit_view(self, state: EuchreState) -> dict[str, JSON]:
         out = self.view(state, None)
@@ -558,22 +553,13 @@ class Euchre:
     def _parse(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not a Euchre action (pass, order_up, name:<suit>, "
-                    "discard:<card>, alone, partner, defend_alone, defend_partner, play:<card>)"
-                )
-            return code
+            return word_action(text, _VERBS, _ACTIONS)
         if verb == "play":
             return parse_card(arg)
         if verb == "discard":
             return DISCARD_BASE + parse_card(arg)
         if verb == "name":
-            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
-            if suit < 0:
-                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
-            return NAME_BASE + suit
+            return NAME_BASE + parse_suit(arg)
         raise InvalidActionError(f"{text!r} is not a Euchre action: unknown verb {verb!r}")
 
     def format_action(self, action: Action) -> str:
@@ -597,13 +583,7 @@ class Euchre:
 
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = cards_taken(state.tricks)
-        for _, c in state.trick:
-            played |= 1 << c
-        held = 0
-        for h in state.hands:
-            held |= h
-        where["played"] = played
+        where["played"] = played(state.tricks, state.trick.cards if state.trick else ())
         where["discard"] = 1 << state.discard if state.discard >= 0 else 0
         taken = state.trump >= 0 and state.passes < 4
         where["upcard"] = 0 if taken else 1 << state.stock[0]
@@ -629,22 +609,6 @@ class Euchre:
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _not_your_turn(self, state: EuchreState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self.format_action(action) if self._known(action) else str(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "EU-17")
-        rule = "EU-17" if state.phase == PLAY else "EU-9"
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-        )
-
-    def _known(self, action: Action) -> bool:
-        try:
-            self.format_action(action)
-        except (KeyError, IndexError):
-            return False
-        return True
-
     def _illegal(self, state: EuchreState, action: Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         if not self._known(action):
@@ -652,14 +616,6 @@ class Euchre:
         text = self.format_action(action)
         phase = state.phase
         seat = state.to_act
-        expected = {
-            BID1: ("pass or order_up (round 1 of the bidding)", "EU-6"),
-            BID2: ("pass or name:<suit> (round 2 of the bidding)", "EU-7"),
-            DISCARD: ("discard:<card> (the dealer's exchange)", "EU-10"),
-            ALONE: ("alone or partner (the maker's decision)", "EU-13"),
-            DEFEND: ("defend_alone or defend_partner (a defender's decision)", "EU-14"),
-            PLAY: ("play:<card>", "EU-17"),
-        }[phase]
         if phase == PLAY and 0 <= action < VERB_BASE:
             hand = state.hands[seat]
             if not (hand >> action) & 1:
@@ -667,7 +623,8 @@ class Euchre:
                     f"{text!r}: you do not hold {CARD_NAMES[action]}", "EU-18"
                 )
             t = state.trump
-            led = EFF_SUIT[t][state.trick[0][1]]
+            assert state.trick is not None  # a held card is refused only when following
+            led = state.trick.led
             follow = [CARD_NAMES[c] for c in cards_in(hand & EFF_MASK[t][led])]
             bower = " (the left bower counts as trump)" if t in (led, EFF_SUIT[t][action]) else ""
             return IllegalActionError(
@@ -698,9 +655,7 @@ class Euchre:
                 "'partner': the dealer's partner who ordered up must go alone (canadian)",
                 "EU-15",
             )
-        return IllegalActionError(
-            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
-        )
+        return self._not_now(state, text)
 
 
 GAME: Final = Euchre()

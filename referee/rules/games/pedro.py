@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final, overload
+from typing import Any, ClassVar, Final, Generic, TypeVar, overload
 
+from referee.rules.bowers import LEFT, bower_tables, left_bower
 from referee.rules.cards import (
     ACE,
     CARD_NAMES,
     FIVE,
+    FOUR,
     JACK,
     PACK_52,
     RANK_OF,
@@ -43,6 +45,7 @@ from referee.rules.cards import (
     SUIT_OF,
     SUITS,
     TEN,
+    THREE,
     TWO,
     Card,
     CardSet,
@@ -64,10 +67,12 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
-    cards_taken,
 )
+from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
+from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
+from referee.rules.tricks import answer, winner_index
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,31 +154,28 @@ NAME_BASE: Final = VERB_BASE + 16  # + suit
 TAKE_BASE: Final = 2 * VERB_BASE  # + card (dealer_robs_pack)
 DISCARD_BASE: Final = 4 * VERB_BASE  # + card mask (above every other code)
 MAX_BID: Final = 14
+_ACTIONS: Final = (
+    "a Pedro action (pass, bid:<0..14>, name:<suit>, discard:<card>,<card>,..., take:<card>, "
+    "play:<card>)"
+)
 WIDOW: Final = 16
 HAND: Final = 6
 
 # -- trump tables (PE-3, PE-4, PE-17) -------------------------------------------------------
 
 
-def _same_colour(t: int) -> int:
-    return 3 - t  # clubs <-> spades, diamonds <-> hearts
-
-
-RIGHT_PEDRO: Final = tuple(card(FIVE, t) for t in SUITS)
-LEFT_PEDRO: Final = tuple(card(FIVE, _same_colour(t)) for t in SUITS)
-
-
-def _eff_suit(c: Card, t: int) -> int:
-    return t if c == LEFT_PEDRO[t] else SUIT_OF[c]
-
-
-EFF_SUIT: Final = tuple(tuple(_eff_suit(c, t) for c in range(52)) for t in SUITS)
-"""``EFF_SUIT[trump][card]``: the effective suit (the left pedro is trump, PE-3)."""
-EFF_MASK: Final = tuple(
-    tuple(sum(1 << c for c in range(52) if EFF_SUIT[t][c] == s) for s in SUITS) for t in SUITS
+TABLES: Final = bower_tables(
+    PACK_52, FIVE, range(TWO, ACE + 1), (TWO, THREE, FOUR, LEFT, *range(FIVE, ACE + 1))
 )
+"""``TABLES[trump]``: A K Q J 10 9 8 7 6 5 of trump, the left pedro (a trump), 4 3 2; the
+others A K Q J 10 9 8 7 6 5 4 3 2, the left pedro's suit without its five (PE-2, PE-3)."""
+RIGHT_PEDRO: Final = tuple(card(FIVE, t) for t in SUITS)
+LEFT_PEDRO: Final = tuple(left_bower(FIVE, t) for t in SUITS)
+EFF_SUIT: Final = tuple(t.suit_of for t in TABLES)
+"""``EFF_SUIT[trump][card]``: the effective suit (the left pedro is trump, PE-3)."""
+EFF_MASK: Final = tuple(t.suit_cards for t in TABLES)
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
-TRUMPS: Final = tuple(EFF_MASK[t][t] for t in SUITS)
+TRUMPS: Final = tuple(t.trumps for t in TABLES)
 """``TRUMPS[trump]``: the 14 trumps."""
 FOLLOW: Final = tuple(tuple(EFF_MASK[t][s] | TRUMPS[t] for s in SUITS) for t in SUITS)
 """``FOLLOW[trump][led]``: what a seat holding the led suit may play, that suit or a trump
@@ -196,41 +198,19 @@ LOW: Final = tuple(card(TWO, t) for t in SUITS)
 PEDROS: Final = tuple((1 << RIGHT_PEDRO[t]) | (1 << LEFT_PEDRO[t]) for t in SUITS)
 
 
-def _power(c: Card, t: int, led: int) -> int:
-    if c == LEFT_PEDRO[t]:
-        return 100 + 2 * FIVE  # just below the right pedro, above the 4 (PE-3)
-    if SUIT_OF[c] == t:
-        return 101 + 2 * RANK_OF[c]
-    if SUIT_OF[c] == led:
-        return RANK_OF[c]
-    return -1
-
-
-POWER: Final = tuple(
-    tuple(tuple(_power(c, t, led) for c in range(52)) for led in SUITS) for t in SUITS
-)
+POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (PE-17)."""
-
-# The cards of each 13-bit suit block, for turning a mask into a sorted list quickly.
-_BLOCK: Final = tuple(
-    tuple(tuple(13 * s + r for r in range(13) if m >> r & 1) for m in range(1 << 13)) for s in SUITS
-)
-
-
-def _cards_of(m: CardSet) -> list[Card]:
-    b = _BLOCK
-    return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
-
 
 _name = CARD_NAMES.__getitem__
 
 
 _BLOCK_NAMES: Final[tuple[list[tuple[str, ...] | None], ...]] = tuple([None] * 8192 for _ in SUITS)
-"""``_BLOCK_NAMES[suit][block]``: the names of ``_BLOCK[suit][block]`` (filled on first use)."""
+"""``_BLOCK_NAMES[suit][block]``: the names of the cards of a 13-bit suit block (filled on first
+use)."""
 
 
 def _block_names(s: int, block: int) -> tuple[str, ...]:
-    found = _BLOCK_NAMES[s][block] = tuple(map(_name, _BLOCK[s][block]))
+    found = _BLOCK_NAMES[s][block] = tuple(map(_name, cards_in(block << 13 * s)))
     return found
 
 
@@ -287,7 +267,7 @@ masks in ascending order (filled on first use)."""
 
 def _subsets(s: int, block: int) -> tuple[int, ...]:
     out = [0]
-    for c in _BLOCK[s][block]:
+    for c in cards_in(block << 13 * s):
         b = 1 << c
         out += [x + b for x in out]
     found = _SUBSETS[s][block] = tuple(out)
@@ -483,7 +463,7 @@ class DiscardSets(LazyActions):
         if value not in self:
             raise ValueError(f"{value!r} is not a legal discard")
         free = value - self._offset
-        cards = _cards_of(self._pool)
+        cards = cards_in(self._pool)
         lo = self._kmin
         hi = self._kmax
         rank = 0
@@ -549,28 +529,9 @@ def _discard_spec(hand: CardSet, f: _Fixed) -> tuple[CardSet, CardSet, int, int]
     return 0, plain, size, size
 
 
-_NOT_COUNTING: Final = tuple(~m for m in COUNTING)
-
-
 def _discards_of(hand: CardSet, f: _Fixed) -> DiscardSets:
-    """``_discard_sets(*_discard_spec(hand, f))``, the seed's rule (PE-10, PE-11, PE-14)
-    inline."""
-    if f.rules.discard_rule != "at_least_three":
-        return _discard_sets(*_discard_spec(hand, f))
-    pool = hand & _NOT_COUNTING[f.trump]
-    n = pool.bit_count()
-    kmax = 3 + WIDOW - f.requested
-    if kmax > n:
-        kmax = n
-    d = _new_state(DiscardSets)
-    d._forced = 0
-    d._pool = pool
-    d._kmin = 3
-    d._kmax = kmax
-    d._offset = DISCARD_BASE
-    row = _CUM[n]
-    d._len = row[kmax + 54] - row[56] if kmax >= 3 else 0  # _n_sets(n, 3, kmax)
-    return d
+    """The legal discards from ``hand`` (PE-10 .. PE-14)."""
+    return _discard_sets(*_discard_spec(hand, f))
 
 
 _BID_LISTS: dict[int, tuple[PedroRules, tuple[list[Action], ...]]] = {}
@@ -701,18 +662,35 @@ class _Fixed:
         return self
 
 
-def _fixed_property(name: str, doc: str) -> Any:
+T = TypeVar("T")
+
+
+class _Shared(Generic[T]):
     """A :class:`PedroState` attribute kept in its :class:`_Fixed` (setting it copies that)."""
 
-    def get(self: PedroState) -> Any:
-        return getattr(self.fx, name)
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = ""
 
-    def put(self: PedroState, value: Any) -> None:
-        f = self.fx.copy()
-        setattr(f, name, value)
-        self.fx = f.tables()
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
 
-    return property(get, put, doc=doc)
+    @overload
+    def __get__(self, state: None, owner: type) -> _Shared[T]: ...
+
+    @overload
+    def __get__(self, state: PedroState, owner: type) -> T: ...
+
+    def __get__(self, state: PedroState | None, owner: type) -> _Shared[T] | T:
+        if state is None:
+            return self
+        value: T = getattr(state.fx, self.name)
+        return value
+
+    def __set__(self, state: PedroState, value: T) -> None:
+        f = state.fx.copy()
+        setattr(f, self.name, value)
+        state.fx = f.tables()
 
 
 class PedroState:
@@ -756,32 +734,17 @@ class PedroState:
     """Once the deal is over, its result, set by :meth:`Pedro.apply` with the ``HandEnded``
     fact and returned by :meth:`Pedro.result` (as ``legal``: never copied)."""
 
-    if TYPE_CHECKING:
-        rules: PedroRules
-        dealer: Seat
-        widow: tuple[Card, ...]
-        bids: tuple[tuple[Seat, int], ...]
-        high: int
-        maker: Seat
-        trump: int
-        discards: tuple[CardSet, ...]
-        requested: int
-        widow_left: CardSet
-        widow_up: CardSet
-    else:
-        rules = _fixed_property("rules", "The rule parameters.")
-        dealer = _fixed_property("dealer", "The dealer.")
-        widow = _fixed_property("widow", "The 16-card widow, in the order it is served.")
-        bids = _fixed_property("bids", "``(seat, bid)`` in order; ``-1`` is a pass.")
-        high = _fixed_property("high", "The highest bid so far (-1: none).")
-        maker = _fixed_property("maker", "The seat of the highest bid (-1: none).")
-        trump = _fixed_property("trump", "The trump suit (-1: not named yet).")
-        discards = _fixed_property("discards", "Each seat's discard (a card mask).")
-        requested = _fixed_property(
-            "requested", "Widow cards asked for so far by the discards (PE-13, PE-14)."
-        )
-        widow_left = _fixed_property("widow_left", "The widow cards not yet served.")
-        widow_up = _fixed_property("widow_up", "The rest of the widow, shown face up (PE-13).")
+    rules = _Shared[PedroRules]("The rule parameters.")
+    dealer = _Shared[Seat]("The dealer.")
+    widow = _Shared[tuple[Card, ...]]("The 16-card widow, in the order it is served.")
+    bids = _Shared[tuple[tuple[Seat, int], ...]]("``(seat, bid)`` in order; ``-1`` is a pass.")
+    high = _Shared[int]("The highest bid so far (-1: none).")
+    maker = _Shared[Seat]("The seat of the highest bid (-1: none).")
+    trump = _Shared[int]("The trump suit (-1: not named yet).")
+    discards = _Shared[tuple[CardSet, ...]]("Each seat's discard (a card mask).")
+    requested = _Shared[int]("Widow cards asked for so far by the discards (PE-13, PE-14).")
+    widow_left = _Shared[CardSet]("The widow cards not yet served.")
+    widow_up = _Shared[CardSet]("The rest of the widow, shown face up (PE-13).")
 
     def copy(self) -> PedroState:
         """A shallow copy (every field is immutable; ``fx`` is shared)."""
@@ -819,6 +782,7 @@ def _deal_getter(dealer: int, seat: int) -> Callable[[Sequence[Card]], tuple[Car
 
 
 _DEAL: Final = tuple(tuple(_deal_getter(d, s) for s in range(4)) for d in range(4))
+_TEAM_NAMES: Final = ("N–S", "E–W")
 
 
 _new_tuple = tuple.__new__
@@ -826,10 +790,14 @@ _new_tuple = tuple.__new__
 without the named tuple's Python-level constructor (hot path)."""
 
 
-class Pedro:
+class Pedro(Phased):
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
     name: ClassVar[str] = "pedro"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: 14 points a deal (PE-4), a failed bid more.
+    difference_scale: ClassVar[tuple[int, ...]] = (1, 2, 4, 6, 9, 13, 18, 24)
+
     aliases: ClassVar[tuple[str, ...]] = ("cinch",)
     title: ClassVar[str] = "Pedro (Cinch)"
     num_seats: ClassVar[int] = 4
@@ -839,6 +807,23 @@ class Pedro:
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard", "take"})
     pack: ClassVar[tuple[Card, ...]] = PACK_52
     rules_class: ClassVar[type[RuleSet]] = PedroRules
+    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    OVER: ClassVar[int] = OVER
+    TURN_RULES: ClassVar[Mapping[int, str]] = {
+        BID: "PE-6",
+        NAME: "PE-8",
+        DISCARD: "PE-10",
+        TAKE: "PE-13",
+        PLAY: "PE-15",
+        OVER: "PE-15",
+    }
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
+        BID: ("pass or bid:<points> (the auction)", "PE-6"),
+        NAME: ("name:<suit> (the maker names trump)", "PE-8"),
+        DISCARD: ("discard:<card>,<card>,... (at least three cards)", "PE-10"),
+        TAKE: ("take:<card> (the dealer picks from the widow)", "PE-13"),
+        PLAY: ("play:<card>", "PE-16"),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -909,12 +894,6 @@ class Pedro:
 
     # -- play ------------------------------------------------------------------------------
 
-    def current_seat(self, state: PedroState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: PedroState) -> bool:
-        return state.phase == OVER
-
     def legal_actions(self, state: PedroState) -> Sequence[Action]:
         phase = state.phase
         if phase == PLAY:
@@ -922,8 +901,7 @@ class Pedro:
                 m = state.legal
             except AttributeError:
                 m = self._playable(state)
-            b = _BLOCK
-            return [*b[0][m & 8191], *b[1][m >> 13 & 8191], *b[2][m >> 26 & 8191], *b[3][m >> 39]]
+            return cards_in(m)
         if phase == BID:
             f = state.fx
             high = f.high
@@ -950,12 +928,8 @@ class Pedro:
         led = state.led
         if led < 0:
             return hand
-        t = state.trump
-        trumps = hand & TRUMPS[t]
-        if led == t:
-            return trumps or hand
-        follow = hand & EFF_MASK[t][led]
-        return follow | trumps if follow else hand
+        f = state.fx
+        return answer(hand, f.eff_mask[led], f.follow[led], 0, 0, False)
 
     def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
         """The legal discards as ``forced | S``, ``S ⊆ pool``, ``kmin ≤ |S| ≤ kmax``."""
@@ -995,29 +969,15 @@ class Pedro:
                 if led < 0:
                     led = f.eff_suit[action]
                 s.led = led
-                # the next seat's playable cards (PE-16, as in _playable): the led suit (the
-                # trumps on a trump lead) and trumps if it holds the led suit, else any card
-                m = new[nxt]
-                s.legal = m & f.follow[led] if m & f.eff_mask[led] else m
+                # the next seat's playable cards (PE-16, as in _playable)
+                s.legal = answer(new[nxt], f.eff_mask[led], f.follow[led], 0, 0, False)
                 s.trick = before + _PLAYED[seat][action]
                 s.tricks = state.tricks
                 s.taken = state.taken
                 return _new_tuple(Step, (s, ()))
             # the trick is complete (PE-17, PE-18): the first card of the highest power wins
             (p0, c0), (p1, c1), (p2, c2) = before
-            power = f.power[state.led]
-            winner = p0
-            best = power[c0]
-            v = power[c1]
-            if v > best:
-                best = v
-                winner = p1
-            v = power[c2]
-            if v > best:
-                best = v
-                winner = p2
-            if power[action] > best:
-                winner = seat
+            winner = (p0, p1, p2, seat)[winner_index(f.power[state.led], (c0, c1, c2, action))]
             points = f.points
             total = points[c0] + points[c1] + points[c2] + points[action]
             t0, t1 = state.taken
@@ -1054,15 +1014,10 @@ class Pedro:
         if phase == NAME:
             if not NAME_BASE <= action < NAME_BASE + 4:
                 raise self._illegal(state, action)
-            s = _new_state(PedroState)  # state.copy(), inline
+            s = state.copy()
             s.fx = f = state.fx.copy()
             f.trump = action - NAME_BASE
             f.tables()
-            s.hands = state.hands
-            s.led = state.led
-            s.trick = state.trick
-            s.tricks = state.tricks
-            s.taken = state.taken
             s.phase = DISCARD
             s.to_act = nxt = (f.dealer + 1) % 4
             s.ds = _discards_of(s.hands[nxt], f)
@@ -1089,15 +1044,8 @@ class Pedro:
             )
         if not ok:
             raise self._illegal(state, action)
-        s = _new_state(PedroState)  # state.copy(), inline
+        s = state.copy()
         s.fx = f = g.copy()
-        s.phase = BID
-        s.to_act = state.to_act
-        s.hands = state.hands
-        s.led = state.led
-        s.trick = state.trick
-        s.tricks = state.tricks
-        s.taken = state.taken
         bid = -1 if action == PASS else action - BID_BASE
         f.bids = g.bids + _BID_MADE[seat][bid + 1]
         if bid >= 0:
@@ -1120,23 +1068,10 @@ class Pedro:
             ds = state.ds
         except AttributeError:
             ds = _discard_sets(*self._discard_spec(state))
-        forced = ds._forced
-        if forced:  # DiscardSets' membership, inline
-            free = d ^ forced
-            ok = d >= 0 and d & forced == forced
-        else:
-            free = d
-            ok = d >= 0
-        if not (ok and not free & ~ds._pool and ds._kmin <= free.bit_count() <= ds._kmax):
+        if action not in ds:
             raise self._illegal(state, action)
-        s = _new_state(PedroState)  # state.copy(), inline
+        s = state.copy()
         s.fx = f = state.fx.copy()
-        s.phase = DISCARD
-        s.to_act = seat
-        s.led = state.led
-        s.trick = state.trick
-        s.tricks = state.tricks
-        s.taken = state.taken
         hands = list(state.hands)
         hands[seat] &= ~d
         s.hands = tuple(hands)
@@ -1196,6 +1131,11 @@ class Pedro:
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.pedro(result, rules)
     def result(self, state: PedroState) -> HandResult:
         if state.phase == OVER:
             try:
@@ -1247,11 +1187,8 @@ class Pedro:
     # -- views -----------------------------------------------------------------------------
 
     def view(self, state: PedroState, seat: Seat | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.dealer,
-            "to_act": self.current_seat(state),
+        out = self._frame(state)
+        out |= {
             "bids": [{"seat": p, "bid": b if b >= 0 else "pass"} for p, b in state.bids],
             "high_bid": state.high if state.high >= 0 else None,
             "maker": state.maker if state.maker >= 0 else None,
@@ -1264,14 +1201,9 @@ class Pedro:
             "tricks": [t.to_json() for t in state.tricks],
             "points_taken": list(state.taken),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
-            if state.phase == TAKE and seat == state.dealer:
-                out["widow"] = [CARD_NAMES[c] for c in cards_in(state.widow_left)]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        robbing = state.phase == TAKE and seat == state.dealer  # the dealer picks (PE-13)
+        widow = _names_of(state.widow_left) if robbing else None
+        return self._own(out, state, seat, state.hands, widow=widow)
 
     def audit_view(self, state: PedroState) -> dict[str, JSON]:
         out = self.view(state, None)
@@ -1284,12 +1216,7 @@ class Pedro:
     def parse_action(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            if text == "pass":
-                return PASS
-            raise InvalidActionError(
-                f"{text!r} is not a Pedro action (pass, bid:<0..14>, name:<suit>, "
-                "discard:<card>,<card>,..., take:<card>, play:<card>)"
-            )
+            return word_action(text, {"pass": PASS}, _ACTIONS)
         if verb == "play":
             return parse_card(arg)
         if verb == "bid":
@@ -1297,10 +1224,7 @@ class Pedro:
                 raise InvalidActionError(f"{arg!r} is not a bid: write a number 0..14")
             return BID_BASE + int(arg)
         if verb == "name":
-            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
-            if suit < 0:
-                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
-            return NAME_BASE + suit
+            return NAME_BASE + parse_suit(arg)
         if verb == "discard":
             m = 0
             for part in arg.split(","):
@@ -1347,13 +1271,10 @@ class Pedro:
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = cards_taken(state.tricks)
-        for _, c in state.trick:
-            played |= 1 << c
         discarded = 0
         for d in state.discards:
             discarded |= d
-        where["played"] = played
+        where["played"] = played(state.tricks, (c for _, c in state.trick))
         where["discards"] = discarded
         where["widow"] = state.widow_left
         where["widow_up"] = state.widow_up
@@ -1366,6 +1287,13 @@ class Pedro:
 
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         assert isinstance(rules, PedroRules)
+        if match.over:
+            won = "no side" if match.winner is None else _TEAM_NAMES[match.winner]
+            raise NotYourTurnError(
+                f"no deal may be added: the match is over ({won} won, "
+                f"{match.scores[0]}–{match.scores[1]})",
+                "PE-23",
+            )
         scores = (match.scores[0] + result.points[0], match.scores[1] + result.points[1])
         reached = [t for t in (0, 1) if scores[t] >= rules.target_score]
         winner: int | None = reached[0] if reached else None
@@ -1384,33 +1312,11 @@ class Pedro:
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _not_your_turn(self, state: PedroState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self._text(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "PE-15")
-        rule = {BID: "PE-6", NAME: "PE-8", DISCARD: "PE-10", TAKE: "PE-13", PLAY: "PE-15"}
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule[state.phase]
-        )
-
-    def _text(self, action: Action) -> str:
-        try:
-            return self.format_action(action)
-        except (KeyError, IndexError):
-            return str(action)
-
     def _illegal(self, state: PedroState, action: Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         text = self._text(action)
         phase = state.phase
         seat = state.to_act
-        expected = {
-            BID: ("pass or bid:<points> (the auction)", "PE-6"),
-            NAME: ("name:<suit> (the maker names trump)", "PE-8"),
-            DISCARD: ("discard:<card>,<card>,... (at least three cards)", "PE-10"),
-            TAKE: ("take:<card> (the dealer picks from the widow)", "PE-13"),
-            PLAY: ("play:<card>", "PE-16"),
-        }[phase]
         if phase == BID and BID_BASE <= action <= BID_BASE + MAX_BID:
             return self._illegal_bid(state, text, action - BID_BASE)
         if phase == BID and action == PASS:
@@ -1446,9 +1352,7 @@ class Pedro:
                 f"you hold {follow}",
                 "PE-16",
             )
-        return IllegalActionError(
-            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
-        )
+        return self._not_now(state, text)
 
     def _illegal_bid(self, state: PedroState, text: str, bid: int) -> IllegalActionError:
         r = state.rules

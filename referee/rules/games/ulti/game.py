@@ -13,7 +13,7 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules.cards import (
@@ -21,10 +21,13 @@ from referee.rules.cards import (
     CARD_NAMES,
     CLUBS,
     DIAMONDS,
+    EIGHT,
     HEARTS,
     HUNGARIAN_32,
     HUNGARIAN_SUIT_NAMES,
+    JACK,
     KING,
+    NINE,
     QUEEN,
     RANK_OF,
     SEVEN,
@@ -38,11 +41,12 @@ from referee.rules.cards import (
     CardSet,
     card,
     cards_in,
+    names,
     parse_card,
 )
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
@@ -55,8 +59,8 @@ from referee.rules.game import (
     MatchState,
     Step,
     TrickTaken,
-    cards_taken,
 )
+from referee.rules.games import invariants
 from referee.rules.games.ulti.contracts import (
     BETLI,
     CHOOSE,
@@ -75,7 +79,9 @@ from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
+from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
+from referee.rules.tricks import answer, by_rank, trick_tables, winner_index
 
 
 class Phase(enum.IntEnum):
@@ -112,39 +118,30 @@ REKONTRA_BASE: Final = 3 * VERB_BASE  # + component set (1..63)
 
 _VERBS: Final = {"pass": PASS, "pickup": PICKUP, "stand": STAND}
 _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
+_ACTIONS: Final = (
+    "an Ulti action (pass, pickup, stand, discard:<card>,<card>, bid:<contract>, name:<suit>, "
+    "kontra:<components>, rekontra:<components>, play:<card>)"
+)
 NAMEABLE: Final = (CLUBS, DIAMONDS, SPADES)
 """Suits the declarer may name in a "choose" contract: makk, tök, zöld (UL-9, UL-14)."""
 
 # -- card tables (UL-2, UL-3) ----------------------------------------------------------------
 
 PACK_MASK: Final = sum(1 << c for c in HUNGARIAN_32)
-_SUIT_ORDER: Final = {
-    SEVEN: 0,
-    SEVEN + 1: 1,
-    SEVEN + 2: 2,
-    SEVEN + 4: 3,
-    QUEEN: 4,
-    KING: 5,
-    TEN: 6,
-    ACE: 7,
-}
-STRENGTH: Final = (
-    tuple(_SUIT_ORDER.get(RANK_OF[c], -1) for c in range(52)),
-    tuple(RANK_OF[c] - SEVEN if RANK_OF[c] >= SEVEN else -1 for c in range(52)),
+SUIT_ORDER: Final = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
+"""The ranks in suit contracts, lowest first: 7 8 9 U O K X A (UL-2)."""
+ORDERS: Final = (
+    trick_tables(HUNGARIAN_32, by_rank(SUIT_ORDER)),
+    trick_tables(HUNGARIAN_32, by_rank(range(SEVEN, ACE + 1))),
 )
-"""``STRENGTH[colourless][card]``: A X K O U 9 8 7 in suit contracts, A K O U X 9 8 7
-colourless (UL-2)."""
-ABOVE: Final = tuple(
-    tuple(
-        sum(
-            1 << d
-            for d in HUNGARIAN_32
-            if SUIT_OF[d] == SUIT_OF[c] and STRENGTH[o][d] > STRENGTH[o][c]
-        )
-        for c in range(52)
-    )
-    for o in (0, 1)
-)
+"""``ORDERS[colourless]``: the printed suits without a trump, ranked A X K O U 9 8 7 in suit
+contracts and A K O U X 9 8 7 colourless (UL-2)."""
+TABLES: Final = (*(trick_tables(HUNGARIAN_32, by_rank(SUIT_ORDER), t) for t in SUITS), ORDERS[1])
+"""``TABLES[trump]``: the tables of a suit contract, and at ``TABLES[-1]`` (no trump) the
+colourless order (UL-2, UL-26)."""
+STRENGTH: Final = (ORDERS[0].strength, ORDERS[1].strength)
+"""``STRENGTH[colourless][card]``: a card's rank in its suit, 0 the lowest (UL-2)."""
+ABOVE: Final = (ORDERS[0].above, ORDERS[1].above)
 """``ABOVE[colourless][card]``: the cards of the same suit that beat ``card``."""
 CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (ACE, TEN) else 0 for c in range(52))
 SEVENS: Final = tuple(card(SEVEN, s) for s in SUITS)
@@ -165,90 +162,37 @@ def legal_cards(
     """
     if not trick:
         return hand
-    strength = STRENGTH[trump < 0]
-    led = SUIT_OF[trick[0]]
-    best_led = trick[0]
-    best_trump = -1
-    for c in trick:
-        s = SUIT_OF[c]
-        if s == led and strength[c] > strength[best_led]:
-            best_led = c
-        if s == trump and (best_trump < 0 or strength[c] > strength[best_trump]):
-            best_trump = c
-    return legal_from(hand, led, best_led, best_trump, trump, must_beat_after_trumped)
-
-
-def legal_from(
-    hand: CardSet, led: int, best_led: Card, best_trump: Card, trump: int, must_beat: bool
-) -> CardSet:
-    """UL-24 given the led suit and the best led-suit and trump cards so far (-1: none)."""
-    colourless = trump < 0
-    above = ABOVE[colourless]
-    follow = hand & SUIT_MASKS[led]
-    if follow:
-        if best_trump >= 0 and led != trump and not must_beat:
-            return follow
-        return follow & above[best_led] or follow
-    if colourless:
-        return hand
-    trumps = hand & SUIT_MASKS[trump]
-    if not trumps:
-        return hand
-    if best_trump >= 0:
-        return trumps & above[best_trump] or trumps
-    return trumps
+    return _legal(hand, _entry(tuple(trick), trump, must_beat_after_trumped))
 
 
 def trick_winner(trick: Sequence[Card], trump: int) -> int:
     """The index in ``trick`` of the winning card (UL-26)."""
-    strength = STRENGTH[trump < 0]
-    best = 0
-    for i in (1, 2):
-        c, b = trick[i], trick[best]
-        if SUIT_OF[c] == SUIT_OF[b]:
-            if strength[c] > strength[b]:
-                best = i
-        elif SUIT_OF[c] == trump:
-            best = i
-    return best
+    t = TABLES[trump]
+    return winner_index(t.power[t.suit_of[trick[0]]], trick)
 
 
 # -- the legal-card and trick tables (UL-23 .. UL-26) ---------------------------------------
 
 _Entry = tuple[int, int, int, int, int, int]
-"""For a trick so far: ``(led, beat, trumps, overtrump, best, beaten_by)``. A hand must play
-``hand & beat`` if it holds any card of ``led`` (else just ``led``), or else ``hand & overtrump``
-if it holds any of ``trumps`` (else just ``trumps``), or else anything (UL-24). ``best`` is the
-index of the winning card so far, ``beaten_by`` the cards that would beat it (UL-26)."""
+"""For a trick so far: ``(led, beat, trumps, overtrump, best, beaten_by)``, the duties of the
+kernel's :func:`~referee.rules.tricks.answer` (UL-24): a hand holding any card of ``led``
+plays ``hand & beat`` (else any of ``led``); else, holding any of ``trumps``, ``hand &
+overtrump`` (else any trump); else anything. ``best`` is the index of the winning card so
+far, ``beaten_by`` the cards that would beat it (UL-26)."""
 
 
 def _entry(cards: tuple[Card, ...], trump: int, must_beat: bool) -> _Entry:
-    colourless = trump < 0
-    strength = STRENGTH[colourless]
-    above = ABOVE[colourless]
-    led = SUIT_OF[cards[0]]
-    best_led = cards[0]
-    best_trump = -1
-    for c in cards:
-        s = SUIT_OF[c]
-        if s == led and strength[c] > strength[best_led]:
-            best_led = c
-        if s == trump and (best_trump < 0 or strength[c] > strength[best_trump]):
-            best_trump = c
-    led_mask = SUIT_MASKS[led]
-    beat = led_mask if best_trump >= 0 and led != trump and not must_beat else above[best_led]
-    trumps = SUIT_MASKS[trump] if trump >= 0 else 0
-    overtrump = above[best_trump] if best_trump >= 0 else trumps
-    best = 0
-    if len(cards) == 2:
-        a, b = cards
-        if SUIT_OF[a] == SUIT_OF[b]:
-            best = int(strength[b] > strength[a])
-        else:
-            best = int(SUIT_OF[b] == trump)
+    t = TABLES[trump]
+    led = t.suit_of[cards[0]]
+    best = winner_index(t.power[led], cards)
     w = cards[best]
-    beaten_by = above[w] | (trumps if SUIT_OF[w] != trump else 0)
-    return (led_mask, beat, trumps, overtrump, best, beaten_by)
+    best_led = cards[winner_index(ORDERS[trump < 0].power[led], cards)]
+    trumped = t.suit_of[w] == trump  # a trump is in the trick (never when colourless)
+    led_mask = t.suit_cards[led]
+    beat = led_mask if trumped and led != trump and not must_beat else t.above[best_led]
+    overtrump = t.above[w] if trumped else t.trumps
+    beaten_by = t.above[w] | (0 if trumped else t.trumps)
+    return (led_mask, beat, t.trumps, overtrump, best, beaten_by)
 
 
 _NO_ENTRY: Final[_Entry] = (0, 0, 0, 0, 0, 0)
@@ -272,16 +216,11 @@ def _play_tables(trump: int, must_beat: bool) -> tuple[tuple[_Entry, ...], tuple
     return tables
 
 
-def _mask_from(hand: CardSet, entry: _Entry) -> CardSet:
-    """UL-24 through a table entry (the same as :func:`legal_from`)."""
+def _legal(hand: CardSet, entry: _Entry) -> CardSet:
+    """UL-24 through a table entry: follow and beat, else trump and over-trump, else a lower
+    trump, else anything."""
     led, beat, trumps, overtrump, _, _ = entry
-    follow = hand & led
-    if follow:
-        return hand & beat or follow
-    t = hand & trumps
-    if t:
-        return t & overtrump or t
-    return hand
+    return answer(hand, led, beat, trumps, overtrump, True)
 
 
 # -- the auction's legal sets (UL-9 .. UL-12) ------------------------------------------------
@@ -730,10 +669,14 @@ def _dealt(deal: Deal, first: Seat) -> list[CardSet] | None:
 _SIZES: Final = ((12, 10, 10), (10, 12, 10), (10, 10, 12))
 
 
-class Ulti:
+class Ulti(Phased):
     """Ulti: 32 Hungarian cards, three players, the talon auction, one declarer against two."""
 
     name: ClassVar[str] = "ulti"
+    #: The duplicate comparison's scale (``referee.rules.game.scaled_difference``):
+    #: contract values from 1 to 20+ units, doubled by kontras (UL-36).
+    difference_scale: ClassVar[tuple[int, ...]] = (2, 4, 8, 12, 16, 24, 32, 48, 64, 96)
+
     aliases: ClassVar[tuple[str, ...]] = ("rabloulti", "rablóulti")
     title: ClassVar[str] = "Ulti"
     num_seats: ClassVar[int] = 3
@@ -743,6 +686,19 @@ class Ulti:
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = HUNGARIAN_32
     rules_class: ClassVar[type[RuleSet]] = UltiRules
+    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    OVER: ClassVar[int] = OVER
+    TURN_RULES: ClassVar[Mapping[int, str]] = {
+        p: "UL-22" if p in (PLAY, OVER) else "UL-11" for p in Phase
+    }
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
+        DISCARD: ("discard:<card>,<card> (two cards become the talon)", "UL-10"),
+        BID: ("bid:<contract>", "UL-11"),
+        AUCTION: ("pass, pickup or stand", "UL-12"),
+        TRUMP: ("name:<suit> (the declarer names trump)", "UL-14"),
+        PLAY: ("play:<card>", "UL-23"),
+        KONTRA: ("kontra:<components>, rekontra:<components> or pass", "UL-20"),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -786,12 +742,6 @@ class Ulti:
 
     # -- play ------------------------------------------------------------------------------
 
-    def current_seat(self, state: UltiState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: UltiState) -> bool:
-        return state.phase == OVER
-
     def legal_actions(self, state: UltiState) -> Sequence[Action]:
         phase = state.phase
         if phase == PLAY:
@@ -832,12 +782,7 @@ class Ulti:
             s.hm = hm
             trick = state.trick
             if len(trick) < 2:
-                if trick:
-                    entry = fx.tab2[52 * trick[0] + action]
-                    s.trick = (trick[0], action)
-                else:
-                    entry = fx.tab1[action]
-                    s.trick = (action,)
+                s.trick = (*trick, action)
                 s.tricks = tricks
                 nxt = _NEXT[seat]
                 s.to_act = nxt
@@ -851,18 +796,7 @@ class Ulti:
                     s.lmask = state.lmask
                     return _new_tuple(_Step, (s, facts))
                 s.phase = PLAY
-                hand = hm >> _OFF[nxt] & _FULL
-                led, beat, trumps, overtrump, _, _ = entry
-                m = hand & led
-                if m:
-                    m = hand & beat or m
-                else:
-                    m = hand & trumps
-                    m = (m & overtrump or m) if m else hand
-                hold = fx.hold
-                if hold and nxt == fx.declarer and m & hold and m != hold and len(tricks) < 9:
-                    m &= ~hold  # UL-25
-                s.lmask = m
+                s.lmask = self._legal_mask(s)
                 return _new_tuple(_Step, (s, facts))
             # the trick is complete (UL-26)
             c0, c1 = trick
@@ -909,11 +843,7 @@ class Ulti:
                     return _new_tuple(_Step, (s, facts))
             else:
                 facts = (taken,)
-            m = hm >> _OFF[winner] & _FULL
-            hold = fx.hold
-            if hold and winner == d and m & hold and m != hold and number < 9:
-                m &= ~hold  # UL-25
-            s.lmask = m
+            s.lmask = self._legal_mask(s)
             return _new_tuple(_Step, (s, facts))
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
@@ -1064,9 +994,9 @@ class Ulti:
         if not trick:
             m = hand
         elif len(trick) == 1:
-            m = _mask_from(hand, f.tab1[trick[0]])
+            m = _legal(hand, f.tab1[trick[0]])
         else:
-            m = _mask_from(hand, f.tab2[52 * trick[0] + trick[1]])
+            m = _legal(hand, f.tab2[52 * trick[0] + trick[1]])
         hold = f.hold
         if hold and seat == f.declarer and m & hold and m != hold and len(s.tricks) < 9:
             m &= ~hold  # UL-25
@@ -1125,6 +1055,11 @@ class Ulti:
 
     # -- scoring (UL-28 .. UL-36) ----------------------------------------------------------
 
+
+    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (the conformance suite checks them over
+        random deals). :raises ConformanceError: one is broken."""
+        invariants.ulti(result, rules)
     def result(self, state: UltiState) -> HandResult:
         if state.phase == OVER:
             return state.res
@@ -1167,12 +1102,9 @@ class Ulti:
     def view(self, state: UltiState, seat: Seat | None) -> dict[str, JSON]:
         contract = state.contract
         d = state.declarer
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.dealer,
+        out = self._frame(state)
+        out |= {
             "first": state.first,
-            "to_act": self.current_seat(state),
             "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in state.bids],
             "current_bid": LADDER[state.cur - 1].key if state.cur else None,
             "holder": state.holder if state.holder >= 0 else None,
@@ -1197,14 +1129,8 @@ class Ulti:
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
             out["open_hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[d])]
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[seat])]
-            if seat == state.discarder and state.talon:
-                out["talon"] = [CARD_NAMES[c] for c in cards_in(state.talon)]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        laid = names(cards_in(state.talon)) if seat == state.discarder and state.talon else None
+        return self._own(out, state, seat, state.hands, talon=laid)
 
     def _announced_marriages(self, state: UltiState) -> list[JSON]:
         played = {p for p, _ in state.plays} if not state.tricks else {0, 1, 2}
@@ -1227,14 +1153,7 @@ class Ulti:
     def parse_action(self, text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            code = _VERBS.get(text)
-            if code is None:
-                raise InvalidActionError(
-                    f"{text!r} is not an Ulti action (pass, pickup, stand, discard:<card>,<card>, "
-                    "bid:<contract>, name:<suit>, kontra:<components>, rekontra:<components>, "
-                    "play:<card>)"
-                )
-            return code
+            return word_action(text, _VERBS, _ACTIONS)
         if verb == "play":
             return _pack_card(arg)
         if verb == "discard":
@@ -1256,10 +1175,7 @@ class Ulti:
                     "betli, durchmars, teritett_betli; see docs/games/ulti.md)"
                 ) from None
         if verb == "name":
-            suit = SUIT_LETTERS.find(arg.upper()) if len(arg) == 1 else -1
-            if suit < 0:
-                raise InvalidActionError(f"{arg!r} is not a suit: write C, D, H or S")
-            return NAME_BASE + suit
+            return NAME_BASE + parse_suit(arg)
         if verb in ("kontra", "rekontra"):
             sub = 0
             for name in arg.split(","):
@@ -1304,10 +1220,7 @@ class Ulti:
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        played = cards_taken(state.tricks)
-        for _, c in state.plays:
-            played |= 1 << c
-        where["played"] = played
+        where["played"] = played(state.tricks, state.trick)
         where["talon"] = state.talon
         return where
 
@@ -1336,15 +1249,6 @@ class Ulti:
         )
 
     # -- errors ----------------------------------------------------------------------------
-
-    def _not_your_turn(self, state: UltiState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self.format_action(action) if self._known(action) else str(action)
-        if state.phase == OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", "UL-22")
-        rule = "UL-22" if state.phase == PLAY else "UL-11"
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-        )
 
     def _known(self, action: Action) -> bool:
         try:
@@ -1403,17 +1307,7 @@ class Ulti:
             )
         if phase == KONTRA and action >= KONTRA_BASE:
             return self._illegal_kontra(state, action, text)
-        expected = {
-            DISCARD: ("discard:<card>,<card> (two cards become the talon)", "UL-10"),
-            BID: ("bid:<contract>", "UL-11"),
-            AUCTION: ("pass, pickup or stand", "UL-12"),
-            TRUMP: ("name:<suit> (the declarer names trump)", "UL-14"),
-            PLAY: ("play:<card>", "UL-23"),
-            KONTRA: ("kontra:<components>, rekontra:<components> or pass", "UL-20"),
-        }[phase]
-        return IllegalActionError(
-            f"{text!r} is not allowed now: expected {expected[0]}", expected[1]
-        )
+        return self._not_now(state, text)
 
     def _lowest(self, state: UltiState) -> str:
         higher = higher_bids(state.rules, state.cur)

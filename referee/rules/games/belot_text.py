@@ -1,0 +1,300 @@
+"""Bulgarian Belot in words: the record notation of its calls, declarations and cards (read and
+written), and the refusals, each naming the BG rule that forbids the action."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from referee.rules.cards import (
+    CARD_NAMES,
+    KING,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    Card,
+    CardSet,
+    cards_in,
+    parse_card,
+)
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.game import VERB_BASE, Action
+from referee.rules.games.belot_state import (
+    ALL_DECLARATIONS,
+    BELOT_BASE,
+    BID_BASE,
+    CONTRA,
+    DECL_MASK,
+    DECLARE_BASE,
+    MODE_NAMES,
+    MODE_TITLES,
+    RECONTRA,
+    VERB_NAMES,
+    VERBS,
+    BelotState,
+    playable_cards,
+)
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS
+from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
+from referee.rules.games.belote_game import (
+    AUCTION,
+    OVER,
+    Reader,
+    read_action,
+    read_king_or_queen,
+)
+from referee.rules.seats import Seat
+
+
+def _read_belot(text: str, verb: str, arg: str) -> Action:
+    return BELOT_BASE + read_king_or_queen(text, arg, "a belot is announced with a king or queen")
+
+
+def _read_bid(text: str, verb: str, arg: str) -> Action:
+    key = arg.upper()
+    if key not in MODE_NAMES or arg != arg.strip():
+        raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
+    return BID_BASE + MODE_NAMES.index(key)
+
+
+def _read_declaration(text: str, verb: str, arg: str) -> Action:
+    m = 0
+    for part in arg.split(","):
+        c = parse_card(part)
+        if (m >> c) & 1:
+            raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
+        m |= 1 << c
+    declared = _DECL_BY_MASK.get(m)
+    if declared is None:
+        raise InvalidActionError(
+            f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
+            "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
+        )
+    return declared
+
+
+_READERS: Final[dict[str, Reader]] = {
+    "play": lambda text, verb, arg: parse_card(arg),
+    "belot": _read_belot,
+    "bid": _read_bid,
+    "declare": _read_declaration,
+}
+_USAGE: Final = (
+    "pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, belot:<card>"
+)
+
+
+def parse_action(text: str) -> Action:
+    """A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
+    return read_action(text, "Belot", _USAGE, VERBS, _READERS)
+
+
+def format_action(action: Action) -> str:
+    if 0 <= action < VERB_BASE:
+        return "play:" + CARD_NAMES[action]
+    if BELOT_BASE <= action < BELOT_BASE + 52:
+        return "belot:" + CARD_NAMES[action - BELOT_BASE]
+    if action in DECL_MASK:
+        return "declare:" + ",".join(CARD_NAMES[c] for c in decl_cards(action))
+    if BID_BASE <= action < BID_BASE + 6:
+        return "bid:" + MODE_NAMES[action - BID_BASE]
+    return VERB_NAMES[action]
+
+
+def all_actions() -> list[Action]:
+    belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+    return sorted(
+        [*PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots, *ALL_DECLARATIONS]
+    )
+
+
+
+def known(action: Action) -> bool:
+    """Whether ``action`` is an action code of the game."""
+    try:
+        format_action(action)
+    except (KeyError, IndexError):
+        return False
+    return True
+
+
+def decl_cards(code: Action) -> tuple[Card, ...]:
+    return COMBO_CARDS[code - DECLARE_BASE]
+
+
+_DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
+DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in decl_cards(code)) for code in DECL_MASK}
+"""The names of the cards of each declaration code."""
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+
+def not_your_turn(state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
+    what = text_of(action)
+    if state.phase == OVER:
+        return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
+    return NotYourTurnError(
+        f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
+    )
+
+
+def illegal(state: BelotState, action: Action) -> IllegalActionError:
+    """Explain why ``action`` is refused, naming the rule."""
+    if not known(action):
+        return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
+    text = format_action(action)
+    if state.phase == AUCTION:
+        return illegal_call(state, action, text)
+    seat = state.to_act
+    hand = state.hand(seat)
+    if action < VERB_BASE or BELOT_BASE <= action < BELOT_BASE + 52:
+        c = action - BELOT_BASE if action >= BELOT_BASE else action
+        if not (hand >> c) & 1:
+            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
+        playable = playable_cards(state, seat, hand)
+        if not (playable >> c) & 1:
+            return illegal_card(state, seat, hand, playable, c, text)
+        return illegal_belot(state, hand, c, text)
+    if action in DECL_MASK:
+        return illegal_declaration(state, seat, hand, action, text)
+    return IllegalActionError(
+        f"{text!r}: the auction is over; play a card (play:<card>)", "BG-B6"
+    )
+
+
+def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionError:
+    top = state.contract
+    if action < VERB_BASE or action >= BELOT_BASE:
+        return IllegalActionError(
+            f"{text!r}: the auction is on: call pass, bid:<contract>, contra or recontra "
+            "(declarations and cards come after it)",
+            "BG-B1",
+        )
+    if BID_BASE <= action < BID_BASE + 6:
+        if state.rules.bg_double_freezes_auction and state.level > 1:
+            return IllegalActionError(
+                f"{text!r}: after a contra no higher contract may be bid "
+                "(bg_double_freezes_auction)",
+                "BG-B5",
+            )
+        return IllegalActionError(
+            f"{text!r}: a bid must be higher than the standing "
+            f"{MODE_TITLES[top]} (clubs < diamonds < hearts < spades < no trumps < "
+            "all trumps)",
+            "BG-B2",
+        )
+    ours = top >= 0 and not (state.to_act ^ state.bidder) & 1
+    if action == CONTRA:
+        why = (
+            "there is no contract to double"
+            if top < 0
+            else "your own team's contract cannot be doubled"
+            if ours
+            else "the contract is already doubled"
+        )
+        return IllegalActionError(f"'contra': {why}", "BG-B3")
+    if action == RECONTRA:
+        why = (
+            "only a doubled contract can be redoubled"
+            if top < 0 or state.level != 2
+            else "only the team that bid the contract may redouble"
+        )
+        return IllegalActionError(f"'recontra': {why}", "BG-B4")
+    why = (
+        "surcontra is not played under these rules (bg_surcontra)"
+        if not state.rules.bg_surcontra
+        else "only the defenders may answer a recontra with surcontra"
+    )
+    return IllegalActionError(f"'surcontra': {why}", "BG-B1")
+
+
+def illegal_card(
+    state: BelotState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
+) -> IllegalActionError:
+    led = SUIT_OF[state.trick[0]]
+    mode = state.contract
+    names = " ".join(CARD_NAMES[d] for d in cards_in(playable))
+    follow = hand & SUIT_MASKS[led]
+    if follow and SUIT_OF[c] != led:
+        return IllegalActionError(
+            f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {names}",
+            "BG-P2",
+        )
+    if follow:
+        return IllegalActionError(
+            f"{text!r}: must play higher than {CARD_NAMES[state.best]} in "
+            f"{SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
+            f"be raised, even over a partner); you may play {names}",
+            "BG-P3",
+        )
+    if SUIT_OF[state.best] == mode:
+        return IllegalActionError(
+            f"{text!r}: you are out of {SUIT_NAMES[led]} and an opponent's trump "
+            f"{CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
+            "BG-P5",
+        )
+    return IllegalActionError(
+        f"{text!r}: you are out of {SUIT_NAMES[led]} and the opponents are winning: you "
+        f"must trump with {names}",
+        "BG-P5",
+    )
+
+
+def illegal_belot(
+    state: BelotState, hand: CardSet, c: Card, text: str
+) -> IllegalActionError:
+    mode = state.contract
+    if mode == NO_TRUMPS:
+        return IllegalActionError(f"{text!r}: there is no belot in no trumps", "BG-A2")
+    if mode != ALL_TRUMPS and SUIT_OF[c] != mode:
+        return IllegalActionError(
+            f"{text!r}: a belot is the king and queen of trumps ({SUIT_NAMES[mode]})", "BG-A7"
+        )
+    if hand & KING_QUEEN[SUIT_OF[c]] != KING_QUEEN[SUIT_OF[c]]:
+        return IllegalActionError(
+            f"{text!r}: a belot is announced with the first of the king and queen, while "
+            "you hold both",
+            "BG-A7",
+        )
+    return IllegalActionError(
+        f"{text!r}: in all trumps a belot counts only on a lead or when following suit, "
+        "not on a discard",
+        "BG-A7",
+    )
+
+
+def illegal_declaration(
+    state: BelotState, seat: Seat, hand: CardSet, code: Action, text: str
+) -> IllegalActionError:
+    if state.contract == NO_TRUMPS and not state.rules.bg_nt_declarations:
+        return IllegalActionError(f"{text!r}: there are no declarations in no trumps", "BG-A2")
+    if state.tricks:
+        return IllegalActionError(
+            f"{text!r}: declarations are made only with your card to the first trick",
+            "BG-A3",
+        )
+    m = DECL_MASK[code]
+    if hand & m != m:
+        missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
+        return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
+    for who, other in state.decls:
+        if who == seat and DECL_MASK[other] & m:
+            return IllegalActionError(
+                f"{text!r}: a card counts in one declaration only, and you already "
+                f"declared {format_action(other)}",
+                "BG-A4",
+            )
+    return IllegalActionError(
+        f"{text!r}: declare the whole run of consecutive cards you hold, not a part of it",
+        "BG-A1",
+    )
+
+
+
+
+def text_of(action: Action) -> str:
+    """The action's notation for a message, or its code if it is no Belot action."""
+    return format_action(action) if known(action) else str(action)

@@ -1,0 +1,302 @@
+"""Declarations of the belote family, for both games: Bulgarian Belot's declarations (BG-A1 ..
+BG-A6) and Coinche's announcements (CO-A1 .. CO-A3).
+
+Both games declare the same combinations, numbered once here: the runs of
+:data:`belote_family.SEQUENCES` (3 to 8 cards of one suit), then the carrés / kares of
+:data:`belote_family.CARRE_RANKS`. A game's action code is its base plus this index. What
+differs between the games is a parameter here: the names players say, which combinations a
+hand may declare (Belot: a whole run, or the part of it a kare leaves; Coinche: any), their
+values under the variants, and the contest (Belot: sequences and kares separately, a tie voids;
+Coinche: one contest, a tie voids or the first announced wins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from referee.rules.cards import ACE, JACK, KING, NINE, QUEEN, SUITS, TEN, Card, CardSet, cards_in
+from referee.rules.games.belot_rules import BelotRules
+from referee.rules.games.belote_family import (
+    CARRE_RANKS,
+    NO_TRUMPS,
+    RANK_MASKS,
+    RANKS,
+    SEQUENCE_MASKS,
+    SEQUENCES,
+    TRUMP_STRENGTH,
+    Mode,
+    sequence_key,
+    sequence_points,
+)
+from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.seats import Seat
+
+COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS))
+"""Every combination's cards: the sequences of ``SEQUENCES``, then the carrés of
+``CARRE_RANKS``."""
+N_SEQ: Final = len(SEQUENCES)
+"""Indices below ``N_SEQ`` are sequences, the others carrés."""
+COMBO_BY_MASK: Final = {m: i for i, m in enumerate(COMBO_MASKS)}
+"""The combination of a set of cards."""
+COMBO_CARDS: Final[tuple[tuple[Card, ...], ...]] = tuple(tuple(cards_in(m)) for m in COMBO_MASKS)
+"""Each combination's cards, lowest first."""
+
+
+def _length(index: int) -> int:
+    return SEQUENCES[index][2] if index < N_SEQ else 0
+
+
+BG_KINDS: Final = tuple(
+    ("terca", "kvarta")[n - 3] if 3 <= n <= 4 else "kvinta" if n else "kare"
+    for n in map(_length, range(len(COMBO_MASKS)))
+)
+"""What a Belot player says (BG-A3): terca, kvarta, kvinta or kare."""
+FR_KINDS: Final = tuple(
+    ("tierce", "cinquante")[n - 3] if 3 <= n <= 4 else "cent" if n else "carre"
+    for n in map(_length, range(len(COMBO_MASKS)))
+)
+"""What a Coinche player says (CO-A2): tierce, cinquante, cent or carre."""
+
+_CARRE_POINTS: Final = {JACK: 200, NINE: 150, ACE: 100, TEN: 100, KING: 100, QUEEN: 100}
+"""BG-A1, CO-A1: four jacks 200, four nines 150, four aces, tens, kings or queens 100."""
+_CARRE_SA_FFB: Final = {ACE: 200, TEN: 150, KING: 100, QUEEN: 100, JACK: 100, NINE: 100}
+"""CO-A1's sans-atout scale (``sa_carre_scale=ffb``)."""
+
+
+def combo_points(index: int) -> int:
+    """The usual value of a combination: a run of 3 is 20, of 4 50, of 5 or more 100; a carré
+    as :data:`_CARRE_POINTS` (BG-A1, CO-A1)."""
+    if index < N_SEQ:
+        return sequence_points(SEQUENCES[index][2])
+    return _CARRE_POINTS[CARRE_RANKS[index - N_SEQ]]
+
+
+def best_team(keyed: Iterable[tuple[int, tuple[int, ...]]], first_wins_ties: bool = False
+              ) -> int | None:
+    """The team (0 or 1) holding the single best key of ``(team, key)`` in the order declared;
+    ``None`` when neither has one or when the two best are equal (BG-A5, CO-A3), unless
+    ``first_wins_ties``: then the team that declared its best first (V32)."""
+    best: list[tuple[int, ...] | None] = [None, None]
+    first = [0, 0]
+    for order, (team, key) in enumerate(keyed):
+        current = best[team]
+        if current is None or key > current:
+            best[team] = key
+            first[team] = order
+    b0, b1 = best
+    if b0 is None:
+        return None if b1 is None else 1
+    if b1 is None or b0 > b1:
+        return 0
+    if b1 > b0:
+        return 1
+    if first_wins_ties:
+        return 0 if first[0] < first[1] else 1
+    return None
+
+
+# -- Bulgarian Belot (BG-A1 .. BG-A6) --------------------------------------------------------
+
+
+def bg_points(index: int, rules: BelotRules) -> int:
+    """Value of a declaration (BG-A1; ``bg_seq8``: an 8-card run is kvinta and terca, 120)."""
+    if index < N_SEQ and SEQUENCES[index][2] == 8 and rules.bg_seq8 == "kvinta_terca":
+        return 120
+    return combo_points(index)
+
+
+_KARE_STRENGTH: Final = {
+    "value": {JACK: 6, NINE: 5, ACE: 4, TEN: 3, KING: 2, QUEEN: 1},  # BG-A6
+    "rank": {JACK: 6, NINE: 5, ACE: 4, KING: 3, QUEEN: 2, TEN: 1},  # NikolayIT (V7)
+}
+_BG_KEYS: Final[dict[tuple[int, str, str], tuple[int, int, int, int]]] = {}
+""":func:`_bg_key` by index and the two rule parameters it reads."""
+
+
+def _bg_key(index: int, rules: BelotRules) -> tuple[int, int, int, int]:
+    """Comparison key: points, a kare before a sequence, then the kare's rank (BG-A6,
+    ``bg_kare_order``) or the sequence's length and top card (BG-A5)."""
+    k = (index, rules.bg_seq8, rules.bg_kare_order)
+    key = _BG_KEYS.get(k)
+    if key is None:
+        if index >= N_SEQ:
+            strength = _KARE_STRENGTH[rules.bg_kare_order][CARRE_RANKS[index - N_SEQ]]
+            key = (bg_points(index, rules), 1, strength, 0)
+        else:
+            _, low, length = SEQUENCES[index]
+            key = (bg_points(index, rules), 0, *sequence_key(low, length))
+        _BG_KEYS[k] = key
+    return key
+
+
+def bg_resolve(declared: Sequence[tuple[Seat, int]], rules: BelotRules) -> list[int]:
+    """Points each declaration ``(seat, index)`` scores after the teams' are compared.
+
+    Default (BG-A5, BG-A6): sequences and kares are separate contests; in each, only the team
+    with the best one scores all of its own, and equal best sequences void all sequences.
+    ``bg_declaration_contest=combined`` (V8): one contest over all declarations, by points, a
+    kare before a sequence of equal points, then as above; a complete tie voids everything.
+    """
+    out = [0] * len(declared)
+    combined = rules.bg_declaration_contest == "combined"
+    if combined:
+        groups = [list(range(len(declared)))]
+    else:
+        groups = [
+            [i for i, (_, x) in enumerate(declared) if x < N_SEQ],
+            [i for i, (_, x) in enumerate(declared) if x >= N_SEQ],
+        ]
+    for group in groups:
+        winner = best_team(
+            (declared[i][0] & 1, _bg_key(declared[i][1], rules)[0 if combined else 1 :])
+            for i in group
+        )
+        for i in group:
+            seat, index = declared[i]
+            if seat & 1 == winner:
+                out[i] = bg_points(index, rules)
+    return out
+
+
+_CARRE_BITS: Final = sum(1 << r for r in CARRE_RANKS)
+"""The ranks of a kare, as the bits of one suit."""
+_SEQ_SHIFTS: Final = tuple((su, 13 * su + RANKS[0]) for su in SUITS)
+"""Per suit, where its 8 cards (7 .. A) start in a card set."""
+
+
+def _runs8(b: int) -> list[tuple[int, int]]:
+    out = []
+    i = 0
+    while i < 8:
+        if (b >> i) & 1:
+            j = i
+            while j < 8 and (b >> j) & 1:
+                j += 1
+            if j - i >= 3:
+                out.append((i, j - i))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+_HAS_RUN: Final = tuple(bool(_runs8(b)) for b in range(256))
+_SUBRUNS: Final = tuple(
+    tuple(
+        (lo, n)
+        for start, length in _runs8(b)
+        for lo in range(start, start + length)
+        for n in range(3, start + length - lo + 1)
+    )
+    for b in range(256)
+)
+"""Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
+_SEQ_INDEX: Final = {q: i for i, q in enumerate(SEQUENCES)}
+
+
+def bg_declarable(hand: CardSet, used: CardSet) -> list[int]:
+    """BG-A1, BG-A3, BG-A4: the declarations a seat holding ``hand`` may still make with its
+    first card, having declared the cards ``used``: each kare, and each whole run of its
+    cards, or the part of a run that a kare it holds leaves (a card counts once). Sorted."""
+    # a quick filter: three in a row (suits are 13 bits apart and the pack has no 2..6, so a
+    # run never crosses suits) or four of a rank from 9 up; without either, nothing
+    some_kare = hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & _CARRE_BITS
+    if not (hand & (hand >> 1) & (hand >> 2) or some_kare):
+        return []
+    avail = hand & ~used
+    lock = 0
+    out = []
+    if some_kare:
+        for i, r in enumerate(CARRE_RANKS):
+            m = RANK_MASKS[r]
+            if hand & m == m:
+                lock |= m
+                if not used & m:
+                    out.append(N_SEQ + i)
+    seqs = []
+    for s, shift in _SEQ_SHIFTS:
+        a8 = (avail >> shift) & 0xFF
+        if not _HAS_RUN[a8]:
+            continue
+        h8 = (hand >> shift) & 0xFF
+        l8 = (lock >> shift) & 0xFF
+        free = ~h8 | l8  # neighbour positions that do not extend a run
+        for low, length in _SUBRUNS[a8]:
+            below, above = low - 1, low + length
+            if (below < 0 or (free >> below) & 1) and (above > 7 or (free >> above) & 1):
+                seqs.append(_SEQ_INDEX[(s, low, length)])
+    seqs.sort()
+    return seqs + out
+
+
+# -- Coinche (CO-A1 .. CO-A3) ----------------------------------------------------------------
+
+_SEQ_IN: Final = tuple(
+    tuple(
+        tuple(
+            i
+            for i, (s, low, length) in enumerate(SEQUENCES)
+            if s == suit and all((p >> k) & 1 for k in range(low, low + length))
+        )
+        for p in range(256)
+    )
+    for suit in SUITS
+)
+"""``_SEQ_IN[suit][pattern]``: the sequences inside an 8-bit pattern of the suit's 7..A."""
+
+
+def co_announceable(avail: CardSet) -> list[int]:
+    """CO-A1, CO-A2: the combinations among the cards ``avail`` (held and not yet announced):
+    every sequence inside a run, every carré. Sorted."""
+    # no suit crossing: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
+    if not (
+        avail & (avail >> 1) & (avail >> 2)  # three in a row somewhere
+        or avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all 4 suits
+    ):
+        return []
+    out: list[int] = []
+    for suit, shift in _SEQ_SHIFTS:
+        pattern = (avail >> shift) & 0xFF
+        if pattern & (pattern >> 1) & (pattern >> 2):
+            out.extend(_SEQ_IN[suit][pattern])
+    for i, r in enumerate(CARRE_RANKS):
+        if avail & RANK_MASKS[r] == RANK_MASKS[r]:
+            out.append(N_SEQ + i)
+    out.sort()
+    return out
+
+
+def co_value(index: int, denom: Mode, rules: CoincheRules) -> int:
+    """Points of a combination under contract ``denom`` (CO-A1; ``sa_carre_scale``)."""
+    if index >= N_SEQ and denom == NO_TRUMPS and rules.sa_carre_scale == "ffb":
+        return _CARRE_SA_FFB[CARRE_RANKS[index - N_SEQ]]
+    return combo_points(index)
+
+
+def co_key(index: int, denom: Mode, rules: CoincheRules) -> tuple[int, int, int, int, int]:
+    """Comparison key (CO-A3): value; a carré beats a sequence of the same value; carrés by
+    TRUMP order; sequences by length, then top card, then a trump sequence first."""
+    value = co_value(index, denom, rules)
+    if index >= N_SEQ:
+        return (value, 1, TRUMP_STRENGTH[CARRE_RANKS[index - N_SEQ]], 0, 0)
+    suit, low, length = SEQUENCES[index]
+    return (value, 0, length, low + length - 1, int(suit == denom))
+
+
+def co_resolve(
+    anns: Sequence[tuple[Seat, int]], denom: Mode, rules: CoincheRules
+) -> tuple[int, int, int | None]:
+    """CO-A3: the team holding the single best announcement scores all of its own; a complete
+    tie cancels every announcement (or, with ``announcement_tie=first``, the first announced
+    wins). Returns ``(points team 0, points team 1, winning team or None)``."""
+    totals = [0, 0]
+    for seat, index in anns:
+        totals[seat & 1] += co_value(index, denom, rules)
+    winner = best_team(
+        ((seat & 1, co_key(index, denom, rules)) for seat, index in anns),
+        rules.announcement_tie == "first",
+    )
+    if winner is None:
+        return 0, 0, None
+    return (totals[0], 0, 0) if winner == 0 else (0, totals[1], 1)

@@ -1,0 +1,340 @@
+"""Coinche in words. Reading and writing its actions in record notation (bids such as
+``bid:80H``, announcements, belote and rebelote); the JSON of a contract in facts and views;
+and why an action is refused, with the CO rule it breaks."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from referee.rules.cards import (
+    CARD_NAMES,
+    KING,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    Card,
+    CardSet,
+    cards_in,
+    parse_card,
+)
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.game import JSON, VERB_BASE, Action
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
+from referee.rules.games.belote_family import (
+    KING_QUEEN,
+    PACK_MASK,
+)
+from referee.rules.games.belote_game import AUCTION, OVER, Reader, read_action, read_king_or_queen
+from referee.rules.games.coinche_state import (
+    ANNOUNCE_BASE,
+    BELOTE_BASE,
+    BID_BASE,
+    CAPOT_LI,
+    COINCHE,
+    DENOM_NAMES,
+    GENERALE_LI,
+    LEVEL_NAMES,
+    N_LEVELS,
+    NUMERIC_VALUES,
+    PASS,
+    REBELOTE_BASE,
+    SURCOINCHE,
+    TA,
+    VERB_NAMES,
+    VERBS,
+    CoincheState,
+    Contract,
+    bid_code,
+    li_text,
+    playable_cards,
+)
+from referee.rules.seats import Seat
+
+
+def _read_play(text: str, verb: str, arg: str) -> Action:
+    c = parse_card(arg)
+    if not (PACK_MASK >> c) & 1:
+        raise InvalidActionError(f"{arg!r} is not in the Coinche pack (7 to ace)")
+    return c
+
+
+def _read_belote(text: str, verb: str, arg: str) -> Action:
+    c = read_king_or_queen(text, arg, f"{verb} is said with the king or queen of trumps (CO-A4)")
+    return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
+
+
+def _read_announcement(text: str, verb: str, arg: str) -> Action:
+    m = 0
+    parts = arg.split(",")
+    for part in parts:
+        m |= 1 << parse_card(part)
+    index = COMBO_BY_MASK.get(m)
+    if index is None or m.bit_count() != len(parts):
+        raise InvalidActionError(
+            f"{text!r} is not an announcement: give the cards of a sequence of 3 or more "
+            "in one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H "
+            "(CO-A1)"
+        )
+    return ANNOUNCE_BASE + index
+
+
+def _read_bid(text: str, verb: str, arg: str) -> Action:
+    up = arg.upper()
+    for d in (4, 5, 0, 1, 2, 3):  # the two-letter denominations first
+        name = DENOM_NAMES[d]
+        if up.endswith(name):
+            value = up[: -len(name)]
+            break
+    else:
+        raise InvalidActionError(
+            f"{text!r}: a bid ends with its denomination C, D, H, S, SA or TA, e.g. bid:80H"
+        )
+    if value == "CAPOT":
+        return bid_code(CAPOT_LI, d)
+    if value == "GENERALE":
+        return bid_code(GENERALE_LI, d)
+    if value.isdigit() and int(value) in NUMERIC_VALUES and value[0] != "0":
+        return bid_code(NUMERIC_VALUES.index(int(value)), d)
+    raise InvalidActionError(
+        f"{text!r}: a bid's value is 80, 90, ... 180, capot or generale (CO-B1)"
+    )
+
+
+_READERS: Final[dict[str, Reader]] = {
+    "play": _read_play,
+    "belote": _read_belote,
+    "rebelote": _read_belote,
+    "bid": _read_bid,
+    "announce": _read_announcement,
+}
+_USAGE: Final = (
+    "pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, play:<card>, "
+    "belote:<card>, rebelote:<card>"
+)
+
+
+def parse_action(text: str) -> Action:
+    """A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
+    return read_action(text, "Coinche", _USAGE, VERBS, _READERS)
+
+
+def format_action(action: Action) -> str:
+    if 0 <= action < VERB_BASE:
+        return "play:" + CARD_NAMES[action]
+    if action >= REBELOTE_BASE:
+        return "rebelote:" + CARD_NAMES[action - REBELOTE_BASE]
+    if action >= BELOTE_BASE:
+        return "belote:" + CARD_NAMES[action - BELOTE_BASE]
+    if action >= ANNOUNCE_BASE:
+        m = COMBO_MASKS[action - ANNOUNCE_BASE]
+        return "announce:" + ",".join(CARD_NAMES[c] for c in cards_in(m))
+    if action >= BID_BASE:
+        li, d = divmod(action - BID_BASE, 6)
+        return f"bid:{li_text(li)}{DENOM_NAMES[d]}"
+    return VERB_NAMES[action]
+
+
+def all_actions() -> list[Action]:
+    kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+    return sorted(
+        [
+            *PACK_32,
+            *VERBS.values(),
+            *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
+            *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
+            *(BELOTE_BASE + c for c in kq),
+            *(REBELOTE_BASE + c for c in kq),
+        ]
+    )
+
+
+
+def text_of(action: Action) -> str:
+    """The action's notation for a message, or its code if it is no Coinche action."""
+    try:
+        return format_action(action)
+    except (KeyError, IndexError):
+        return str(action)
+
+
+def contract_json(ct: Contract) -> dict[str, JSON]:
+    return {
+        "bid": _BID_TEXT[bid_code(ct.li, ct.denom)],
+        "value": ct.value,
+        "denomination": DENOM_NAMES[ct.denom],
+        "bidder": ct.bidder,
+        "team": ct.bidder & 1,
+        "coinche": LEVEL_NAMES[ct.level],
+    }
+
+
+_BID_TEXT: Final = {
+    code: format_action(code)[4:]
+    for code in (bid_code(li, d) for li in range(N_LEVELS) for d in range(6))
+}
+"""The text of each bid (``"80H"``, ``"capotTA"``)."""
+ALL_ACTIONS: Final = frozenset(all_actions())
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+
+def not_your_turn(state: CoincheState, seat: Seat, action: Action) -> NotYourTurnError:
+    what = text_of(action)
+    if state.phase == OVER:
+        return NotYourTurnError(f"{what!r}: the deal is over", "CO-B6")
+    rule = (
+        "CO-B4"
+        if action == COINCHE and state.phase == AUCTION
+        else ("CO-D3" if state.phase == AUCTION else "CO-C3")
+    )
+    return NotYourTurnError(
+        f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
+    )
+
+
+def illegal(state: CoincheState, seat: Seat, action: Action) -> IllegalActionError:
+    """Explain why ``action`` is refused, naming the rule."""
+    if action not in ALL_ACTIONS:
+        return IllegalActionError(f"action code {action} is not a Coinche action", "CO-B1")
+    text = format_action(action)
+    if state.phase == AUCTION:
+        return illegal_call(state, seat, action, text)
+    ct = state.ct
+    assert ct is not None
+    if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
+        return IllegalActionError(
+            f"{text!r}: the auction is over; the contract is {contract_json(ct)['bid']}",
+            "CO-B6",
+        )
+    hand = state.fx.full[seat] & ~state.played
+    if ANNOUNCE_BASE <= action < BELOTE_BASE:
+        m = COMBO_MASKS[action - ANNOUNCE_BASE]
+        if state.tricks:
+            return IllegalActionError(
+                f"{text!r}: announcements are made with your card to trick 1", "CO-A2"
+            )
+        if hand & m != m:
+            missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
+            return IllegalActionError(f"{text!r}: you do not hold {missing}", "CO-A2")
+        return IllegalActionError(
+            f"{text!r}: a card may be used in one announcement only", "CO-A2"
+        )
+    c = action % 64
+    if not (hand >> c) & 1:
+        return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "CO-P1")
+    if action >= BELOTE_BASE:
+        pair = KING_QUEEN[SUIT_OF[c]]
+        if not ct.belcards[seat] & pair:
+            return IllegalActionError(
+                f"{text!r}: belote is the king and queen of a trump suit, both dealt to you",
+                "CO-A4",
+            )
+        if (playable_cards(state, ct) >> c) & 1:
+            if action >= REBELOTE_BASE:
+                return IllegalActionError(
+                    f"{text!r}: rebelote goes with the second of the pair, after belote "
+                    "with the first",
+                    "CO-A4",
+                )
+            return IllegalActionError(
+                f"{text!r}: belote is said with the first of the pair; this is the second",
+                "CO-A4",
+            )
+    return illegal_card(state, seat, c, hand, ct, text)
+
+
+def illegal_card(
+    s: CoincheState, seat: Seat, c: Card, hand: CardSet, ct: Contract, text: str
+) -> IllegalActionError:
+    legal = " ".join(CARD_NAMES[x] for x in cards_in(playable_cards(s, ct)))
+    trick = s.trick
+    assert trick is not None
+    led, win_card = trick.led, trick.best
+    d = ct.denom
+    if hand & SUIT_MASKS[led] and SUIT_OF[c] != led:
+        return IllegalActionError(
+            f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {legal}",
+            "CO-P2",
+        )
+    if d == TA or led == d:
+        return IllegalActionError(
+            f"{text!r}: must beat {CARD_NAMES[win_card]} when {SUIT_NAMES[led]} are led "
+            f"{'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
+            f"play one of {legal}",
+            "CO-P3",
+        )
+    if SUIT_OF[win_card] != d:
+        return IllegalActionError(
+            f"{text!r}: void in {SUIT_NAMES[led]} with the opponents winning, you must trump:"
+            f" play one of {legal}",
+            "CO-P5",
+        )
+    return IllegalActionError(
+        f"{text!r}: an opponent's {CARD_NAMES[win_card]} is winning: you must overtrump if"
+        f" you can, else play a lower trump: play one of {legal}",
+        "CO-P5",
+    )
+
+
+def illegal_call(
+    state: CoincheState, seat: Seat, action: Action, text: str
+) -> IllegalActionError:
+    r = state.fx.rules
+    _, top, bidder, level, _ = state.auc
+    if action < VERB_BASE or action >= ANNOUNCE_BASE:
+        what = (
+            "cards are played"
+            if action < VERB_BASE or action >= BELOTE_BASE
+            else ("announcements are made")
+        )
+        return IllegalActionError(
+            f"{text!r}: the auction is running; {what} after it "
+            "(call pass, bid:<value><denomination>, coinche or surcoinche)",
+            "CO-B1",
+        )
+    same_team = top >= 0 and (seat - bidder) % 2 == 0
+    if action == COINCHE:
+        if top < 0:
+            return IllegalActionError("'coinche': there is no bid to coinche", "CO-B4")
+        if same_team:
+            return IllegalActionError(
+                "'coinche': only the opponents of the standing bid may coinche", "CO-B4"
+            )
+        if level > 1:
+            return IllegalActionError("'coinche': the bid is already coinched", "CO-B4")
+        return IllegalActionError(
+            "'coinche': a capot bid may not be coinched under these rules "
+            "(capot_doublable is off)",
+            "CO-B8",
+        )
+    if action == SURCOINCHE:
+        if level != 2:
+            return IllegalActionError(
+                "'surcoinche': only a coinched bid may be surcoinched", "CO-B5"
+            )
+        return IllegalActionError(
+            "'surcoinche': only the coinched team may surcoinche", "CO-B5"
+        )
+    li = (action - BID_BASE) // 6
+    if level > 1:
+        return IllegalActionError(
+            f"{text!r}: the auction is frozen by the coinche; pass"
+            + (" or surcoinche" if same_team else ""),
+            "CO-B4",
+        )
+    if li == GENERALE_LI and not r.generale:
+        return IllegalActionError(
+            f"{text!r}: the generale is not played under these rules", "CO-B1"
+        )
+    if CAPOT_LI > li > (r.max_bid - 80) // 10:
+        return IllegalActionError(
+            f"{text!r}: numeric bids go up to {r.max_bid}, then capot", "CO-B2"
+        )
+    standing = format_action(top)[4:]
+    return IllegalActionError(
+        f"{text!r}: a bid must be higher than the standing {standing}", "CO-B2"
+    )

@@ -1,0 +1,142 @@
+"""What a game played in phases answers the same way in every phase: whose turn it is, that
+the deal is over, the words of a refusal, the frame of a view, the cards already played.
+
+A game mixes in :class:`Phased` and declares, as data, its phases (an ``IntEnum``) and the one
+that ends the deal (``OVER``), the rule that says who acts in each phase (``TURN_RULES``) and
+what each phase expects (``EXPECTED``); the messages are written once here.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
+from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules.game import JSON, Action, HandResult, TrickTaken, cards_taken
+from referee.rules.seats import Seat
+
+__all__ = ["Phased", "PhasedState", "parse_suit", "played", "word_action"]
+
+
+class PhasedState(Protocol):
+    """What :class:`Phased` reads of a state."""
+
+    @property
+    def phase(self) -> int: ...
+
+    @property
+    def to_act(self) -> Seat: ...
+
+    @property
+    def dealer(self) -> Seat: ...
+
+
+class _Game(Protocol):
+    """What :class:`Phased`'s views read of the game mixing it in."""
+
+    name: ClassVar[str]
+    PHASES: ClassVar[type[enum.IntEnum]]
+    OVER: ClassVar[int]
+
+    def current_seat(self, state: Any) -> Seat | None: ...
+
+    def result(self, state: Any) -> HandResult: ...
+
+
+class Phased:
+    """The Game-protocol answers common to every phase game (mixed into the game class)."""
+
+    PHASES: ClassVar[type[enum.IntEnum]]
+    """The phases, for their names."""
+    OVER: ClassVar[int]
+    """The phase of a deal that is over."""
+    TURN_RULES: ClassVar[Mapping[int, str]]
+    """Per phase: the rule that says who acts (quoted when another seat tries to)."""
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]]
+    """Per phase: what may be done, in words, and the rule that says so."""
+
+    def current_seat(self, state: PhasedState) -> Seat | None:
+        return None if state.phase == self.OVER else state.to_act
+
+    def is_terminal(self, state: PhasedState) -> bool:
+        return state.phase == self.OVER
+
+    def format_action(self, action: Action) -> str:
+        raise NotImplementedError
+
+    def _known(self, action: Action) -> bool:
+        """Whether ``action`` is an action code of this game."""
+        try:
+            self.format_action(action)
+        except (KeyError, IndexError):
+            return False
+        return True
+
+    def _text(self, action: Action) -> str:
+        """The action in notation, or its code when it is no action of this game."""
+        return self.format_action(action) if self._known(action) else str(action)
+
+    def _not_your_turn(self, state: PhasedState, seat: Seat, action: Action) -> NotYourTurnError:
+        what = self._text(action)
+        if state.phase == self.OVER:
+            return NotYourTurnError(f"{what!r}: the deal is over", self.TURN_RULES[self.OVER])
+        return NotYourTurnError(
+            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s",
+            self.TURN_RULES[state.phase],
+        )
+
+    def _not_now(self, state: PhasedState, text: str) -> IllegalActionError:
+        """The refusal of an action of another phase: what this phase expects."""
+        expected, rule = self.EXPECTED[state.phase]
+        return IllegalActionError(f"{text!r} is not allowed now: expected {expected}", rule)
+
+    def _frame(self: _Game, state: PhasedState) -> dict[str, JSON]:
+        """The head of every view: the game, the phase, the dealer, the seat to act."""
+        return {
+            "game": self.name,
+            "phase": self.PHASES(state.phase).name.lower(),
+            "dealer": state.dealer,
+            "to_act": self.current_seat(state),
+        }
+
+    def _own(
+        self: _Game,
+        out: dict[str, JSON],
+        state: PhasedState,
+        seat: Seat | None,
+        hands: Sequence[CardSet],
+        **secret: JSON,
+    ) -> dict[str, JSON]:
+        """The rest of ``seat``'s view: its seat, its hand and what only it knows (``secret``,
+        where not ``None``); the result once the deal is over."""
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = names(cards_in(hands[seat]))
+            out.update((k, v) for k, v in secret.items() if v is not None)
+        if state.phase == self.OVER:
+            out["result"] = self.result(state).to_json()
+        return out
+
+
+def played(tricks: Iterable[TrickTaken], trick: Iterable[Card]) -> CardSet:
+    """The cards of the completed ``tricks`` and of the ``trick`` in play."""
+    return cards_taken(tricks) | mask_of(trick)
+
+
+def parse_suit(text: str) -> Suit:
+    """A suit letter, C, D, H or S (either case). :raises InvalidActionError: otherwise."""
+    suit = SUIT_LETTERS.find(text.upper()) if len(text) == 1 else -1
+    if suit < 0:
+        raise InvalidActionError(f"{text!r} is not a suit: write C, D, H or S")
+    return suit
+
+
+def word_action(text: str, words: Mapping[str, Action], what: str) -> Action:
+    """The action written as the one word ``text`` (``words``: each word's code).
+    :raises InvalidActionError: for any other word, saying what the actions are (``what``)."""
+    code = words.get(text)
+    if code is None:
+        raise InvalidActionError(f"{text!r} is not {what}")
+    return code
