@@ -158,32 +158,29 @@ class ClockFollower:
                                         daemon=True)
         self._thread.start()
 
-    def _ids(self, after: int, topics: tuple[str, ...], upto: int | None = None
-             ) -> tuple[list[UUID], int]:
-        """Originators of ``topics`` notifications after ``after`` (one page) and the last
-        notification id read."""
+    def _notes(self, after: int, topics: tuple[str, ...], upto: int | None = None
+               ) -> tuple[list[Any], int]:
+        """``topics`` notifications after ``after`` (one page) and the last id read."""
         notes = self._recorder.select_notifications(
             start=after, limit=self._page, stop=upto, topics=topics, inclusive_of_start=False)
-        return [n.originator_id for n in notes], (notes[-1].id if notes else after)
+        return list(notes), (notes[-1].id if notes else after)
 
     def _recover(self) -> int:
-        """Schedule every open timed match; return the log position followed from."""
+        """Schedule every open timed match (one pass over the log's clock and match-end
+        events); return the log position followed from."""
         head = int(self._recorder.max_notification_id() or 0)
         timed: dict[UUID, None] = {}
         ended: set[UUID] = set()
         position = 0
         while not self._stop.is_set():
-            ids, last = self._ids(position, (*CLOCK_TOPICS, ENDED_TOPIC), head)
+            notes, last = self._notes(position, (*CLOCK_TOPICS, ENDED_TOPIC), head)
             if last == position:
                 break
-            timed.update(dict.fromkeys(ids))
-            position = last
-        position = 0
-        while not self._stop.is_set():
-            ids, last = self._ids(position, (ENDED_TOPIC,), head)
-            if last == position:
-                break
-            ended.update(ids)
+            for n in notes:
+                if n.topic == ENDED_TOPIC:
+                    ended.add(n.originator_id)
+                else:
+                    timed[n.originator_id] = None
             position = last
         for match_id in timed:
             if match_id not in ended and not self._stop.is_set():
@@ -201,8 +198,8 @@ class ClockFollower:
                 if position == 0:
                     position = self._recover()
                     continue
-                ids, position = self._ids(position, CLOCK_TOPICS)
-                for match_id in dict.fromkeys(ids):
+                notes, position = self._notes(position, CLOCK_TOPICS)
+                for match_id in dict.fromkeys(n.originator_id for n in notes):
                     self._reload(match_id)
             except Exception:  # the store is down: try again next time
                 _log.debug("following the clocks failed", exc_info=True)
