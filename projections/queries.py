@@ -32,7 +32,7 @@ from referee.domain.errors import (
     ViewNotReadyError,
 )
 from referee.domain.match import Match
-from referee.domain.result import match_result
+from referee.domain.result import match_result, ruling_entry
 from referee.integrity import (
     StoredMatchEvent,
     check_links,
@@ -297,9 +297,7 @@ class Queries:
         record = MatchRecord(game=game.name, rules=game.rules_class.from_dict(m["rules"]),
                              players=tuple(m["players"]), hands=tuple(hands), result=result,
                              match_id=m["match_id"],
-                             rulings=tuple({"hand": r["hand"], "kind": r["kind"],
-                                            "adjust": r["adjust"], "reason": r["reason"]}
-                                           for r in rulings),
+                             rulings=tuple(ruling_entry(r) for r in rulings),
                              substitutions=tuple(m.get("substitutions", ())))
         return record.to_json()
 

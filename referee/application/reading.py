@@ -33,7 +33,7 @@ from referee.domain.facts import (
     TIMED_OUT,
 )
 from referee.domain.match import HandLog, Match
-from referee.domain.result import match_result
+from referee.domain.result import match_result, ruling_entry
 from referee.rejections import Rejection
 from referee.rules.cards import parse_card
 from referee.rules.game import JSON, is_public
@@ -89,7 +89,7 @@ class Reading:
             record = MatchRecord(
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
                 hands=tuple(hands), result=result, match_id=str(match.id),
-                rulings=tuple(_ruling_json(r) for r in match.rulings),
+                rulings=tuple(ruling_entry(r) for r in match.rulings),
                 substitutions=tuple({k: v for k, v in r.items() if k != "version"}
                                     for r in match.substitutions),
             )
@@ -214,11 +214,6 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
             out.append(PublicEvent(v, hand, None, "", [
                 {"kind": CLOCK_RESUMED, "by": e.by, "add_ms": e.add_ms}]))
     return out
-
-
-def _ruling_json(ruling: dict[str, Any]) -> dict[str, JSON]:
-    return {"hand": ruling["hand"], "kind": ruling["kind"], "adjust": list(ruling["adjust"]),
-            "reason": ruling["reason"]}
 
 
 def _hand(match: Match, hand: int, who: Principal) -> HandLog:

@@ -48,3 +48,10 @@ def match_result(scores: Sequence[int], winner: int | None, over: bool,
     if forfeit is not None:
         out["forfeit"] = dict(forfeit)
     return out
+
+
+def ruling_entry(ruling: Mapping[str, Any]) -> dict[str, Any]:
+    """A ruling as a match record lists it (``docs/hand-record.md``): hand, kind, adjust,
+    reason."""
+    return {"hand": ruling["hand"], "kind": ruling["kind"], "adjust": list(ruling["adjust"]),
+            "reason": ruling["reason"]}
