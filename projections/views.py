@@ -243,12 +243,7 @@ class ScoreboardProjection(Projection[DocView]):
         doc["timeouts"].append({"seat": e.seat, "policy": e.policy, "deadline": e.deadline,
                                 "hand": doc["hand"], "version": e.originator_version,
                                 "time": _ts(e)})
-
-        def ran_out(clock: Clock) -> None:
-            clock.ran_out(e.seat)
-            if e.policy == "pause":
-                clock.pause(e.timestamp)
-        _tick(doc, e, ran_out)
+        _tick(doc, e, lambda clock: clock.timed_out(e.seat, e.policy, e.timestamp))
         self._save(doc, tracking)
 
     @process_event.register(CLOCK_PAUSED)
@@ -266,11 +261,7 @@ class ScoreboardProjection(Projection[DocView]):
     @process_event.register(CLOCK_RESUMED)
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
-        last = doc["timeouts"][-1] if doc["timeouts"] else None
-        restart = (last is not None and last["policy"] == "pause"
-                   and last["version"] > doc.get("clock_resumed_at", 0))
-        doc["clock_resumed_at"] = e.originator_version
-        _tick(doc, e, lambda clock: clock.resume(e.timestamp, restart, e.add_ms))
+        _tick(doc, e, lambda clock: clock.resume(e.timestamp, e.add_ms))
         self._save(doc, tracking)
 
     @process_event.register(HAND_SCORED)

@@ -98,6 +98,8 @@ class Clock:
     used_before_pause_ms: int = 0
     extra_ms: int = 0
     """Time the arbiter granted the seat to act for this turn (on resuming)."""
+    stopped_by_timeout: bool = False
+    """Paused by a ``pause`` timeout (not the arbiter): resuming begins the turn afresh."""
 
     @classmethod
     def start(cls, control: TimeControl, seats: int) -> Clock:
@@ -108,7 +110,7 @@ class Clock:
         return {"control": self.control.to_dict(), "banks_ms": list(self.banks_ms),
                 "turn_start": None if self.turn_start is None else self.turn_start.isoformat(),
                 "paused": self.paused, "used_before_pause_ms": self.used_before_pause_ms,
-                "extra_ms": self.extra_ms}
+                "extra_ms": self.extra_ms, "stopped_by_timeout": self.stopped_by_timeout}
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> Clock:
@@ -116,7 +118,7 @@ class Clock:
         return cls(TimeControl(**state["control"]), list(state["banks_ms"]),
                    None if start is None else datetime.fromisoformat(start),
                    bool(state["paused"]), int(state["used_before_pause_ms"]),
-                   int(state["extra_ms"]))
+                   int(state["extra_ms"]), bool(state.get("stopped_by_timeout", False)))
 
     # -- transitions (event bodies call these with the event's timestamp) -----------------
     def turn_begins(self, at: datetime) -> None:
@@ -135,20 +137,25 @@ class Clock:
                 self.banks_ms[seat] += c.increment_ms
         self.turn_begins(at)
 
-    def ran_out(self, seat: int) -> None:
-        """``seat`` timed out: its bank is spent."""
+    def timed_out(self, seat: int, policy: str, at: datetime) -> None:
+        """``seat`` timed out at ``at`` under ``policy``: its bank is spent, and a ``pause``
+        policy stops the clock until the arbiter resumes it."""
         self.banks_ms[seat] = 0
+        if policy == "pause":
+            self.pause(at)
+            self.stopped_by_timeout = True
 
     def pause(self, at: datetime) -> None:
         if self.turn_start is not None:
             self.used_before_pause_ms = max(0, _ms(at - self.turn_start))
         self.paused = True
 
-    def resume(self, at: datetime, restart: bool, add_ms: int) -> None:
-        """Run again from ``at``: the turn goes on where it stopped, or (``restart``, after a
-        timeout that paused the table) begins afresh; ``add_ms`` more for this turn."""
+    def resume(self, at: datetime, add_ms: int) -> None:
+        """Run again from ``at``: the turn goes on where it stopped, or (after a timeout that
+        paused the table) begins afresh; ``add_ms`` more for this turn."""
         self.paused = False
-        if restart:
+        if self.stopped_by_timeout:
+            self.stopped_by_timeout = False
             self.turn_begins(at)
         else:
             self.turn_start = at - timedelta(milliseconds=self.used_before_pause_ms)

@@ -685,14 +685,12 @@ class Match(Aggregate):
         self.last_timeout = {"seat": seat, "version": self.version + 1, "policy": policy,
                              "deadline": deadline}
         if self.clock is not None:
-            self.clock.ran_out(seat)
+            self.clock.timed_out(seat, policy, self._event_at)
         if policy == "auto":
             self._referee_acts_for = seat
         elif policy == "forfeit":
             self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
             self.forfeit = {"seat": seat, "hand": len(self.hands)}
-        elif self.clock is not None:
-            self.clock.pause(self._event_at)
 
     @event(ClockPaused)
     def _clock_paused(self, by: str, reason: str) -> None:
@@ -702,10 +700,9 @@ class Match(Aggregate):
     @event(ClockResumed)
     def _clock_resumed(self, by: str, add_ms: int) -> None:
         assert self.clock is not None
-        after_timeout = self.last_timeout is not None and self.last_timeout["policy"] == "pause"
-        self.clock.resume(self._event_at, after_timeout, add_ms)
-        if after_timeout:
+        if self.clock.stopped_by_timeout:  # the timed-out seat's turn begins afresh
             self.last_timeout = None
+        self.clock.resume(self._event_at, add_ms)
 
     @event(RulingRecorded)
     def _ruling_recorded(

@@ -93,7 +93,7 @@ def test_the_bank_pays_for_time_beyond_the_action_allowance_and_the_increment_re
     # A pause keeps what the turn had used; resuming goes on from there.
     clock.pause(t0 + timedelta(milliseconds=3400))
     assert clock.deadline(3) is None
-    clock.resume(t0 + timedelta(milliseconds=60_000), restart=False, add_ms=0)
+    clock.resume(t0 + timedelta(milliseconds=60_000), add_ms=0)
     assert clock.deadline(3) == t0 + timedelta(milliseconds=60_000 - 400 + 6300)
     assert Clock.from_state(clock.to_state()) == clock
 
