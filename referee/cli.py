@@ -118,6 +118,11 @@ def _main(argv: Sequence[str] | None) -> int:
         help="Prometheus /metrics port (default $REFEREE_METRICS_PORT or 9464; 0 disables)",
     )
     p.add_argument(
+        "--http", type=_number_arg(int, 0, 65535, "a port"), default=None, metavar="PORT",
+        help="also serve the API as JSON over HTTP on this port, streams as Server-Sent "
+        "Events (default $REFEREE_HTTP_PORT or 0: off; docs/http.md)",
+    )
+    p.add_argument(
         "--projections", choices=["inprocess", "separate"], default=None,
         help="inprocess: this server keeps the read-side views up to date (default); "
         "separate: `referee projections` processes do (sets REFEREE_PROJECTIONS)",
@@ -380,18 +385,20 @@ def _serve(args: argparse.Namespace) -> int:
         settings = settings_from_env()
         check_credentials()  # no placeholder or short REFEREE_*_TOKEN
         port = settings.metrics_port if args.metrics_port is None else args.metrics_port
+        http = settings.http_port if args.http is None else args.http
         if os.environ.get(REUSE_PORT_ENV) != "1":  # a worker's siblings hold the port
             _check_address(args.address)
         _note_old_data_dir(settings)
         if workers > 1:
             try:
                 return serve_workers(args.address, workers, args.grace, port,
-                                     ["--log-level", args.log_level, *_log_argv(args)])
+                                     ["--log-level", args.log_level, "--http", str(http),
+                                      *_log_argv(args)])
             except RuntimeError as exc:  # a worker did not start (it said why on stderr)
                 raise StartupError(str(exc)) from exc
         from referee.composition import serve
 
-        return serve(args.address, args.grace, port)
+        return serve(args.address, args.grace, port, http)
     except SettingsError as exc:
         print(f"referee serve: {exc}", file=sys.stderr)
         return 2

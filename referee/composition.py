@@ -6,8 +6,10 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import shutil
 
 from referee.application import Referee
+from referee.service.gateway.app import Gateway, private_socket_path
 from referee.service.server import build_server
 from referee.service.signals import stop_event
 
@@ -25,9 +27,10 @@ def tune_gc() -> None:
     gc.set_threshold(20_000, 50, 100)
 
 
-def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
+def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: int = 0) -> int:
     """Run until SIGTERM or SIGINT; acknowledged actions are already committed, and calls
-    in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off).
+    in flight get ``grace`` seconds to finish. Prometheus metrics on ``metrics_port`` (0: off);
+    the same API as JSON over HTTP on ``http_port`` (0: off; ``referee.service.gateway``).
 
     :raises referee.config.SettingsError: for a placeholder or short credential, or a bad
         ``OTEL_*`` value (traces: :mod:`referee.service.tracing`)."""
@@ -58,19 +61,27 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
         hooks = (*hooks, AccessLogInterceptor())
     hooks = (*tracers, *hooks)  # outermost: a span covers the other interceptors too
 
+    reuse_port = os.environ.get(REUSE_PORT_ENV) == "1"
+    socket = private_socket_path() if http_port else None
     server, port = build_server(
         app, address, interceptors=hooks, max_workers=app.settings.grpc_workers,
-        reuse_port=os.environ.get(REUSE_PORT_ENV) == "1",
+        reuse_port=reuse_port, private_socket=socket,
     )
     tune_gc()
     stopping = stop_event()  # before "listening on": a SIGTERM right after it stops gracefully
     server.start()
     host = address.rsplit(":", 1)[0]
+    gateway = None if socket is None else Gateway(f"unix:{socket}", host, http_port,
+                                                  reuse_port=reuse_port)
     log.warning("referee serving on %s:%d (store: %s)", host, port, settings.store_location)
-    print(f"listening on {host}:{port} ({settings.store_location})", flush=True)
+    http = "" if gateway is None else f", HTTP on {host}:{gateway.port}"
+    print(f"listening on {host}:{port} ({settings.store_location}){http}", flush=True)
     stopping.wait()
     log.warning("stopping (grace %.1fs)", grace)
-    server.stop(grace)
+    server.stop(grace)  # streams end first, their SSE clients told to reconnect elsewhere
+    if gateway is not None:
+        gateway.stop()
+        shutil.rmtree(os.path.dirname(str(socket)), ignore_errors=True)
     if views is not None:
         views.stop()
     app.close()

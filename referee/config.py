@@ -45,6 +45,8 @@ the variable and what it may be (``referee serve`` prints it and exits 2).
   views in a thread of its own, on every store; ``separate`` (or ``off``) leaves them to
   ``referee projections`` processes.
 - ``REFEREE_METRICS_PORT`` (default 9464, 0: off): the Prometheus port of ``referee serve``.
+- ``REFEREE_HTTP_PORT`` (default 0: off): ``referee serve`` also serves the API as JSON over
+  HTTP there (``--http``).
 """
 
 from __future__ import annotations
@@ -181,6 +183,7 @@ class Settings:
     projections: str = "inprocess"
     """``inprocess``: ``referee serve`` follows the views itself; ``separate``: it does not."""
     metrics_port: int = 9464
+    http_port: int = 0
 
     @property
     def backend(self) -> str:
@@ -268,6 +271,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
         projections=read_choice(env, "REFEREE_PROJECTIONS", PROJECTION_MODES, "inprocess")
         .replace("off", "separate"),
         metrics_port=read_int(env, "REFEREE_METRICS_PORT", 9464, 0, 65535),
+        http_port=read_int(env, "REFEREE_HTTP_PORT", 0, 0, 65535),
     )
 
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import grpc
 
 from referee.api.v1 import referee_pb2 as pb
-from referee.service.peers import PeerLimits
+from referee.service.peers import PeerLimits, peer_of
 from referee.service.request_limits import check_request
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,14 +39,14 @@ def admit(servicer: Any, request: Any, context: grpc.aio.ServicerContext) -> Non
     else:
         anonymous = not request.token
     if anonymous:
-        peers.anonymous_call(context.peer())
+        peers.anonymous_call(peer_of(context))
 
 
 @contextlib.contextmanager
 def stream_place(servicer: Any, context: grpc.aio.ServicerContext) -> Iterator[None]:
     """One of the peer's stream places, held while the stream is open."""
     peers: PeerLimits | None = getattr(servicer, "peers", None)
-    with peers.stream(context.peer()) if peers is not None else contextlib.nullcontext():
+    with peers.stream(peer_of(context)) if peers is not None else contextlib.nullcontext():
         yield
 
 

@@ -18,10 +18,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 
+import grpc
+
 from referee.config import Settings
 from referee.domain.errors import RateLimitedError, StreamLimitError
 
 _MAX_PEERS = 10_000  # buckets kept (least recently used go first)
+#: Metadata the HTTP gateway (``referee.service.gateway``) sends with each call: the HTTP
+#: client it calls for, in gRPC's peer form. Believed only on the server's private Unix socket,
+#: where nothing but the gateway of the same process connects.
+CLIENT_HEADER = "x-referee-client"
 
 
 def peer_host(peer: str) -> str:
@@ -29,6 +35,16 @@ def peer_host(peer: str) -> str:
     kind, _, rest = peer.partition(":")
     if kind in ("ipv4", "ipv6") and ":" in rest:
         return f"{kind}:{rest.rsplit(':', 1)[0]}"
+    return peer
+
+
+def peer_of(context: grpc.ServicerContext) -> str:
+    """The caller: gRPC's peer, or the HTTP client a call through the gateway is made for."""
+    peer: str = context.peer()
+    if peer.startswith("unix:"):
+        for key, value in context.invocation_metadata() or ():
+            if key == CLIENT_HEADER and isinstance(value, str):
+                return value
     return peer
 
 

@@ -50,6 +50,7 @@ class RefereeServer:
     def __init__(
         self, app: Referee, address: str, *, max_workers: int,
         interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool,
+        private_socket: str | None = None,
     ) -> None:
         self._stopping = Stopping()
         self._executor = futures.ThreadPoolExecutor(max_workers, thread_name_prefix="referee")
@@ -60,14 +61,15 @@ class RefereeServer:
         )
         self._thread.start()
         try:
-            self.port = self._run(self._build(app, address, interceptors, reuse_port))
+            self.port = self._run(self._build(app, address, interceptors, reuse_port,
+                                              private_socket))
         except BaseException:
             self._close_loop()
             raise
 
     async def _build(self, app: Referee, address: str,
-                     interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool
-                     ) -> int:
+                     interceptors: Sequence[grpc.aio.ServerInterceptor], reuse_port: bool,
+                     private_socket: str | None) -> int:
         # PostgreSQL: while the store is down, refuse at once and say NOT_SERVING.
         self._store_monitor = StoreMonitor.for_app(app, app.settings.store_ping)
         gate = () if self._store_monitor is None else (StoreGate(self._store_monitor),)
@@ -112,6 +114,8 @@ class RefereeServer:
                           "not an address of this machine") from exc
         if port == 0:
             raise OSError(f"cannot bind {address}")
+        if private_socket is not None:  # the HTTP gateway's way in (referee.service.peers)
+            server.add_insecure_port(f"unix:{private_socket}")
         self._server = server
         return port
 
@@ -147,11 +151,13 @@ class RefereeServer:
 def build_server(
     app: Referee, address: str = "127.0.0.1:50051", *, max_workers: int = 32,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (), reuse_port: bool = False,
+    private_socket: str | None = None,
 ) -> tuple[RefereeServer, int]:
     """A bound, not started server for ``app`` on ``address``, and the bound port (use port
     0 in tests). ``max_workers``: threads for the blocking methods. ``reuse_port``: share the
     port with the other workers of ``referee serve --workers N`` (else binding a used port
-    fails)."""
-    server = RefereeServer(app, address, max_workers=max_workers,
-                           interceptors=interceptors, reuse_port=reuse_port)
+    fails). ``private_socket``: also listen on this Unix socket path, the HTTP gateway's
+    (``referee.service.gateway``), whose calls say which HTTP client they are made for."""
+    server = RefereeServer(app, address, max_workers=max_workers, interceptors=interceptors,
+                           reuse_port=reuse_port, private_socket=private_socket)
     return server, server.port
