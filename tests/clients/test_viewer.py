@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import zlib
 from collections import Counter
 from html.parser import HTMLParser
@@ -22,6 +21,7 @@ import pytest
 from clients.records import hand_of, load_file, replay
 from referee.rules.render import FACE, FELT, RED, card_svg, render_hand
 from referee.rules.words import card
+from tests.browser import run_browser
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RECORDS = sorted(GOLDEN.glob("*/*.json"))
@@ -162,23 +162,6 @@ def test_a_card_is_a_picture_not_a_glyph() -> None:
     assert "<path" in svg and RED in svg and "♥" not in svg and 'data-card="TH"' in svg
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("chromium is missing (.ci/run installs it)")
-    pytest.skip("chromium is not installed")
-
-
-def _browser(tmp: Path, *args: str, size: str = "1200,900") -> subprocess.CompletedProcess[str]:
-    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", f"--user-data-dir={tmp / 'profile'}", f"--window-size={size}",
-           *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-
-
 def _pixels(png: bytes) -> Counter[tuple[int, int, int]]:
     """Colour counts of an 8-bit RGB/RGBA PNG, decoded with zlib (no imaging library)."""
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -229,14 +212,14 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 
 
 @pytest.mark.parametrize("game", sorted(ONE_HAND_PER_GAME))
-def test_the_viewer_in_a_headless_browser(game: str, tmp_path: Path) -> None:
+def test_the_viewer_in_a_headlessrun_browser(game: str, tmp_path: Path) -> None:
     name, hand = ONE_HAND_PER_GAME[game]
     rep = replay(hand_of(load_file(GOLDEN / name), hand))
     page = tmp_path / f"{game}.html"
     page.write_text(render_hand(rep, players=PLAYERS[: len(rep.hands)], title=f"{game} hand"),
                     encoding="utf-8")
 
-    dom = _browser(tmp_path, "--dump-dom", page.as_uri())
+    dom = run_browser(tmp_path, "--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     drawn = sections(dom.stdout)
     assert set(drawn.cards["deal"]) >= {c for h in rep.hands for c in h} | set(rep.stock)
@@ -246,7 +229,7 @@ def test_the_viewer_in_a_headless_browser(game: str, tmp_path: Path) -> None:
     assert drawn.cards["in-play"], "the hands as played are drawn"
 
     shot = tmp_path / f"{game}.png"
-    run = _browser(tmp_path, f"--screenshot={shot}", page.as_uri(), size="1200,3400")
+    run = run_browser(tmp_path, f"--screenshot={shot}", page.as_uri(), size="1200,3400")
     assert run.returncode == 0 and shot.exists(), run.stderr[-2000:]
     keep = os.environ.get("REFEREE_VIEWER_SHOTS")
     if keep:

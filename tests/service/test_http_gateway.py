@@ -24,6 +24,7 @@ from referee.service.gateway.app import Gateway, private_socket_path
 from referee.service.gateway.methods import public_methods
 from referee.service.gateway.openapi import openapi_document
 from referee.service.server import build_server
+from tests.browser import LivePage
 
 RS = "/referee.api.v1.RefereeService"
 ROOT = Path(__file__).parent.parent.parent
@@ -250,6 +251,30 @@ def _refs(node: Any) -> Iterator[str]:
     elif isinstance(node, list):
         for v in node:
             yield from _refs(v)
+
+
+def test_a_page_in_a_real_browser_follows_a_live_match_over_sse(
+        served: tuple[Http, int], tmp_path: Path) -> None:
+    """``/live?match=ID`` in headless Chromium: its EventSource gets the match as it is
+    played (several messages, not one read after the fact), to the last version."""
+    http, _ = served
+    match = _new_match(http, public=True)
+    page = LivePage(tmp_path, f"{http.base}/live?match={match['matchId']}")
+    try:
+        page.wait_for("document.getElementById('messages').textContent === '1'")
+        view = _play(http, match, 5000, random.Random(3))
+        assert view["matchOver"]
+        page.wait_for("document.getElementById('status').dataset.over === 'true'")
+        shown = page.evaluate("[document.getElementById('version').textContent, "
+                              "Number(document.getElementById('messages').textContent), "
+                              "[...document.querySelectorAll('#log .event')]"
+                              ".map((e) => Number(e.dataset.version)).reverse()]")
+    finally:
+        page.close()
+    version, messages, lines = shown
+    assert version == view["version"]
+    assert messages > 1  # live: the page got updates while the match went on
+    assert lines == list(range(lines[0], int(version) + 1))  # every event, in order, once
 
 
 def test_a_call_through_the_gateway_counts_against_its_http_client(

@@ -6,7 +6,8 @@ protocol's unary form, so a Connect client or plain ``curl`` can call it; the se
 RPCs (``WatchMatch``, ``WatchScoreboard``, ``ExportTournament``) answer as Server-Sent Events
 (``GET`` with the request as the ``message`` query parameter, or ``POST``). Nothing is routed by
 hand: the methods come from the proto descriptors (:mod:`.methods`) and the JSON from
-protobuf's own mapping. ``GET /openapi.json`` describes it all (:mod:`.openapi`).
+protobuf's own mapping. ``GET /openapi.json`` describes it all (:mod:`.openapi`); ``GET
+/live?match=ID`` is a small page that follows a public match.
 
 The gateway is a client of the gRPC server of its own process, over a private Unix socket:
 every call takes the same checks, limits and errors as a gRPC call. It says which HTTP client
@@ -21,6 +22,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from typing import Any
 
 import grpc
@@ -55,6 +57,7 @@ class Gateway:
     def __init__(self, target: str, host: str, port: int, *, reuse_port: bool = False) -> None:
         self._methods = public_methods()
         self._openapi = json.dumps(openapi_document(), indent=1).encode()
+        self._live = resources.files(__package__).joinpath("live.html").read_bytes()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="referee-http",
                                         daemon=True)
@@ -67,6 +70,7 @@ class Gateway:
             target, options=[("grpc.max_receive_message_length", 64 << 20)])
         app = web.Application(client_max_size=MAX_REQUEST_BYTES)
         app.router.add_get("/openapi.json", self._document)
+        app.router.add_get("/live", self._live_page)
         app.router.add_route("*", "/{service}/{method}", self._call)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
                                      handler_cancellation=True)
@@ -91,6 +95,11 @@ class Gateway:
 
     async def _document(self, request: web.Request) -> web.Response:
         return web.Response(body=self._openapi, content_type=JSON)
+
+    async def _live_page(self, request: web.Request) -> web.Response:
+        """``/live?match=ID``: a page that follows a public match over SSE (a spectator's
+        window, and the example of ``EventSource`` against this gateway)."""
+        return web.Response(body=self._live, content_type="text/html", charset="utf-8")
 
     async def _call(self, request: web.Request) -> web.StreamResponse:
         method = self._methods.get(request.path)
