@@ -229,6 +229,18 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--tricks", type=int, default=0,
                    help="claim at least this many tricks (default 0: all the remaining ones)")
 
+    b = bench.add_parser(
+        "http", help="the HTTP/JSON gateway beside gRPC: actions/s and latency",
+        description="Play --tables Euchre tables at once through gRPC and through the HTTP "
+        "gateway in alternating rounds on one `referee serve --http`: actions/s, "
+        "SubmitAction and GetView p50/p99, server CPU per action, the ratios; JSON.")
+    b.add_argument("--tables", type=_number_arg(int, 1, 10_000, "a number of tables"),
+                   default=50, help="tables played at once (50)")
+    b.add_argument("--seconds", type=_number_arg(float, 1, 3600, "a number of seconds"),
+                   default=10.0, help="seconds a round (10)")
+    b.add_argument("--rounds", type=_number_arg(int, 1, 100, "a number of rounds"), default=3,
+                   help="rounds of each transport, alternating (3; medians reported)")
+
     from projections.cli import add_parsers
 
     add_parsers(sub, bench)
@@ -283,6 +295,11 @@ def _main(argv: Sequence[str] | None) -> int:
                   file=sys.stderr)
             return 2
         print(json.dumps(clocks.run(args.tables, args.action_ms, args.postgres), indent=2))
+        return 0
+    if args.command == "bench" and args.bench == "http":
+        from referee.benchmarks import http as http_bench
+
+        print(json.dumps(http_bench.run(args.tables, args.seconds, args.rounds), indent=2))
         return 0
     if args.command == "bench" and args.bench == "service":
         from referee.benchmarks.service import BenchError
