@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from referee.domain.deal import commitment
 from referee.domain.result import match_result
+from referee.rules.cards import parse_card
 from referee.rules.errors import RecordError
 from referee.rules.game import forfeit_winner
 from referee.rules.handrecord import (
@@ -109,7 +111,9 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
     hands_out: list[dict[str, Any]] = []
     out: dict[str, Any] = {"ok": True, "hands": hands_out}
     match = None
+    dealers: list[int] = []  # the dealer of each position of ``hands``
     for h, hand in enumerate(record.hands):
+        dealers.append(hand.dealer)
         if match is None:
             match = game.new_match(record.rules, hand.dealer)
         elif match.over:
@@ -134,6 +138,11 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
                 return ILLEGAL, _fail(out, h, "HAND_UNFINISHED", f"hand {h} is not finished")
             break
         match = game.after_hand(match, replay.result, record.rules)
+    if match is not None and not match.over:
+        dealers.append(match.dealer)  # the next hand's, dealt anew but not finished
+    code = _verify_cancelled(record, dealers, out, legal)
+    if code != OK:
+        return code, out
     played = match_state_json(match) if match else None
     forfeit = record.result.get("forfeit") if record.result is not None else None
     if forfeit is not None and match is not None:
@@ -154,6 +163,55 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
         if problem:
             return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
     return OK, out
+
+
+def _verify_cancelled(record: MatchRecord, dealers: list[int], out: dict[str, Any],
+                      legal: bool) -> int:
+    """Check the record's cancelled deals (``docs/hand-record.md``): each was dealt by the
+    dealer of the position it was dealt for, its actions are legal, and its pack matches its
+    deal and its commitment. They count for nothing in the result."""
+    game = find_game(record.game)
+    reports: list[dict[str, Any]] = []
+    for i, c in enumerate(record.cancelled):
+        if c.hand > len(dealers):
+            return _cancelled_fail(out, i, "HAND_NOT_FOUND",
+                                   f"cancelled[{i}] names hand {c.hand}, after the match ended")
+        if c.record.dealer != dealers[c.hand - 1]:
+            return _cancelled_fail(
+                out, i, "WRONG_DEALER", f"cancelled[{i}] is dealt by seat {c.record.dealer}, "
+                f"but hand {c.hand} is dealt by seat {dealers[c.hand - 1]}")
+        code, report, _ = _verify_hand(c.record, legal)
+        report["hand"] = c.hand
+        reports.append(report)
+        out["cancelled"] = reports
+        if code != OK:
+            return _cancelled_fail(out, i, report["error"]["reason"], report["error"]["message"])
+        problem = _pack_problem(game, c)
+        if problem:
+            return _cancelled_fail(out, i, "COMMITMENT_MISMATCH", problem)
+    return OK
+
+
+def _pack_problem(game: Any, c: Any) -> str | None:
+    """What is wrong with a cancelled deal's pack and commitment (None: they hold, or the
+    record gives no pack)."""
+    pack = c.about.get("pack")
+    if pack is None:
+        return None
+    deal = game.deal([parse_card(x) for x in pack], c.record.dealer)
+    held = [sorted(h) for h in deal.hands] != [sorted(h) for h in c.record.deal.hands]
+    if held or deal.stock != c.record.deal.stock:
+        return "its pack, dealt, does not give its deal"
+    given = c.about.get("commitment")
+    if given is not None and commitment(str(c.about.get("nonce", "")), pack) != given:
+        return "its pack and nonce do not hash to its commitment"
+    return None
+
+
+def _cancelled_fail(out: dict[str, Any], index: int, reason: str, message: str) -> int:
+    out["ok"] = False
+    out["error"] = {"cancelled": index, "reason": reason, "message": message}
+    return ILLEGAL
 
 
 def _forfeited(game: Any, match: Any, seat: object) -> str | None:

@@ -63,6 +63,22 @@ class HandRecord:
 
 
 @dataclasses.dataclass(frozen=True)
+class CancelledDeal:
+    """A deal an arbiter cancelled (a ``redeal`` ruling): the hand at position ``hand`` of
+    the match was dealt anew, so this deal does not count. ``record``: the deal as played
+    until then; ``about``: ``pack`` (the cards in the order dealt), ``commitment`` and
+    ``nonce`` (``sha256(nonce + ":" + " ".join(pack))``), ``reason``, ``rule``, ``replay``
+    (the commitment of the deal that replaced it)."""
+
+    hand: int
+    record: HandRecord
+    about: Mapping[str, JSON] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"hand": self.hand, **self.record.to_json(in_match=True), **self.about}
+
+
+@dataclasses.dataclass(frozen=True)
 class MatchRecord:
     """A whole match: its players and every hand in order."""
 
@@ -80,6 +96,8 @@ class MatchRecord:
     """Players replaced during the match, in order: ``seat``, ``player`` (from then on),
     ``previous``, ``hand`` and ``action`` (how many of that hand's actions came before);
     ``players`` are the players at the end."""
+    cancelled: tuple[CancelledDeal, ...] = ()
+    """The deals cancelled and dealt anew, in order; ``hands`` holds the deals that count."""
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"format": MATCH_FORMAT}
@@ -95,6 +113,8 @@ class MatchRecord:
             out["rulings"] = [dict(r) for r in self.rulings]
         if self.substitutions:
             out["substitutions"] = [dict(r) for r in self.substitutions]
+        if self.cancelled:
+            out["cancelled"] = [c.to_json() for c in self.cancelled]
         if self.result is not None:
             out["result"] = dict(self.result)
         return out
@@ -150,7 +170,32 @@ def read_record(data: object) -> HandRecord | MatchRecord:
         match_id=match_id,
         rulings=_rulings(obj.get("rulings", []), sides_of(game), len(hands)),
         substitutions=_substitutions(obj.get("substitutions", []), game.num_seats),
+        cancelled=_cancelled(game, rules, obj.get("cancelled", []), len(hands)),
     )
+
+
+def _cancelled(game: Game[Any], rules: RuleSet, data: object, hands: int
+               ) -> tuple[CancelledDeal, ...]:
+    """A match record's cancelled deals: each a hand record at a position of ``hands`` (or
+    the one after the last, its replay not finished yet)."""
+    if not isinstance(data, list):
+        raise RecordError("cancelled must be a list of hand records", "cancelled")
+    out = []
+    for i, c in enumerate(data):
+        where = f"cancelled[{i}]"
+        obj = _object(c, where)
+        hand = obj.get("hand")
+        if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= hands + 1:
+            raise RecordError(f"hand must be a position of hands, 1..{hands + 1}", where)
+        keys = ("commitment", "nonce", "reason", "rule", "replay")
+        about: dict[str, JSON] = {k: obj[k] for k in keys if k in obj}
+        if not all(isinstance(v, str) for v in about.values()):
+            raise RecordError("commitment, nonce, reason, rule and replay must be strings",
+                              where)
+        if "pack" in obj:
+            about["pack"] = [CARD_NAMES[c] for c in _cards(obj["pack"], where + ".pack")]
+        out.append(CancelledDeal(hand, _hand(game, rules, obj, where + "."), about))
+    return tuple(out)
 
 
 def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
