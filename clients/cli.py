@@ -43,6 +43,7 @@ from clients.sdk import (
     DEFAULT_ADDRESS,
     RefereeClient,
     ReplayStep,
+    Ruling,
     Scoreboard,
     Standings,
     Update,
@@ -235,11 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", type=int, required=True, help="the finished hand (from 1)")
     p.add_argument("--kind", required=True,
                    choices=["penalty", "annul", "correction", "artificial", "weighted",
-                            "withdraw", "amend", "appeal"],
+                            "withdraw", "amend", "appeal", "redeal"],
                    help="penalty: points taken per side; annul: the hand's scores undone; "
                         "correction / appeal: points added per side; artificial: --grades; "
-                        "weighted: --points as percentages; withdraw / amend: --ref "
-                        "(docs/tournaments.md)")
+                        "weighted: --points as percentages; withdraw / amend: --ref; "
+                        "redeal: the hand in progress (or the last scored one) cancelled "
+                        "and dealt anew (docs/tournaments.md)")
     p.add_argument("--rule", default="", help="the rule or regulation cited")
     p.add_argument("--ref", type=int, default=0,
                    help="withdraw / amend: the version of the ruling changed")
@@ -598,6 +600,10 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
                 "claimed all the remaining tricks" if tricks == -1 else
                 f"claimed {tricks} more tricks")
         return f"  seat {data.get('seat')} {what}: the hand is played out"
+    if kind == "hand_cancelled":
+        why = safe(str(data.get("reason")))
+        return (f"  hand {data.get('hand')} cancelled by the arbiter ({why}): scores back to "
+                f"{data.get('scores')}, dealt anew by seat {data.get('dealer')}")
     if kind == "match_conceded":
         return f"  seat {data.get('seat')}'s side conceded the match: side " \
                f"{data.get('winner')} wins"
@@ -687,11 +693,22 @@ def board_text(board: Scoreboard) -> str:
              "void": bool(h.detail.get("void")), "running": h.scores_after} for h in board.hands]
     lines = [head, scoreboard_text(rows, board.scores, seats)]
     for r in board.rulings:
-        lines.append(f"ruling on hand {r.hand} (version {r.version}): {safe(r.kind)} "
-                     f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}")
-    if board.rulings:
+        lines.append(ruling_text(r))
+    if any(r.kind != "redeal" for r in board.rulings):
         lines.append(f"with rulings: {scores_text(board.adjusted_scores, seats)}")
     return "\n".join(lines)
+
+
+def ruling_text(r: Ruling) -> str:
+    """One ruling as a line of the scoreboard."""
+    rule = f" [{safe(r.rule)}]" if r.rule else ""
+    if r.kind == "redeal":
+        void = ", ".join(str(h) for h in r.hands) or str(r.hand)
+        return (f"ruling on hand {r.hand} (version {r.version}): redeal: hand(s) {void} "
+                f"cancelled, hand {r.hand} dealt anew (commitment {safe(r.commitment[:16])}"
+                f"...): {safe(r.reason)}{rule}")
+    return (f"ruling on hand {r.hand} (version {r.version}): {safe(r.kind)} "
+            f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}{rule}")
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
@@ -775,6 +792,8 @@ def cmd_ruling(args: argparse.Namespace) -> int:
             ref=args.ref, grades=[g.strip() for g in args.grades.split(",") if g.strip()])
     _emit(args, {"match_id": args.match, "hand": args.hand, "kind": args.kind,
                  "adjust": adjust, "version": version, "reason": args.reason},
+          f"hand {args.hand} cancelled and dealt anew (match version {version})"
+          if args.kind == "redeal" else
           f"ruling recorded on hand {args.hand} (match version {version}): {args.kind}, "
           f"scores adjusted by {', '.join(f'{a:+d}' for a in adjust)}")
     return 0

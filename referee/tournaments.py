@@ -204,13 +204,19 @@ def finalize_results(app: Referee, token: str, tournament_id: UUID, command_id: 
 def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
     """How much hand ``hand`` changed the match scores (from the HandScored events)."""
     before: list[int] = [0] * len(match.match_state.scores)
+    effect: list[int] | None = None
     for e in app.repository.event_store.get(match.id, lte=match.version):
-        if isinstance(e, Match.HandScored):
+        if isinstance(e, Match.HandCancelled):  # a redeal: the hands from e.hand on are void
+            before = list(e.scores)
+            effect = None if e.hand <= hand else effect
+        elif isinstance(e, Match.HandScored):
             scores = list(e.scores)
             if e.hand == hand:
-                return [a - b for a, b in zip(scores, before, strict=True)]
+                effect = [a - b for a, b in zip(scores, before, strict=True)]
             before = scores
-    raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    if effect is None:
+        raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    return effect
 
 
 # -- tournaments -----------------------------------------------------------------------------

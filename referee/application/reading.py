@@ -237,10 +237,12 @@ def _hand(match: Match, hand: int, who: Principal) -> HandLog:
 def _cancelled_deal(match: Match, log: HandLog) -> CancelledDeal:
     """A deal a ``redeal`` ruling cancelled, as the match record lists it: over, so shown
     like any finished hand (a duplicate board's stays hidden while other tables play it)."""
-    assert log.cancelled is not None
-    return CancelledDeal(log.number, _hand_record(match, log),
-                         cancellation(log.number, log.cancelled, log.cards, log.commitment,
-                                      log.nonce))
+    ruling = log.cancelled
+    assert ruling is not None
+    replay = ruling.get("replay") if log.number == ruling["hand"] else None
+    return CancelledDeal(log.number, _hand_record(match, log), cancellation(
+        log.cards, log.commitment, log.nonce, ruling["reason"], ruling["rule"],
+        None if replay is None else replay["commitment"]))
 
 
 def _hand_record(match: Match, log: HandLog) -> HandRecord:

@@ -21,7 +21,7 @@ REDEAL = "redeal"
 
 def score_rulings(rulings: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The rulings that adjust scores (every kind but ``redeal``)."""
-    return [r for r in rulings if r["kind"] != REDEAL]
+    return [r for r in rulings if r.get("kind") != REDEAL]
 
 
 def adjusted(scores: Sequence[int], rulings: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -72,15 +72,14 @@ def record_rulings(rulings: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any]
     return tuple(ruling_entry(r) for r in score_rulings(rulings))
 
 
-def cancellation(hand: int, ruling: Mapping[str, Any], pack: Sequence[str], commitment: str,
-                 nonce: str) -> dict[str, Any]:
-    """What a match record says of a cancelled deal of hand ``hand`` besides its hand record
+def cancellation(pack: Sequence[str], commitment: str, nonce: str, reason: str, rule: str,
+                 replay: str | None) -> dict[str, Any]:
+    """What a match record says of a cancelled deal besides its hand record
     (``docs/hand-record.md``, ``cancelled``): the ``pack`` in the order dealt, its
     ``commitment`` and ``nonce`` (anyone can check them), the ruling's ``reason`` and
     ``rule``, and, for the hand ruled on, the commitment its ``replay`` was dealt with."""
     out: dict[str, Any] = {"pack": list(pack), "commitment": commitment, "nonce": nonce,
-                           "reason": ruling["reason"], "rule": ruling.get("rule", "")}
-    replay = ruling.get("replay")
-    if hand == ruling["hand"] and replay is not None:
-        out["replay"] = replay["commitment"]
+                           "reason": reason, "rule": rule}
+    if replay is not None:
+        out["replay"] = replay
     return out
