@@ -310,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
     p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--hand", type=int, help="the hand of a match (from 1; default the last)")
+    p.add_argument("--cancelled", action="store_true",
+                   help="--hand counts the match's cancelled deals (a redeal ruling's)")
     p.add_argument("--at", type=int, metavar="N",
                    help="show every hand after N actions (with --match: the whole state at "
                         "action index N)")
@@ -904,7 +906,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             _print("result: " + "\n  ".join(result_lines(table.game, report["result"], table)))
     else:
         err = report.get("error") or {}
-        where = "".join(f" {k} {err[k]}" for k in ("hand", "index", "seat") if k in err)
+        where = "".join(f" {k} {err[k]}" for k in ("cancelled", "hand", "index", "seat")
+                        if k in err)
         _print(f"not ok:{where} {err.get('action', '')} {err.get('reason', '')}: "
                f"{err.get('message', 'a pack does not match its commitment')}".replace("  ", " "),
                err=True)
@@ -937,15 +940,18 @@ def _verify_chain(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    if args.match and not args.file and not args.html and not args.local:
+    if args.match and not args.file and not args.html and not args.local \
+            and not args.cancelled:
         return _server_replay(args)
     data, players = _record_source(args)
-    hand = hand_of(data, args.hand)
+    hand = hand_of(data, args.hand, cancelled=args.cancelled)
     rep = replay(hand)
     if args.html:
         from referee.rules.render import render_hand
 
         number = args.hand or len(data.get("hands", [])) or 1
+        if args.cancelled:
+            number = f"{hand.get('hand')} (cancelled deal {args.hand or 'last'})"
         title = f"{rep.game.capitalize()} — hand {number}" + (
             f" of match {args.match}" if args.match else "")
         args.html.write_text(render_hand(rep, players=players, title=title), encoding="utf-8")
@@ -957,6 +963,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
                      "tricks": rep.tricks, "result": rep.result, "error": rep.error})
         return 1 if rep.error else 0
     _print(f"{rep.game} hand, dealer seat {rep.dealer}")
+    if args.cancelled:
+        _print(f"  cancelled by the arbiter and dealt anew: {safe(str(hand.get('reason')))}"
+               + (f" [{safe(str(hand['rule']))}]" if hand.get("rule") else ""))
     for seat, cards in enumerate(rep.hands):
         _print(f"  {seat_name(seat, players)}: {cards_text(cards)}")
     if rep.stock:

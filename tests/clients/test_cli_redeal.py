@@ -63,3 +63,11 @@ def test_redeal_over_the_api(cli: Cli, client: RefereeClient, views: ProjectionW
     assert record["cancelled"][0]["reason"] == "a card face up"
     assert verify_data(record)[0] == 0
     assert "ok" in cli("verify", str(out))
+    # The cancelled deal in the replay and the viewer: over, so shown as any finished hand.
+    text = cli("replay", str(out), "--hand", "1", "--cancelled")
+    assert "cancelled by the arbiter and dealt anew: a card face up [EU-4]" in text
+    page = tmp_path / "void.html"
+    cli("replay", "--match", mid, "--token", tokens[0], "--cancelled", "--html", str(page))
+    assert "cancelled deal" in page.read_text()
+    assert "no cancelled deal 2" in cli("replay", str(out), "--hand", "2", "--cancelled",
+                                        code=2)
