@@ -178,14 +178,10 @@ def _cancelled(game: Game[Any], rules: RuleSet, data: object, hands: int
                ) -> tuple[CancelledDeal, ...]:
     """A match record's cancelled deals: each a hand record at a position of ``hands`` (or
     the one after the last, its replay not finished yet)."""
-    if not isinstance(data, list):
-        raise RecordError("cancelled must be a list of hand records", "cancelled")
     out = []
-    for i, c in enumerate(data):
-        where = f"cancelled[{i}]"
-        obj = _object(c, where)
-        hand = obj.get("hand")
-        if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= hands + 1:
+    for where, obj in _listed(data, "cancelled", "hand records"):
+        hand = _whole(obj.get("hand"), 1, hands + 1)
+        if hand is None:
             raise RecordError(f"hand must be a position of hands, 1..{hands + 1}", where)
         keys = ("commitment", "nonce", "reason", "rule", "replay")
         about: dict[str, JSON] = {k: obj[k] for k in keys if k in obj}
@@ -198,16 +194,27 @@ def _cancelled(game: Game[Any], rules: RuleSet, data: object, hands: int
     return tuple(out)
 
 
+def _listed(data: object, name: str, what: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each object of the record's list ``name`` (of ``what``), with where it is."""
+    if not isinstance(data, list):
+        raise RecordError(f"{name} must be a list of {what}", name)
+    for i, item in enumerate(data):
+        where = f"{name}[{i}]"
+        yield where, _object(item, where)
+
+
+def _whole(value: object, lo: int, hi: int) -> int | None:
+    """``value`` if it is a whole number in ``lo..hi`` (not a boolean), else None."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        return None
+    return value
+
+
 def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
     """A match record's substitutions: each names a seat and two players."""
-    if not isinstance(data, list):
-        raise RecordError("substitutions must be a list of objects", "substitutions")
     out = []
-    for i, r in enumerate(data):
-        where = f"substitutions[{i}]"
-        obj = _object(r, where)
-        seat = obj.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+    for where, obj in _listed(data, "substitutions", "objects"):
+        if _whole(obj.get("seat"), 0, seats - 1) is None:
             raise RecordError(f"seat must be 0..{seats - 1}", where)
         if not isinstance(obj.get("player"), str) or not isinstance(obj.get("previous"), str):
             raise RecordError("player and previous must be names", where)
@@ -217,14 +224,10 @@ def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
 
 def _rulings(data: object, sides: int, hands: int) -> tuple[Mapping[str, JSON], ...]:
     """A match record's rulings: each names a hand of the record and adjusts every side."""
-    if not isinstance(data, list):
-        raise RecordError("rulings must be a list of ruling objects", "rulings")
     out = []
-    for i, r in enumerate(data):
-        where = f"rulings[{i}]"
-        obj = _object(r, where)
-        hand, adjust = obj.get("hand"), obj.get("adjust")
-        if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= hands:
+    for where, obj in _listed(data, "rulings", "ruling objects"):
+        adjust = obj.get("adjust")
+        if _whole(obj.get("hand"), 1, hands) is None:
             raise RecordError(f"hand must be a hand of this record, 1..{hands}", where)
         if (not isinstance(adjust, list) or len(adjust) != sides
                 or not all(isinstance(a, int) and not isinstance(a, bool) for a in adjust)):
