@@ -15,7 +15,7 @@ from referee.domain.deal import commitment
 from referee.domain.result import match_result
 from referee.rules.cards import parse_card
 from referee.rules.errors import RecordError
-from referee.rules.game import forfeit_winner
+from referee.rules.game import MatchState, forfeit_winner
 from referee.rules.handrecord import (
     HandRecord,
     MatchRecord,
@@ -111,9 +111,8 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
     hands_out: list[dict[str, Any]] = []
     out: dict[str, Any] = {"ok": True, "hands": hands_out}
     match = None
-    dealers: list[int] = []  # the dealer of each position of ``hands``
+    befores: list[MatchState] = []  # the match before each position of ``hands``
     for h, hand in enumerate(record.hands):
-        dealers.append(hand.dealer)
         if match is None:
             match = game.new_match(record.rules, hand.dealer)
         elif match.over:
@@ -126,6 +125,7 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
                 f"hand {h} is dealt by seat {hand.dealer}, but the deal passes to seat "
                 f"{match.dealer}",
             )
+        befores.append(match)
         code, report, replay = _verify_hand(hand, legal)
         report["hand"] = h
         hands_out.append(report)
@@ -139,8 +139,10 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
             break
         match = game.after_hand(match, replay.result, record.rules)
     if match is not None and not match.over:
-        dealers.append(match.dealer)  # the next hand's, dealt anew but not finished
-    code = _verify_cancelled(record, dealers, out, legal)
+        befores.append(match)  # before the next hand (dealt anew, not finished)
+    elif match is None and record.cancelled:  # hand 1 dealt anew, not finished
+        befores.append(game.new_match(record.rules, record.cancelled[0].record.dealer))
+    code = _verify_cancelled(record, befores, out, legal)
     if code != OK:
         return code, out
     played = match_state_json(match) if match else None
@@ -165,22 +167,28 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
     return OK, out
 
 
-def _verify_cancelled(record: MatchRecord, dealers: list[int], out: dict[str, Any],
+def _verify_cancelled(record: MatchRecord, befores: list[MatchState], out: dict[str, Any],
                       legal: bool) -> int:
     """Check the record's cancelled deals (``docs/hand-record.md``): each was dealt by the
-    dealer of the position it was dealt for, its actions are legal, and its pack matches its
-    deal and its commitment. They count for nothing in the result."""
+    dealer due at its position (after a scored deal cancelled with it: the dealer that deal's
+    result passed the deal to), its actions are legal, and its pack matches its deal and its
+    commitment. They count for nothing in the result."""
     game = find_game(record.game)
     reports: list[dict[str, Any]] = []
+    prev: tuple[int, MatchState, Any] | None = None  # the last one: position, before, result
     for i, c in enumerate(record.cancelled):
-        if c.hand > len(dealers):
+        if prev is not None and prev[0] == c.hand - 1 and prev[2] is not None:
+            before = game.after_hand(prev[1], prev[2], record.rules)  # dealt after it
+        elif c.hand <= len(befores):
+            before = befores[c.hand - 1]
+        else:
             return _cancelled_fail(out, i, "HAND_NOT_FOUND",
                                    f"cancelled[{i}] names hand {c.hand}, after the match ended")
-        if c.record.dealer != dealers[c.hand - 1]:
+        if c.record.dealer != before.dealer:
             return _cancelled_fail(
                 out, i, "WRONG_DEALER", f"cancelled[{i}] is dealt by seat {c.record.dealer}, "
-                f"but hand {c.hand} is dealt by seat {dealers[c.hand - 1]}")
-        code, report, _ = _verify_hand(c.record, legal)
+                f"but hand {c.hand} is dealt by seat {before.dealer}")
+        code, report, replay = _verify_hand(c.record, legal)
         report["hand"] = c.hand
         reports.append(report)
         out["cancelled"] = reports
@@ -189,6 +197,7 @@ def _verify_cancelled(record: MatchRecord, dealers: list[int], out: dict[str, An
         problem = _pack_problem(game, c)
         if problem:
             return _cancelled_fail(out, i, "COMMITMENT_MISMATCH", problem)
+        prev = (c.hand, before, replay.result)
     return OK
 
 

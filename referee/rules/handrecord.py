@@ -176,13 +176,13 @@ def read_record(data: object) -> HandRecord | MatchRecord:
 
 def _cancelled(game: Game[Any], rules: RuleSet, data: object, hands: int
                ) -> tuple[CancelledDeal, ...]:
-    """A match record's cancelled deals: each a hand record at a position of ``hands`` (or
-    the one after the last, its replay not finished yet)."""
+    """A match record's cancelled deals: each a hand record at a position of ``hands``, or
+    past the last (a replay not finished, the hand dealt after a cancelled scored hand)."""
     out = []
     for where, obj in _listed(data, "cancelled", "hand records"):
-        hand = _whole(obj.get("hand"), 1, hands + 1)
+        hand = _whole(obj.get("hand"), 1, hands + 2)
         if hand is None:
-            raise RecordError(f"hand must be a position of hands, 1..{hands + 1}", where)
+            raise RecordError(f"hand must be a position of hands, 1..{hands + 2}", where)
         keys = ("commitment", "nonce", "reason", "rule", "replay")
         about: dict[str, JSON] = {k: obj[k] for k in keys if k in obj}
         if not all(isinstance(v, str) for v in about.values()):

@@ -207,7 +207,7 @@ def test_verify_replays_and_checks_the_cancelled_deals(app: Referee) -> None:
     code, out = verify_data(forged)
     assert (code, out["error"]["reason"]) == (1, "WRONG_DEALER")
     forged = copy.deepcopy(record)
-    forged["cancelled"][0]["hand"] = len(record["hands"]) + 2
+    forged["cancelled"][0]["hand"] = len(record["hands"]) + 3
     assert verify_data(forged)[0] == 2
 
 
@@ -262,3 +262,32 @@ def test_an_annul_after_a_redeal_undoes_the_replay_not_the_cancelled_deal(app: R
     assert replayed["points"] != first["points"]  # so the test tells them apart
     _, adjust, _ = record_ruling(app, c.match_id, AUDITOR, 1, "annul", [], "revoke")
     assert adjust == [-p for p in replayed["points"]]
+
+
+def test_verify_follows_a_void_successor_whatever_came_after(app: Referee) -> None:
+    """The hand dealt after a cancelled scored hand was dealt by the dealer that hand's
+    result passed the deal to: verify checks it so, even when the replay ended the match
+    before that position was played again, and while the replay is still running."""
+    for seed in range(30):  # a match that hand 1 does not end (target 2)
+        c = app.create_match("euchre", {"target_score": 2})
+        play(app, c.match_id, c.seat_tokens, random.Random(seed), stop_after_hand=1)
+        if not app.get_match(c.match_id).over:
+            break
+    redeal(app, c.match_id, 1)
+    running, _ = app.match_record(c.match_id, c.seat_tokens[0])
+    assert running["hands"] == [] and [d["hand"] for d in running["cancelled"]] == [1, 2]
+    assert verify_data(running)[0] == 0, verify_data(running)
+    forged = copy.deepcopy(running)
+    forged["cancelled"][1]["dealer"] = running["cancelled"][0]["dealer"]  # not passed on
+    forged["cancelled"][1].pop("pack")
+    assert verify_data(forged)[1]["error"]["reason"] == "WRONG_DEALER"
+    for attempt in range(40):  # replay hand 1 until it ends the match
+        play(app, c.match_id, c.seat_tokens, random.Random(100 + attempt), stop_after_hand=1)
+        if app.get_match(c.match_id).over:
+            break
+        redeal(app, c.match_id, 1)
+    assert app.get_match(c.match_id).over
+    record, _ = app.match_record(c.match_id, c.seat_tokens[0])
+    assert len(record["hands"]) == 1 and record["cancelled"][-1]["hand"] == 2
+    code, out = verify_data(record)
+    assert code == 0, out
