@@ -43,6 +43,7 @@ from clients.sdk import (
     DEFAULT_ADDRESS,
     RefereeClient,
     ReplayStep,
+    Ruling,
     Scoreboard,
     Standings,
     Update,
@@ -235,11 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", type=int, required=True, help="the finished hand (from 1)")
     p.add_argument("--kind", required=True,
                    choices=["penalty", "annul", "correction", "artificial", "weighted",
-                            "withdraw", "amend", "appeal"],
+                            "withdraw", "amend", "appeal", "redeal"],
                    help="penalty: points taken per side; annul: the hand's scores undone; "
                         "correction / appeal: points added per side; artificial: --grades; "
-                        "weighted: --points as percentages; withdraw / amend: --ref "
-                        "(docs/tournaments.md)")
+                        "weighted: --points as percentages; withdraw / amend: --ref; "
+                        "redeal: the hand in progress (or the last scored one) cancelled "
+                        "and dealt anew (docs/tournaments.md)")
     p.add_argument("--rule", default="", help="the rule or regulation cited")
     p.add_argument("--ref", type=int, default=0,
                    help="withdraw / amend: the version of the ruling changed")
@@ -308,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", default=os.environ.get("REFEREE_TOKEN", ""), help="token")
     p.add_argument("--seat", type=int, help="with --match: use this seat's saved token")
     p.add_argument("--hand", type=int, help="the hand of a match (from 1; default the last)")
+    p.add_argument("--cancelled", action="store_true",
+                   help="--hand counts the match's cancelled deals (a redeal ruling's)")
     p.add_argument("--at", type=int, metavar="N",
                    help="show every hand after N actions (with --match: the whole state at "
                         "action index N)")
@@ -598,6 +602,10 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
                 "claimed all the remaining tricks" if tricks == -1 else
                 f"claimed {tricks} more tricks")
         return f"  seat {data.get('seat')} {what}: the hand is played out"
+    if kind == "hand_cancelled":
+        why = safe(str(data.get("reason")))
+        return (f"  hand {data.get('hand')} cancelled by the arbiter ({why}): scores back to "
+                f"{data.get('scores')}, dealt anew by seat {data.get('dealer')}")
     if kind == "match_conceded":
         return f"  seat {data.get('seat')}'s side conceded the match: side " \
                f"{data.get('winner')} wins"
@@ -687,11 +695,22 @@ def board_text(board: Scoreboard) -> str:
              "void": bool(h.detail.get("void")), "running": h.scores_after} for h in board.hands]
     lines = [head, scoreboard_text(rows, board.scores, seats)]
     for r in board.rulings:
-        lines.append(f"ruling on hand {r.hand} (version {r.version}): {safe(r.kind)} "
-                     f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}")
-    if board.rulings:
+        lines.append(ruling_text(r))
+    if any(r.kind != "redeal" for r in board.rulings):
         lines.append(f"with rulings: {scores_text(board.adjusted_scores, seats)}")
     return "\n".join(lines)
+
+
+def ruling_text(r: Ruling) -> str:
+    """One ruling as a line of the scoreboard."""
+    rule = f" [{safe(r.rule)}]" if r.rule else ""
+    if r.kind == "redeal":
+        void = ", ".join(str(h) for h in r.hands) or str(r.hand)
+        return (f"ruling on hand {r.hand} (version {r.version}): redeal: hand(s) {void} "
+                f"cancelled, hand {r.hand} dealt anew (commitment {safe(r.commitment[:16])}"
+                f"...): {safe(r.reason)}{rule}")
+    return (f"ruling on hand {r.hand} (version {r.version}): {safe(r.kind)} "
+            f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}{rule}")
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
@@ -775,6 +794,8 @@ def cmd_ruling(args: argparse.Namespace) -> int:
             ref=args.ref, grades=[g.strip() for g in args.grades.split(",") if g.strip()])
     _emit(args, {"match_id": args.match, "hand": args.hand, "kind": args.kind,
                  "adjust": adjust, "version": version, "reason": args.reason},
+          f"hand {args.hand} cancelled and dealt anew (match version {version})"
+          if args.kind == "redeal" else
           f"ruling recorded on hand {args.hand} (match version {version}): {args.kind}, "
           f"scores adjusted by {', '.join(f'{a:+d}' for a in adjust)}")
     return 0
@@ -885,7 +906,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             _print("result: " + "\n  ".join(result_lines(table.game, report["result"], table)))
     else:
         err = report.get("error") or {}
-        where = "".join(f" {k} {err[k]}" for k in ("hand", "index", "seat") if k in err)
+        where = "".join(f" {k} {err[k]}" for k in ("cancelled", "hand", "index", "seat")
+                        if k in err)
         _print(f"not ok:{where} {err.get('action', '')} {err.get('reason', '')}: "
                f"{err.get('message', 'a pack does not match its commitment')}".replace("  ", " "),
                err=True)
@@ -918,15 +940,18 @@ def _verify_chain(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    if args.match and not args.file and not args.html and not args.local:
+    if args.match and not args.file and not args.html and not args.local \
+            and not args.cancelled:
         return _server_replay(args)
     data, players = _record_source(args)
-    hand = hand_of(data, args.hand)
+    hand = hand_of(data, args.hand, cancelled=args.cancelled)
     rep = replay(hand)
     if args.html:
         from referee.rules.render import render_hand
 
         number = args.hand or len(data.get("hands", [])) or 1
+        if args.cancelled:
+            number = f"{hand.get('hand')} (cancelled deal {args.hand or 'last'})"
         title = f"{rep.game.capitalize()} — hand {number}" + (
             f" of match {args.match}" if args.match else "")
         args.html.write_text(render_hand(rep, players=players, title=title), encoding="utf-8")
@@ -938,6 +963,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
                      "tricks": rep.tricks, "result": rep.result, "error": rep.error})
         return 1 if rep.error else 0
     _print(f"{rep.game} hand, dealer seat {rep.dealer}")
+    if args.cancelled:
+        _print(f"  cancelled by the arbiter and dealt anew: {safe(str(hand.get('reason')))}"
+               + (f" [{safe(str(hand['rule']))}]" if hand.get("rule") else ""))
     for seat, cards in enumerate(rep.hands):
         _print(f"  {seat_name(seat, players)}: {cards_text(cards)}")
     if rep.stock:

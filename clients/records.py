@@ -33,19 +33,22 @@ def load_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def hand_of(data: dict[str, Any], hand: int | None = None) -> dict[str, Any]:
+def hand_of(data: dict[str, Any], hand: int | None = None, *, cancelled: bool = False
+            ) -> dict[str, Any]:
     """A stand-alone ``referee.hand/v1`` record: ``data`` itself, or hand ``hand`` (from 1;
-    default the last) of a match record."""
+    default the last) of a match record (``cancelled``: of its cancelled deals, in order)."""
     if data.get("format") == hr.HAND_FORMAT:
         return data
     if data.get("format") != hr.MATCH_FORMAT:
         raise RecordProblem(f"format must be {hr.HAND_FORMAT!r} or {hr.MATCH_FORMAT!r}")
-    hands = data.get("hands") or []
+    hands = data.get("cancelled" if cancelled else "hands") or []
     if not hands:
-        raise RecordProblem("the match record has no finished hand")
+        raise RecordProblem("the match record has no cancelled deal" if cancelled
+                            else "the match record has no finished hand")
     index = len(hands) if hand is None else hand
     if not 1 <= index <= len(hands):
-        raise RecordProblem(f"no hand {index}: the record has hands 1..{len(hands)}")
+        what = "cancelled deal" if cancelled else "hand"
+        raise RecordProblem(f"no {what} {index}: the record has {what}s 1..{len(hands)}")
     out = {"format": hr.HAND_FORMAT, "game": data.get("game"), "rules": data.get("rules", {})}
     out.update(hands[index - 1])
     return out

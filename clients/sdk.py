@@ -212,7 +212,9 @@ class Fact:
 
     @classmethod
     def from_pb(cls, fact: pb.Fact) -> Fact:
-        return cls(FACT_KINDS.get(fact.kind, "unspecified"), json.loads(fact.json or "{}"))
+        data = json.loads(fact.json or "{}")
+        # A kind the enum does not name (seat_substituted, hand_cancelled): the data's own.
+        return cls(FACT_KINDS.get(fact.kind) or str(data.get("kind", "unspecified")), data)
 
 
 @dataclass(frozen=True)
@@ -387,17 +389,23 @@ class Rejection:
 
 @dataclass(frozen=True)
 class Ruling:
-    """An auditor's ruling: ``adjust`` is added to each side's score."""
+    """An auditor's ruling: ``adjust`` is added to each side's score. A ``redeal`` (the hand
+    cancelled and dealt anew) adjusts nothing: ``commitment`` is the new deal's, ``hands``
+    the hands whose deals it cancelled."""
 
     hand: int
     kind: str
     adjust: list[int]
     reason: str
     version: int
+    rule: str = ""
+    commitment: str = ""
+    hands: tuple[int, ...] = ()
 
     @classmethod
     def from_pb(cls, r: ppb.Ruling) -> Ruling:
-        return cls(r.hand, r.kind, list(r.adjust), r.reason, r.version)
+        return cls(r.hand, r.kind, list(r.adjust), r.reason, r.version, r.rule, r.commitment,
+                   tuple(r.hands))
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from referee.domain.errors import (
     ViewNotReadyError,
 )
 from referee.domain.match import Match
-from referee.domain.result import match_result, ruling_entry
+from referee.domain.result import cancellation, match_result, record_rulings
 from referee.integrity import (
     StoredMatchEvent,
     check_links,
@@ -43,7 +43,7 @@ from referee.integrity import (
 from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
 from referee.rules.errors import RulesError
 from referee.rules.game import VERB_BASE
-from referee.rules.handrecord import HandRecord, MatchRecord
+from referee.rules.handrecord import CancelledDeal, HandRecord, MatchRecord
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
 
@@ -297,9 +297,16 @@ class Queries:
         record = MatchRecord(game=game.name, rules=game.rules_class.from_dict(m["rules"]),
                              players=tuple(m["players"]), hands=tuple(hands), result=result,
                              match_id=m["match_id"],
-                             rulings=tuple(ruling_entry(r) for r in rulings),
-                             substitutions=tuple(m.get("substitutions", ())))
+                             rulings=record_rulings(rulings),
+                             substitutions=tuple(m.get("substitutions", ())),
+                             cancelled=tuple(self._cancelled(m, c)
+                                             for c in m.get("cancelled", ())))
         return record.to_json()
+
+    def _cancelled(self, m: Doc, c: Doc) -> CancelledDeal:
+        """A deal a ``redeal`` ruling cancelled, as the match record lists it."""
+        return CancelledDeal(c["hand"], self._record(m, c), cancellation(
+            c["cards"], c["commitment"], c["nonce"], c["reason"], c["rule"], c.get("replay")))
 
     def tournament_export(self, tournament_id: UUID, token: str) -> Iterator[str]:
         """NDJSON: one ``referee.match/v1`` record (finished hands) per attached match."""

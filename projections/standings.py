@@ -9,7 +9,8 @@ its matches' summaries (what the standings projection stores).
   table.
   For each such hand finished at two or more tables, side ``i``'s *net* at a table is
   ``(n - 1) * p_i - sum(p_others)`` (for two sides: own points minus the opponents'), with
-  ``p`` the hand's points plus any ruling on that hand. Side ``i``'s comparison at table
+  ``p`` the hand's points plus any ruling on that hand (a hand a ``redeal`` ruling dealt anew
+  holds other cards at that table: the table is left out). Side ``i``'s comparison at table
   ``t`` is the sum over the other tables ``u`` of ``net_i(t) - net_i(u)``: the entrants who
   held the same cards are compared, and the totals are zero-sum. Against the field, as
   duplicate play scores it, each side also gets, per other table, ``matchpoints`` (2 when its
@@ -28,8 +29,10 @@ from referee.rules.registry import find_game
 
 
 def _hand_points(summary: dict[str, Any], hand: int) -> list[int] | None:
+    """Hand ``hand``'s points with its rulings, or None (not finished, or dealt anew after
+    a ``redeal``: no longer the board's cards, so left out of the comparison)."""
     points = summary["hands"].get(str(hand))
-    if points is None:
+    if points is None or hand in summary.get("redealt", ()):
         return None
     out = list(points)
     for r in summary["rulings"]:

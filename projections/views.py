@@ -23,7 +23,7 @@ from projections.store import Doc, DocView
 from referee.domain.chain import event_hash
 from referee.domain.clock import Clock, TimeControl
 from referee.domain.match import Match
-from referee.domain.result import match_result
+from referee.domain.result import REDEAL, match_result
 from referee.domain.tournament import Tournament
 from referee.rules.game import sides_of
 from referee.rules.registry import find_game
@@ -50,6 +50,7 @@ CLOCK_RESUMED = Match.ClockResumed
 CLAIM_ACCEPTED = Match.ClaimAccepted
 MATCH_CONCEDED = Match.MatchConceded
 SEAT_SUBSTITUTED = Match.SeatSubstituted
+HAND_CANCELLED = Match.HandCancelled
 CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
@@ -57,7 +58,8 @@ MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
 TOURNAMENT_FINALIZED = _event_class(Tournament, "ResultsFinalized")
 MATCH_FINALIZED = Match.ResultsFinalized
 MATCH_EVENTS = (MATCH_CREATED, HAND_DEALT, ACTION_TAKEN, HAND_SCORED, MATCH_ENDED,
-                RULING_RECORDED, TIME_CONTROLLED, TIMED_OUT, CLOCK_PAUSED, CLOCK_RESUMED)
+                RULING_RECORDED, TIME_CONTROLLED, TIMED_OUT, CLOCK_PAUSED, CLOCK_RESUMED,
+                HAND_CANCELLED)
 TOURNAMENT_EVENTS = (TOURNAMENT_CREATED, ENTRANT_REGISTERED, MATCH_ATTACHED)
 
 
@@ -110,6 +112,24 @@ class RulingRecorded(StoredEvent, Protocol):
     adjust: list[int]
     reason: str
     by: str
+
+
+class HandCancelled(StoredEvent, Protocol):
+    hand: int
+    hands: list[int]
+    reason: str
+    rule: str
+    by: str
+    scores: list[int]
+    dealer: int
+
+
+def _redeal(e: HandCancelled) -> Doc:
+    """The ``redeal`` ruling a ``HandCancelled`` event records, as the views keep rulings
+    (it adjusts no score: ``referee.domain.result``)."""
+    return {"hand": e.hand, "kind": REDEAL, "adjust": [0] * len(e.scores), "reason": e.reason,
+            "by": e.by, "version": e.originator_version, "time": _ts(e), "rule": e.rule,
+            "ref": 0, "hands": list(e.hands)}
 
 
 class TournamentCreated(StoredEvent, Protocol):
@@ -190,6 +210,8 @@ class ScoreboardProjection(Projection[DocView]):
     @process_event.register(HAND_DEALT)
     def _(self, e: HandDealt, tracking: Tracking) -> None:
         doc = self._doc(e)
+        if doc.pop("redealing", False):  # the replay of a cancelled hand: its commitment
+            doc["rulings"][-1]["commitment"] = e.commitment
         doc.update(hand=e.hand, dealer=e.dealer, to_act=getattr(e, "to_act", None),
                    tricks=0, hand_state="playing")
         _tick(doc, e, lambda clock: clock.turn_begins(e.timestamp))
@@ -295,6 +317,14 @@ class ScoreboardProjection(Projection[DocView]):
                 h["rulings"].append(ruling)
         self._save(doc, tracking)
 
+    @process_event.register(HAND_CANCELLED)
+    def _(self, e: HandCancelled, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["hands"] = [h for h in doc["hands"] if h["hand"] not in e.hands]
+        doc["rulings"].append(_redeal(e))
+        doc.update(scores=list(e.scores), dealer=e.dealer, to_act=None, redealing=True)
+        self._save(doc, tracking)
+
 
 def _tick(doc: Doc, e: Any, change: Callable[[Clock], None]) -> None:
     """Apply ``change`` to the clock a scoreboard document keeps (if the match is timed)."""
@@ -338,13 +368,36 @@ class HandsProjection(Projection[DocView]):
     def _(self, e: HandDealt, tracking: Tracking) -> None:
         m = self._match(e)
         m["hands"] = e.hand
+        redeal = m.pop("redealing", None)  # the replay of a cancelled hand
+        if redeal is not None:
+            redeal["commitment"] = e.commitment
+            m["rulings"][-1] = redeal  # the HandCancelled's, just before
+            m["cancelled"][-len(redeal["hands"])]["replay"] = e.commitment
         self.view.put("match", m["match_id"], m)
         self.view.put("hand", self._key(e.originator_id, e.hand), {
             "match_id": m["match_id"], "hand": e.hand, "dealer": e.dealer,
             "cards": list(e.cards), "nonce": e.nonce, "commitment": e.commitment,
             "actions": [], "result": None, "scores": None, "finished": False,
-            "started": _ts(e), "ended": None, "rulings": [],
+            "started": _ts(e), "ended": None, "rulings": [] if redeal is None else [redeal],
         }, parent=m["match_id"])
+        self.view.commit(tracking)
+
+    @process_event.register(HAND_CANCELLED)
+    def _(self, e: HandCancelled, tracking: Tracking) -> None:
+        """The hands of a ``redeal`` ruling are void: their rows move to the match's
+        ``cancelled`` deals (the record lists them apart); the replay gets a new row."""
+        m = self._match(e)
+        ruling = _redeal(e)
+        for n in e.hands:
+            key = self._key(e.originator_id, n)
+            doc = self.view.get("hand", key)
+            if doc is not None:
+                doc.update(reason=e.reason, rule=e.rule, cancelled=e.originator_version)
+                m.setdefault("cancelled", []).append(doc)
+                self.view.delete("hand", key)
+        m.setdefault("rulings", []).append(ruling)
+        m.update(hands=e.hand - 1, redealing=ruling)
+        self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
     def _hand(self, e: StoredEvent, hand: int | None = None) -> Doc:
@@ -485,6 +538,15 @@ class StandingsProjection(Projection[DocView]):
         doc = self._summary(e)
         doc["rulings"].append({"hand": e.hand, "kind": e.kind, "adjust": list(e.adjust),
                                "reason": e.reason})
+        self._save_summary(doc, tracking)
+
+    @process_event.register(HAND_CANCELLED)
+    def _(self, e: HandCancelled, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        for n in e.hands:  # void; dealt anew, off the board's cards (no comparison)
+            doc["hands"].pop(str(n), None)
+        doc["redealt"] = sorted({*doc.get("redealt", []), *e.hands})
+        doc["scores"] = list(e.scores)
         self._save_summary(doc, tracking)
 
     @process_event.register(TIMED_OUT)

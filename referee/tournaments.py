@@ -28,11 +28,12 @@ from referee.domain.errors import (
     TournamentNotFoundError,
 )
 from referee.domain.match import Match
+from referee.domain.result import REDEAL
 from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
 
 RULING_KINDS = ("penalty", "annul", "correction", "artificial", "weighted", "withdraw", "amend",
-                "appeal")
+                "appeal", REDEAL)
 #: Artificial scores: a share of the hand's points as played (duplicate play's A+, A, A-).
 GRADES = {"average_plus": 60, "average": 50, "average_minus": 40}
 #: Most points one ruling may take from or add to a side: far beyond any game's scores, and
@@ -55,7 +56,9 @@ def record_ruling(
     40% of the hand's points as played), ``weighted`` (``points``: each side's percentage of
     the hand's points, summing to 100), ``withdraw`` (undo the ruling at version ``ref``),
     ``amend`` (the ruling at ``ref`` should have adjusted by ``points``), ``appeal``
-    (``points`` added; the only kind once the results are final). ``rule``: the rule or
+    (``points`` added; the only kind once the results are final), ``redeal`` (the hand in
+    progress, or the last scored hand while the match goes on, is cancelled and dealt anew
+    at once: ``Match.cancel_hand``; the version answered is the new deal's). ``rule``: the rule or
     regulation cited. ``command_id``: an idempotency key (a retry is applied once and
     answered the same; the key for another ruling: COMMAND_ID_REUSED).
     """
@@ -78,11 +81,15 @@ def record_ruling(
                 raise CommandIdReusedError(
                     f"command id {command_id!r} was used for another ruling (hand "
                     f"{done['hand']}, {done['kind']})", commandId=command_id)
-            return done["version"], list(done["adjust"]), True
+            return done.get("replay", done)["version"], list(done["adjust"]), True
         if match.results_final and kind != "appeal":
             raise ResultsFinalError(
                 "the match's result is final (its tournament closed the correction window): "
                 "only an appeal ruling may change it", kind=kind)
+        if kind == REDEAL:
+            match.cancel_hand(hand, reason.strip(), rule.strip(), command_id=command_id)
+            app.deal_next(match)
+            return match.version, [0] * len(match.match_state.scores), False
         on, adjust = _adjustment(app, match, hand, kind, points, ref, grades or [])
         match.record_ruling(on, kind, adjust, reason.strip(), command_id=command_id,
                             rule=rule.strip(), ref=ref)
@@ -102,6 +109,9 @@ def _adjustment(app: Referee, match: Match, hand: int, kind: str, points: list[i
         if earlier is None or ref <= 0:
             raise InvalidRulingError(f"{kind} names the ruling it changes: ref must be the "
                                      f"version of a ruling of this match, not {ref}", ref=ref)
+        if earlier["kind"] == REDEAL:
+            raise InvalidRulingError(f"the ruling at version {ref} cancelled a hand, which "
+                                     "was dealt anew: a redeal cannot be undone", ref=ref)
         if any(r["ref"] == ref for r in match.rulings if r["kind"] in ("withdraw", "amend")):
             raise InvalidRulingError(f"the ruling at version {ref} was already withdrawn or "
                                      "amended: change the newer ruling", ref=ref)
@@ -194,13 +204,19 @@ def finalize_results(app: Referee, token: str, tournament_id: UUID, command_id: 
 def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
     """How much hand ``hand`` changed the match scores (from the HandScored events)."""
     before: list[int] = [0] * len(match.match_state.scores)
+    effect: list[int] | None = None
     for e in app.repository.event_store.get(match.id, lte=match.version):
-        if isinstance(e, Match.HandScored):
+        if isinstance(e, Match.HandCancelled):  # a redeal: the hands from e.hand on are void
+            before = list(e.scores)
+            effect = None if e.hand <= hand else effect
+        elif isinstance(e, Match.HandScored):
             scores = list(e.scores)
             if e.hand == hand:
-                return [a - b for a, b in zip(scores, before, strict=True)]
+                effect = [a - b for a, b in zip(scores, before, strict=True)]
             before = scores
-    raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    if effect is None:
+        raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
+    return effect
 
 
 # -- tournaments -----------------------------------------------------------------------------

@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from referee.domain.deal import commitment
 from referee.domain.result import match_result
+from referee.rules.cards import parse_card
 from referee.rules.errors import RecordError
-from referee.rules.game import forfeit_winner
+from referee.rules.game import MatchState, forfeit_winner
 from referee.rules.handrecord import (
     HandRecord,
     MatchRecord,
@@ -109,6 +111,7 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
     hands_out: list[dict[str, Any]] = []
     out: dict[str, Any] = {"ok": True, "hands": hands_out}
     match = None
+    befores: list[MatchState] = []  # the match before each position of ``hands``
     for h, hand in enumerate(record.hands):
         if match is None:
             match = game.new_match(record.rules, hand.dealer)
@@ -122,6 +125,7 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
                 f"hand {h} is dealt by seat {hand.dealer}, but the deal passes to seat "
                 f"{match.dealer}",
             )
+        befores.append(match)
         code, report, replay = _verify_hand(hand, legal)
         report["hand"] = h
         hands_out.append(report)
@@ -134,6 +138,13 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
                 return ILLEGAL, _fail(out, h, "HAND_UNFINISHED", f"hand {h} is not finished")
             break
         match = game.after_hand(match, replay.result, record.rules)
+    if match is not None and not match.over:
+        befores.append(match)  # before the next hand (dealt anew, not finished)
+    elif match is None and record.cancelled:  # hand 1 dealt anew, not finished
+        befores.append(game.new_match(record.rules, record.cancelled[0].record.dealer))
+    code = _verify_cancelled(record, befores, out, legal)
+    if code != OK:
+        return code, out
     played = match_state_json(match) if match else None
     forfeit = record.result.get("forfeit") if record.result is not None else None
     if forfeit is not None and match is not None:
@@ -154,6 +165,62 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
         if problem:
             return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
     return OK, out
+
+
+def _verify_cancelled(record: MatchRecord, befores: list[MatchState], out: dict[str, Any],
+                      legal: bool) -> int:
+    """Check the record's cancelled deals (``docs/hand-record.md``): each was dealt by the
+    dealer due at its position (after a scored deal cancelled with it: the dealer that deal's
+    result passed the deal to), its actions are legal, and its pack matches its deal and its
+    commitment. They count for nothing in the result."""
+    game = find_game(record.game)
+    reports: list[dict[str, Any]] = []
+    prev: tuple[int, MatchState, Any] | None = None  # the last one: position, before, result
+    for i, c in enumerate(record.cancelled):
+        if prev is not None and prev[0] == c.hand - 1 and prev[2] is not None:
+            before = game.after_hand(prev[1], prev[2], record.rules)  # dealt after it
+        elif c.hand <= len(befores):
+            before = befores[c.hand - 1]
+        else:
+            return _cancelled_fail(out, i, "HAND_NOT_FOUND",
+                                   f"cancelled[{i}] names hand {c.hand}, after the match ended")
+        if c.record.dealer != before.dealer:
+            return _cancelled_fail(
+                out, i, "WRONG_DEALER", f"cancelled[{i}] is dealt by seat {c.record.dealer}, "
+                f"but hand {c.hand} is dealt by seat {before.dealer}")
+        code, report, replay = _verify_hand(c.record, legal)
+        report["hand"] = c.hand
+        reports.append(report)
+        out["cancelled"] = reports
+        if code != OK:
+            return _cancelled_fail(out, i, report["error"]["reason"], report["error"]["message"])
+        problem = _pack_problem(game, c)
+        if problem:
+            return _cancelled_fail(out, i, "COMMITMENT_MISMATCH", problem)
+        prev = (c.hand, before, replay.result)
+    return OK
+
+
+def _pack_problem(game: Any, c: Any) -> str | None:
+    """What is wrong with a cancelled deal's pack and commitment (None: they hold, or the
+    record gives no pack)."""
+    pack = c.about.get("pack")
+    if pack is None:
+        return None
+    deal = game.deal([parse_card(x) for x in pack], c.record.dealer)
+    held = [sorted(h) for h in deal.hands] != [sorted(h) for h in c.record.deal.hands]
+    if held or deal.stock != c.record.deal.stock:
+        return "its pack, dealt, does not give its deal"
+    given = c.about.get("commitment")
+    if given is not None and commitment(str(c.about.get("nonce", "")), pack) != given:
+        return "its pack and nonce do not hash to its commitment"
+    return None
+
+
+def _cancelled_fail(out: dict[str, Any], index: int, reason: str, message: str) -> int:
+    out["ok"] = False
+    out["error"] = {"cancelled": index, "reason": reason, "message": message}
+    return ILLEGAL
 
 
 def _forfeited(game: Any, match: Any, seat: object) -> str | None:

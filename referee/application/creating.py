@@ -28,12 +28,11 @@ from referee.rules.registry import find_game
 
 
 def deal_next(match: Match, entropy: bytes = b"") -> None:
-    """Deal the match's next hand: its fixed deal, else a pack shuffled with a key from
-    ``secrets`` mixed with ``entropy`` (not committed: the caller commits it)."""
-    n = len(match.hands)
-    if n < len(match.fixed_deals):
-        cards = match.fixed_deals[n]
-    else:
+    """Deal the match's next hand: its fixed deal (unless a deal of it was cancelled), else
+    a pack shuffled with a key from ``secrets`` mixed with ``entropy`` (not committed: the
+    caller commits it)."""
+    cards = match.fixed_pack(len(match.hands) + 1)
+    if cards is None:
         key = hashlib.sha256(secrets.token_bytes(32) + entropy).digest()
         cards = shuffle([CARD_NAMES[c] for c in match.game.pack], key)
     match.deal(cards, secrets.token_hex(16))

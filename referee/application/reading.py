@@ -25,6 +25,7 @@ from referee.domain.facts import (
     CLAIM_ACCEPTED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
+    HAND_CANCELLED,
     HAND_DEALT,
     HAND_ENDED,
     MATCH_CONCEDED,
@@ -33,11 +34,11 @@ from referee.domain.facts import (
     TIMED_OUT,
 )
 from referee.domain.match import HandLog, Match
-from referee.domain.result import match_result, ruling_entry
+from referee.domain.result import cancellation, match_result, record_rulings
 from referee.rejections import Rejection
 from referee.rules.cards import parse_card
 from referee.rules.game import JSON, is_public
-from referee.rules.handrecord import HandRecord, MatchRecord
+from referee.rules.handrecord import CancelledDeal, HandRecord, MatchRecord
 
 Update = tuple[list[PublicEvent], View | None, int]
 
@@ -89,9 +90,10 @@ class Reading:
             record = MatchRecord(
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
                 hands=tuple(hands), result=result, match_id=str(match.id),
-                rulings=tuple(ruling_entry(r) for r in match.rulings),
+                rulings=record_rulings(match.rulings),
                 substitutions=tuple({k: v for k, v in r.items() if k != "version"}
                                     for r in match.substitutions),
+                cancelled=tuple(_cancelled_deal(match, h) for h in match.cancelled_hands),
             )
             return record.to_json(), match.over
 
@@ -196,6 +198,11 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
             fact = {"kind": SEAT_SUBSTITUTED, "seat": e.seat, "player": e.player,
                     "previous": e.previous}
             out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.HandCancelled):
+            fact = {"kind": HAND_CANCELLED, "hand": e.hand, "hands": list(e.hands),
+                    "reason": e.reason, "rule": e.rule, "scores": list(e.scores),
+                    "dealer": e.dealer}
+            out.append(PublicEvent(v, e.hand, None, "", [fact]))
         elif isinstance(e, Match.HandScored):
             fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
                     "scores": e.scores}
@@ -225,6 +232,17 @@ def _hand(match: Match, hand: int, who: Principal) -> HandLog:
     if log.result is None and who.role is not Role.AUDITOR:
         raise HandNotFinishedError(f"hand {hand} is not over yet", hand=hand)
     return log
+
+
+def _cancelled_deal(match: Match, log: HandLog) -> CancelledDeal:
+    """A deal a ``redeal`` ruling cancelled, as the match record lists it: over, so shown
+    like any finished hand (a duplicate board's stays hidden while other tables play it)."""
+    ruling = log.cancelled
+    assert ruling is not None
+    replay = ruling.get("replay") if log.number == ruling["hand"] else None
+    return CancelledDeal(log.number, _hand_record(match, log), cancellation(
+        log.cards, log.commitment, log.nonce, ruling["reason"], ruling["rule"],
+        None if replay is None else replay["commitment"]))
 
 
 def _hand_record(match: Match, log: HandLog) -> HandRecord:

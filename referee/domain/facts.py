@@ -18,6 +18,7 @@ CLOCK_RESUMED = "clock_resumed"
 CLAIM_ACCEPTED = "claim_accepted"
 SEAT_SUBSTITUTED = "seat_substituted"
 MATCH_CONCEDED = "match_conceded"
+HAND_CANCELLED = "hand_cancelled"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from referee.domain.errors import (
     ClaimRefusedError,
     ClockPausedError,
     ClockStateError,
+    HandNotFoundError,
+    InvalidRulingError,
     MatchOverError,
 )
 from referee.domain.facts import (
@@ -35,6 +37,7 @@ from referee.domain.facts import (
     MATCH_ENDED,
     fact_json,
 )
+from referee.domain.result import REDEAL
 from referee.rules.cards import parse_card
 from referee.rules.claims import ALL, ClaimError, check_claim, concession_line, in_trick_play
 from referee.rules.game import Game, HandEnded, MatchState, default_action, forfeit_winner
@@ -65,6 +68,10 @@ class HandLog:
     claim: dict[str, Any] | None = None
     """The accepted claim or concession that ended the hand: ``{"seat", "kind", "tricks",
     "version"}``."""
+    before: MatchState | None = None
+    """The match state when the hand was dealt (what a cancellation steps back to)."""
+    cancelled: dict[str, Any] | None = None
+    """The ``redeal`` ruling that cancelled this deal (its hand was dealt anew)."""
 
 
 @dataclasses.dataclass
@@ -179,6 +186,21 @@ class Match(Aggregate):
         rule: str
         ref: int
 
+    class HandCancelled(Event):
+        """The arbiter's ``redeal`` ruling: the deals of ``hands`` (``hand`` and, when it was
+        the last scored hand, the one dealt after it) are void; the match steps back to
+        before ``hand`` (``scores``, and ``dealer`` deals it again); the next event deals the
+        replay, with a new commitment."""
+
+        hand: int
+        hands: list[int]
+        reason: str
+        rule: str
+        by: str
+        command_id: str
+        scores: list[int]
+        dealer: int
+
     class BoardAssigned(Event):
         """The match plays duplicate board ``board`` of tournament ``tournament_id``: its
         fixed deals are played at other tables too."""
@@ -276,6 +298,8 @@ class Match(Aggregate):
         #: Each substitution: ``{"seat", "player", "previous", "hand", "action", "version"}``
         #: (``action``: how many actions of that hand came before it).
         self.substitutions: list[dict[str, Any]] = []
+        #: The deals a ``redeal`` ruling cancelled, in order (their hands were dealt anew).
+        self.cancelled_hands: list[HandLog] = []
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
@@ -520,6 +544,49 @@ class Match(Aggregate):
         self._ruling_recorded(hand=hand, kind=kind, adjust=list(adjust), reason=reason, by=by,
                               command_id=command_id, rule=rule, ref=ref)
 
+    def fixed_pack(self, hand: int) -> list[str] | None:
+        """The fixed pack of hand ``hand`` (duplicate play), unless a deal of that hand was
+        cancelled: its seats have seen those cards, so its replay is shuffled afresh."""
+        if hand > len(self.fixed_deals) or any(h.number == hand for h in self.cancelled_hands):
+            return None
+        return self.fixed_deals[hand - 1]
+
+    def cancel_hand(self, hand: int, reason: str, rule: str = "", by: str = "auditor",
+                    command_id: str = "") -> None:
+        """The ``redeal`` ruling: cancel hand ``hand`` so it is played again with a new deal
+        (the caller deals it at once). ``hand`` is the hand in progress, or the last scored
+        hand while the match goes on: then the hand dealt after it is void too, and the
+        scores, the dealer and the hands played come back to what they were before ``hand``.
+
+        :raises MatchOverError: the match is over (an annul or artificial ruling changes
+            a finished match's result).
+        :raises HandNotFoundError: no such hand.
+        :raises InvalidRulingError: an older hand (later hands were scored after it), or the
+            hand after it is a duplicate board deal its seats have already seen."""
+        if self.over:
+            raise MatchOverError(
+                "the match is over: its hands can no longer be cancelled and replayed (use an "
+                "annul or artificial ruling on a finished match)", matchId=self.id)
+        current = len(self.hands)
+        if not 1 <= hand <= current:
+            raise HandNotFoundError(f"hand {hand} does not exist (hands 1..{current})",
+                                    hand=hand)
+        if hand < current - 1:
+            raise InvalidRulingError(
+                f"only the hand in progress ({current}) or the last scored hand "
+                f"({current - 1}) can be cancelled and replayed: hands were scored after hand "
+                f"{hand} (use an annul or artificial ruling)", hand=hand)
+        if hand < current and self.fixed_pack(current) is not None:
+            raise InvalidRulingError(
+                f"hand {current}, dealt after hand {hand}, is a duplicate board deal its seats "
+                f"have already seen: replaying hand {hand} would spoil it (use an annul or "
+                "artificial ruling)", hand=hand)
+        before = self.hands[hand - 1].before
+        assert before is not None
+        self._hand_cancelled(hand=hand, hands=list(range(hand, current + 1)), reason=reason,
+                             rule=rule, by=by, command_id=command_id,
+                             scores=list(before.scores), dealer=before.dealer)
+
     def assign_board(self, tournament_id: str, board: str) -> None:
         """Record that the match plays this duplicate board (once)."""
         if self.board is None:
@@ -571,12 +638,35 @@ class Match(Aggregate):
             state = game.new_hand(game.deal([parse_card(c) for c in cards], dealer), dealer,
                                   self.rules)
         self.hand_state = state
-        self.hands.append(HandLog(hand, dealer, cards, nonce, commitment, self.version + 1))
+        self.hands.append(HandLog(hand, dealer, cards, nonce, commitment, self.version + 1,
+                                  before=self.match_state))
+        redeal = self.__dict__.pop("_redealing", None)
+        if redeal is not None:  # the replay of a cancelled hand: its new commitment
+            redeal["replay"] = {"version": self.version + 1, "commitment": commitment}
         if self.clock is not None:
             self.clock.turn_begins(self._event_at)
         self._caused(
             {"kind": HAND_DEALT, "hand": hand, "dealer": dealer, "commitment": commitment}
         )
+
+    @event(HandCancelled)
+    def _hand_cancelled(self, hand: int, hands: list[int], reason: str, rule: str, by: str,
+                        command_id: str, scores: list[int], dealer: int) -> None:
+        ruling = {"hand": hand, "kind": REDEAL, "adjust": [0] * len(scores), "reason": reason,
+                  "by": by, "version": self.version + 1, "rule": rule, "ref": 0,
+                  "hands": list(hands)}
+        before = self.hands[hand - 1].before
+        assert before is not None
+        for log in self.hands[hand - 1:]:
+            log.cancelled = ruling
+            self.cancelled_hands.append(log)
+        del self.hands[hand - 1:]
+        self.match_state, self.hand_state, self.last_timeout = before, None, None
+        self.rulings.append(ruling)
+        if command_id:
+            self.ruling_commands[command_id] = ruling
+        self._redealing = ruling
+        self.last_outcome = None
 
     @event(MatchConceded)
     def _match_conceded(self, seat: int, winner: int | None, command_id: str) -> None:

@@ -5,7 +5,9 @@ Rulings add an ``adjust`` per side to the scores as played. The official scores 
 as-played scores plus every adjustment. Once the match is over its official winner is:
 the side a forfeit names (a forfeit on time decides the match whatever the scores); else,
 without rulings, the rules' winner; else the one side with the highest official score (a tie
-is a draw: no winner).
+is a draw: no winner). A ``redeal`` ruling (a hand cancelled and dealt anew) changes no
+score: it is not counted here, and a match record lists it under ``cancelled``, not
+``rulings``.
 """
 
 from __future__ import annotations
@@ -13,11 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+#: The kind of the ruling that cancels a hand and deals it anew (``Match.cancel_hand``).
+REDEAL = "redeal"
+
+
+def score_rulings(rulings: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rulings that adjust scores (every kind but ``redeal``)."""
+    return [r for r in rulings if r.get("kind") != REDEAL]
+
 
 def adjusted(scores: Sequence[int], rulings: Sequence[Mapping[str, Any]]) -> list[int]:
     """The scores with every ruling's ``adjust`` added."""
     out = list(scores)
-    for r in rulings:
+    for r in score_rulings(rulings):
         out = [a + b for a, b in zip(out, r["adjust"], strict=True)]
     return out
 
@@ -26,7 +36,7 @@ def official_winner(scores: Sequence[int], winner: int | None,
                     rulings: Sequence[Mapping[str, Any]], forfeit: object = None
                     ) -> int | None:
     """The winner of a finished match after rulings (see the module docstring)."""
-    if forfeit is not None or not rulings:
+    if forfeit is not None or not score_rulings(rulings):
         return winner
     final = adjusted(scores, rulings)
     best = max(final)
@@ -55,3 +65,21 @@ def ruling_entry(ruling: Mapping[str, Any]) -> dict[str, Any]:
     reason."""
     return {"hand": ruling["hand"], "kind": ruling["kind"], "adjust": list(ruling["adjust"]),
             "reason": ruling["reason"]}
+
+
+def record_rulings(rulings: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The ``rulings`` of a match record: the score rulings (a redeal is in ``cancelled``)."""
+    return tuple(ruling_entry(r) for r in score_rulings(rulings))
+
+
+def cancellation(pack: Sequence[str], commitment: str, nonce: str, reason: str, rule: str,
+                 replay: str | None) -> dict[str, Any]:
+    """What a match record says of a cancelled deal besides its hand record
+    (``docs/hand-record.md``, ``cancelled``): the ``pack`` in the order dealt, its
+    ``commitment`` and ``nonce`` (anyone can check them), the ruling's ``reason`` and
+    ``rule``, and, for the hand ruled on, the commitment its ``replay`` was dealt with."""
+    out: dict[str, Any] = {"pack": list(pack), "commitment": commitment, "nonce": nonce,
+                           "reason": reason, "rule": rule}
+    if replay is not None:
+        out["replay"] = replay
+    return out

@@ -63,6 +63,22 @@ class HandRecord:
 
 
 @dataclasses.dataclass(frozen=True)
+class CancelledDeal:
+    """A deal an arbiter cancelled (a ``redeal`` ruling): the hand at position ``hand`` of
+    the match was dealt anew, so this deal does not count. ``record``: the deal as played
+    until then; ``about``: ``pack`` (the cards in the order dealt), ``commitment`` and
+    ``nonce`` (``sha256(nonce + ":" + " ".join(pack))``), ``reason``, ``rule``, ``replay``
+    (the commitment of the deal that replaced it)."""
+
+    hand: int
+    record: HandRecord
+    about: Mapping[str, JSON] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"hand": self.hand, **self.record.to_json(in_match=True), **self.about}
+
+
+@dataclasses.dataclass(frozen=True)
 class MatchRecord:
     """A whole match: its players and every hand in order."""
 
@@ -80,6 +96,8 @@ class MatchRecord:
     """Players replaced during the match, in order: ``seat``, ``player`` (from then on),
     ``previous``, ``hand`` and ``action`` (how many of that hand's actions came before);
     ``players`` are the players at the end."""
+    cancelled: tuple[CancelledDeal, ...] = ()
+    """The deals cancelled and dealt anew, in order; ``hands`` holds the deals that count."""
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"format": MATCH_FORMAT}
@@ -95,6 +113,8 @@ class MatchRecord:
             out["rulings"] = [dict(r) for r in self.rulings]
         if self.substitutions:
             out["substitutions"] = [dict(r) for r in self.substitutions]
+        if self.cancelled:
+            out["cancelled"] = [c.to_json() for c in self.cancelled]
         if self.result is not None:
             out["result"] = dict(self.result)
         return out
@@ -150,19 +170,51 @@ def read_record(data: object) -> HandRecord | MatchRecord:
         match_id=match_id,
         rulings=_rulings(obj.get("rulings", []), sides_of(game), len(hands)),
         substitutions=_substitutions(obj.get("substitutions", []), game.num_seats),
+        cancelled=_cancelled(game, rules, obj.get("cancelled", []), len(hands)),
     )
+
+
+def _cancelled(game: Game[Any], rules: RuleSet, data: object, hands: int
+               ) -> tuple[CancelledDeal, ...]:
+    """A match record's cancelled deals: each a hand record at a position of ``hands``, or
+    past the last (a replay not finished, the hand dealt after a cancelled scored hand)."""
+    out = []
+    for where, obj in _listed(data, "cancelled", "hand records"):
+        hand = _whole(obj.get("hand"), 1, hands + 2)
+        if hand is None:
+            raise RecordError(f"hand must be a position of hands, 1..{hands + 2}", where)
+        keys = ("commitment", "nonce", "reason", "rule", "replay")
+        about: dict[str, JSON] = {k: obj[k] for k in keys if k in obj}
+        if not all(isinstance(v, str) for v in about.values()):
+            raise RecordError("commitment, nonce, reason, rule and replay must be strings",
+                              where)
+        if "pack" in obj:
+            about["pack"] = [CARD_NAMES[c] for c in _cards(obj["pack"], where + ".pack")]
+        out.append(CancelledDeal(hand, _hand(game, rules, obj, where + "."), about))
+    return tuple(out)
+
+
+def _listed(data: object, name: str, what: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each object of the record's list ``name`` (of ``what``), with where it is."""
+    if not isinstance(data, list):
+        raise RecordError(f"{name} must be a list of {what}", name)
+    for i, item in enumerate(data):
+        where = f"{name}[{i}]"
+        yield where, _object(item, where)
+
+
+def _whole(value: object, lo: int, hi: int) -> int | None:
+    """``value`` if it is a whole number in ``lo..hi`` (not a boolean), else None."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        return None
+    return value
 
 
 def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
     """A match record's substitutions: each names a seat and two players."""
-    if not isinstance(data, list):
-        raise RecordError("substitutions must be a list of objects", "substitutions")
     out = []
-    for i, r in enumerate(data):
-        where = f"substitutions[{i}]"
-        obj = _object(r, where)
-        seat = obj.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+    for where, obj in _listed(data, "substitutions", "objects"):
+        if _whole(obj.get("seat"), 0, seats - 1) is None:
             raise RecordError(f"seat must be 0..{seats - 1}", where)
         if not isinstance(obj.get("player"), str) or not isinstance(obj.get("previous"), str):
             raise RecordError("player and previous must be names", where)
@@ -172,14 +224,10 @@ def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
 
 def _rulings(data: object, sides: int, hands: int) -> tuple[Mapping[str, JSON], ...]:
     """A match record's rulings: each names a hand of the record and adjusts every side."""
-    if not isinstance(data, list):
-        raise RecordError("rulings must be a list of ruling objects", "rulings")
     out = []
-    for i, r in enumerate(data):
-        where = f"rulings[{i}]"
-        obj = _object(r, where)
-        hand, adjust = obj.get("hand"), obj.get("adjust")
-        if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= hands:
+    for where, obj in _listed(data, "rulings", "ruling objects"):
+        adjust = obj.get("adjust")
+        if _whole(obj.get("hand"), 1, hands) is None:
             raise RecordError(f"hand must be a hand of this record, 1..{hands}", where)
         if (not isinstance(adjust, list) or len(adjust) != sides
                 or not all(isinstance(a, int) and not isinstance(a, bool) for a in adjust)):

@@ -39,7 +39,8 @@ def _uuid(text: str, field: str) -> UUID:
 
 def _ruling(r: dict[str, Any]) -> pb.Ruling:
     return pb.Ruling(hand=r["hand"], kind=r["kind"], adjust=r["adjust"], reason=r["reason"],
-                     version=r.get("version", 0), rule=r.get("rule", ""), ref=r.get("ref", 0))
+                     version=r.get("version", 0), rule=r.get("rule", ""), ref=r.get("ref", 0),
+                     commitment=r.get("commitment", ""), hands=r.get("hands", []))
 
 
 def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:

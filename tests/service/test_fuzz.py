@@ -180,7 +180,7 @@ def _populate(world: World) -> None:
             st.sampled_from(["{}", '{"target_score": 3}', "[]", "null", "1e999", "{"])),
         "players": [["ann", "bob", "cy", "di"], ["ann", "bob", "cy"], []],
         "cards": _PACKS,
-        "kind": ["penalty", "annul", "correction"],
+        "kind": ["penalty", "annul", "correction", "redeal"],
         "reason": ["slow play"],
         "points": [[0, 0], [3, 1], [2, 0, 1]],
         "entrant": entrants,

@@ -26,7 +26,7 @@ class WatchScoreboardRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
 
 class Ruling(_message.Message):
-    __slots__ = ("hand", "kind", "adjust", "reason", "version", "rule", "ref")
+    __slots__ = ("hand", "kind", "adjust", "reason", "version", "rule", "ref", "commitment", "hands")
     HAND_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     ADJUST_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,8 @@ class Ruling(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     RULE_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
     hand: int
     kind: str
     adjust: _containers.RepeatedScalarFieldContainer[int]
@@ -41,7 +43,9 @@ class Ruling(_message.Message):
     version: int
     rule: str
     ref: int
-    def __init__(self, hand: _Optional[int] = ..., kind: _Optional[str] = ..., adjust: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ...) -> None: ...
+    commitment: str
+    hands: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, hand: _Optional[int] = ..., kind: _Optional[str] = ..., adjust: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ..., commitment: _Optional[str] = ..., hands: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HandScore(_message.Message):
     __slots__ = ("hand", "dealer", "points", "scores_after", "detail_json", "rulings")
