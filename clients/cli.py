@@ -150,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--organiser-token", default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
                    metavar="TOKEN", help="the server's organiser credential, where it requires "
                    "one (default: $REFEREE_ORGANISER_TOKEN)")
+    p.add_argument("--undo", choices=["off", "consent"],
+                   help="the undo policy (default off): with consent a seat may ask to "
+                        "withdraw its last action (docs/undo.md)")
 
     p = add("join", "take a seat with its token (checks it; --save stores it locally)")
     _match_args(p, seat=False)
@@ -176,6 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="concede the remaining tricks of the hand instead")
     p.add_argument("--concede-match", action="store_true",
                    help="concede the whole match (resign): it ends at once")
+    p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
+
+    p = add("undo", "ask to withdraw your last action (a match whose undo policy is consent); "
+                    "--agree or --refuse answers the other side's request")
+    _match_args(p)
+    answer = p.add_mutually_exclusive_group()
+    answer.add_argument("--agree", action="store_true", help="agree to the pending request")
+    answer.add_argument("--refuse", action="store_true", help="refuse the pending request")
     p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
 
     p = add("watch", "follow a match live (until it ends)")
@@ -480,7 +491,8 @@ def cmd_create(args: argparse.Namespace) -> int:
                                 first_dealer=args.first_dealer, public_spectators=args.public,
                                 fixed_deals=_load_deals(args.deals) if args.deals else (),
                                 organiser_token=args.organiser_token,
-                                time_control=_time_control(args))
+                                time_control=_time_control(args),
+                                policies={"undo": args.undo} if args.undo else None)
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
@@ -575,6 +587,24 @@ def cmd_claim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_undo(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        if args.agree or args.refuse:
+            r = client.answer_undo(args.match, _token(args), args.agree,
+                                   command_id=args.command_id)
+        else:
+            r = client.request_undo(args.match, _token(args), command_id=args.command_id)
+    data = {"version": r.version, "seat": r.seat, "action": r.action, "replayed": r.replayed,
+            "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
+    what = {"undo": "asked to withdraw its last action", "undo:agree": "agreed to the undo",
+            "undo:refuse": "refused the undo"}.get(r.action, r.action)
+    lines = [f"seat {r.seat} {what} (version {r.version})"
+             + (" [replayed]" if r.replayed else "")]
+    lines += [_fact_text(f.kind, f.data) for f in r.facts if f.kind == "action_withdrawn"]
+    _emit(args, data, "\n".join(line for line in lines if line))
+    return 0
+
+
 def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> str:
     """One fact of an event as a line; announcements and results in words (``table``: who
     sits where; unknown: seats by number)."""
@@ -598,6 +628,13 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
                 "claimed all the remaining tricks" if tricks == -1 else
                 f"claimed {tricks} more tricks")
         return f"  seat {data.get('seat')} {what}: the hand is played out"
+    if kind == "undo_requested":
+        return f"  seat {data.get('seat')} asks to withdraw its last action (undo policy)"
+    if kind == "undo_answered":
+        return f"  seat {data.get('seat')} " + ("agreed" if data.get("agree") else "refused")
+    if kind == "action_withdrawn":
+        return f"  seat {data.get('seat')}'s action {data.get('index')} is withdrawn: " \
+               f"seat {data.get('seat')} is to act again"
     if kind == "match_conceded":
         return f"  seat {data.get('seat')}'s side conceded the match: side " \
                f"{data.get('winner')} wins"
@@ -1158,7 +1195,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "games": cmd_games, "create": cmd_create, "join": cmd_join, "show": cmd_show,
-    "legal": cmd_legal, "act": cmd_act, "claim": cmd_claim, "watch": cmd_watch,
+    "legal": cmd_legal, "act": cmd_act, "claim": cmd_claim, "undo": cmd_undo,
+    "watch": cmd_watch,
     "scoreboard": cmd_scoreboard,
     "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
     "clocks": cmd_clocks, "substitute": cmd_substitute,

@@ -55,6 +55,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "GetMatchRecord"), (_REFEREE, "VerifyDeal"), (_REFEREE, "ListRejections"),
     (_REFEREE, "SubmitAction"),  # its command_id makes it idempotent
     (_REFEREE, "SubmitClaim"), (_REFEREE, "Concede"),  # so do theirs
+    (_REFEREE, "RequestUndo"), (_REFEREE, "AnswerUndo"),
     (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
     (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
     (_TOURNAMENTS, "GetStandings"),
@@ -276,6 +277,9 @@ class View:
     players: list[str]
     deal_commitment: str
     clock: Clock | None = None
+    undo: dict[str, Any] | None = None
+    """The pending undo request: ``seat``, ``index``, ``action`` ("hidden" when the caller
+    may not see it), ``agreed_sides``, ``version`` (docs/undo.md)."""
 
     @classmethod
     def from_pb(cls, v: pb.GetViewResponse) -> View:
@@ -288,6 +292,9 @@ class View:
             state=json.loads(v.state_json or "{}"), players=list(v.players),
             deal_commitment=v.deal_commitment,
             clock=Clock.from_pb(v.clock) if v.HasField("clock") else None,
+            undo=({"seat": v.undo.seat, "index": v.undo.index, "action": v.undo.action,
+                   "agreed_sides": list(v.undo.agreed_sides), "version": v.undo.version}
+                  if v.HasField("undo") else None),
         )
 
     @property
@@ -723,11 +730,13 @@ class RefereeClient:
         fixed_deals: Sequence[Sequence[str]] = (), first_dealer: int | None = None,
         public_spectators: bool = False, organiser_token: str = "",
         time_control: dict[str, Any] | None = None,
+        policies: dict[str, str] | None = None,
     ) -> CreatedMatch:
         """Create a match (not retried: a retry could create a second one).
         ``organiser_token``: the server's organiser credential, where it requires one.
         ``time_control``: ``action_ms``, ``bank_ms``, ``increment_ms``, ``lag_ms`` and
-        ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md."""
+        ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md. ``policies``: the
+        table policies, e.g. ``{"undo": "consent"}`` (docs/undo.md)."""
         request = pb.CreateMatchRequest(
             game=game, rules_json=json.dumps(rules) if rules else "", players=list(players),
             seed_entropy=seed_entropy,
@@ -736,6 +745,8 @@ class RefereeClient:
         )
         if time_control is not None:
             request.time_control.CopyFrom(_time_control(time_control))
+        if policies is not None:
+            request.policies.CopyFrom(pb.TablePolicies(**policies))
         if first_dealer is not None:
             request.first_dealer = first_dealer
         return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request))
@@ -777,6 +788,23 @@ class RefereeClient:
         request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id,
                                     match=whole_match)
         return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
+
+    def request_undo(self, match_id: str, token: str, *, command_id: str | None = None
+                     ) -> ActionResult:
+        """Ask to withdraw the token's seat's last action (a match whose undo policy is
+        ``consent``): the clocks stop until the other sides answer (docs/undo.md)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.RequestUndoRequest(match_id=match_id, token=token, command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.RequestUndo, request), command_id)
+
+    def answer_undo(self, match_id: str, token: str, agree: bool, *,
+                    command_id: str | None = None) -> ActionResult:
+        """Answer the pending undo request for the token's seat's side: ``agree`` or
+        refuse. The last agreement withdraws the action (docs/undo.md)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.AnswerUndoRequest(match_id=match_id, token=token, agree=agree,
+                                       command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.AnswerUndo, request), command_id)
 
     def substitute_player(self, token: str, match_id: str, seat: int, player: str
                           ) -> tuple[str, int]:

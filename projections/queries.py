@@ -246,6 +246,11 @@ class Queries:
                 items.append({"time": r.time, "type": "rejection", "seat": r.seat,
                               "action": r.action, "reason": r.reason, "rule": r.rule,
                               "message": r.message})
+        for u in h.get("undo", ()):  # requests and answers (docs/undo.md)
+            items.append({k: v for k, v in u.items() if k != "version"})
+        for w in h.get("withdrawn", ()):
+            items.append({"time": w["time"], "type": "withdrawn", "index": w["index"],
+                          "seat": w["seat"], "action": w["action"]})
         for t in h.get("timeouts", ()):
             items.append({"time": t["time"], "type": "timeout", "seat": t["seat"],
                           "policy": t["policy"], "deadline": t["deadline"],
@@ -264,6 +269,8 @@ class Queries:
             actions=tuple((s, a) for s, a, _ in h["actions"]), result=h["result"],
             timeouts=tuple(t["index"] for t in h.get("timeouts", ()) if t["index"] is not None),
             claimed=tuple(h.get("claimed", ())),
+            withdrawn=tuple({"index": w["index"], "seat": w["seat"], "action": w["action"]}
+                            for w in h.get("withdrawn", ())),
         )
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> Doc:

@@ -25,7 +25,7 @@ from referee.domain.clock import Clock, TimeControl
 from referee.domain.match import Match
 from referee.domain.result import match_result
 from referee.domain.tournament import Tournament
-from referee.rules.game import sides_of
+from referee.rules.game import side_of, sides_of
 from referee.rules.registry import find_game
 
 
@@ -51,6 +51,10 @@ CLAIM_ACCEPTED = Match.ClaimAccepted
 MATCH_CONCEDED = Match.MatchConceded
 SEAT_SUBSTITUTED = Match.SeatSubstituted
 CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
+POLICIES_SET = Match.PoliciesSet
+UNDO_REQUESTED = Match.UndoRequested
+UNDO_ANSWERED = Match.UndoAnswered
+ACTION_WITHDRAWN = Match.ActionWithdrawn
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
@@ -200,7 +204,9 @@ class ScoreboardProjection(Projection[DocView]):
     def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc["to_act"] = getattr(e, "to_act", None)
-        doc["tricks"] = doc.get("tricks", 0) + sum(f["kind"] == "trick_taken" for f in e.facts)
+        taken = sum(f["kind"] == "trick_taken" for f in e.facts)
+        doc["tricks"] = doc.get("tricks", 0) + taken
+        doc["last_tricks"] = taken  # taken back if the action is withdrawn
         if not isinstance(e, CLAIM_LINE_ACTION):  # a claim's line is on no one's clock
             _tick(doc, e, lambda clock: clock.acted(e.seat, e.timestamp))
         self._save(doc, tracking)
@@ -217,6 +223,39 @@ class ScoreboardProjection(Projection[DocView]):
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
         _substituted(doc, e)
+        self._save(doc, tracking)
+
+    # Undo by consent (docs/undo.md): a request stops the clocks, its answer restarts them.
+    @process_event.register(POLICIES_SET)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["policies"] = dict(e.policies)
+        self._save(doc, tracking)
+
+    @process_event.register(UNDO_REQUESTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["undo"] = {"seat": e.seat, "index": e.index, "version": e.originator_version,
+                       "agreed": []}
+        _tick(doc, e, lambda clock: clock.pause(e.timestamp))
+        self._save(doc, tracking)
+
+    @process_event.register(UNDO_ANSWERED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        if e.agree:
+            doc["undo"]["agreed"].append(side_of(find_game(doc["game"]), e.seat))
+        else:
+            doc["undo"] = None
+            _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
+        self._save(doc, tracking)
+
+    @process_event.register(ACTION_WITHDRAWN)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc.update(undo=None, to_act=e.seat,
+                   tricks=doc.get("tricks", 0) - doc.pop("last_tricks", 0))
+        _tick(doc, e, lambda clock: clock.restart(e.timestamp))
         self._save(doc, tracking)
 
     @process_event.register(MATCH_CONCEDED)
@@ -378,6 +417,27 @@ class HandsProjection(Projection[DocView]):
             "hand": int(m["hands"]), "action": len(hand["actions"]) if hand else 0})
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
+
+    @process_event.register(UNDO_REQUESTED)
+    @process_event.register(UNDO_ANSWERED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._hand(e)
+        item = {"seat": e.seat, "version": e.originator_version, "time": _ts(e)}
+        if isinstance(e, UNDO_REQUESTED):
+            item.update(type="undo_request", index=e.index, action=e.action)
+        else:
+            item.update(type="undo_answer", agree=e.agree)
+        doc.setdefault("undo", []).append(item)
+        self._put_hand(doc, tracking)
+
+    @process_event.register(ACTION_WITHDRAWN)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._hand(e)
+        del doc["actions"][e.index:]
+        doc.setdefault("withdrawn", []).append({
+            "index": e.index, "seat": e.seat, "action": e.action,
+            "version": e.originator_version, "time": _ts(e)})
+        self._put_hand(doc, tracking)
 
     @process_event.register(ACTION_TAKEN)
     @process_event.register(CLAIM_LINE_ACTION)

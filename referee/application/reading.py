@@ -22,6 +22,7 @@ from referee.changes import ChangeWaiters
 from referee.domain.deal import commitment
 from referee.domain.errors import HandNotFinishedError, HandNotFoundError
 from referee.domain.facts import (
+    ACTION_WITHDRAWN,
     CLAIM_ACCEPTED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
@@ -31,6 +32,8 @@ from referee.domain.facts import (
     MATCH_ENDED,
     SEAT_SUBSTITUTED,
     TIMED_OUT,
+    UNDO_ANSWERED,
+    UNDO_REQUESTED,
 )
 from referee.domain.match import HandLog, Match
 from referee.domain.result import match_result, ruling_entry
@@ -147,7 +150,9 @@ def view_of(match: Match, who: Principal) -> View:
         shown = game.view(state, who.seat if who.role is Role.SEAT else None)
     to_act = None if match.over else game.current_seat(state)
     legal: list[str] = []
-    if to_act is not None and who.role is Role.SEAT and who.seat == to_act:
+    undo = match.undo_json(who.seat if who.role is Role.SEAT else None,
+                           who.role is Role.AUDITOR)
+    if to_act is not None and who.role is Role.SEAT and who.seat == to_act and undo is None:
         legal = [game.format_action(a) for a in game.legal_actions(state)]
     result = match_result(match.match_state.scores, match.match_state.winner, match.over,
                           match.rulings, match.forfeit)
@@ -157,7 +162,7 @@ def view_of(match: Match, who: Principal) -> View:
         legal_actions=legal, scores=result["scores"],
         match_over=match.over, winner=result["winner"], state=shown,
         players=list(match.players), commitment=match.hand.commitment,
-        clock=match.clock_json(datetime.now(UTC)),
+        clock=match.clock_json(datetime.now(UTC)), undo=undo,
     )
 
 
@@ -196,6 +201,18 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
             fact = {"kind": SEAT_SUBSTITUTED, "seat": e.seat, "player": e.player,
                     "previous": e.previous}
             out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.UndoRequested | Match.ActionWithdrawn):
+            text = e.action
+            if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
+                who.role is Role.SEAT and who.seat == e.seat
+            ):
+                text = "hidden"
+            kind = UNDO_REQUESTED if isinstance(e, Match.UndoRequested) else ACTION_WITHDRAWN
+            out.append(PublicEvent(v, hand, e.seat, text,
+                                   [{"kind": kind, "seat": e.seat, "index": e.index}]))
+        elif isinstance(e, Match.UndoAnswered):
+            out.append(PublicEvent(v, hand, e.seat, "", [
+                {"kind": UNDO_ANSWERED, "seat": e.seat, "agree": e.agree}]))
         elif isinstance(e, Match.HandScored):
             fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
                     "scores": e.scores}
@@ -233,4 +250,5 @@ def _hand_record(match: Match, log: HandLog) -> HandRecord:
         game=match.game_name, rules=match.rules, dealer=log.dealer, deal=deal,
         actions=tuple(log.actions), result=log.result, timeouts=tuple(log.timeouts),
         claimed=tuple(log.claimed),
+        withdrawn=tuple({k: v for k, v in w.items() if k != "version"} for w in log.withdrawn),
     )

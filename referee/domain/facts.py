@@ -18,6 +18,9 @@ CLOCK_RESUMED = "clock_resumed"
 CLAIM_ACCEPTED = "claim_accepted"
 SEAT_SUBSTITUTED = "seat_substituted"
 MATCH_CONCEDED = "match_conceded"
+UNDO_REQUESTED = "undo_requested"
+UNDO_ANSWERED = "undo_answered"
+ACTION_WITHDRAWN = "action_withdrawn"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:
