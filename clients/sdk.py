@@ -196,6 +196,9 @@ FACT_KINDS = {
     pb.FACT_KIND_HAND_DEALT: "hand_dealt",
     pb.FACT_KIND_CLAIM_ACCEPTED: "claim_accepted",
     pb.FACT_KIND_MATCH_CONCEDED: "match_conceded",
+    pb.FACT_KIND_UNDO_REQUESTED: "undo_requested",
+    pb.FACT_KIND_UNDO_ANSWERED: "undo_answered",
+    pb.FACT_KIND_ACTION_WITHDRAWN: "action_withdrawn",
 }
 
 R = TypeVar("R")
