@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "matches (auditor token)",
                        description="Tournaments (auditor token): create, register, attach.")
     tsub = p.add_subparsers(dest="action", metavar="ACTION", required=True,
-                            help="create | register | attach | finalize | release")
+                            help="create | register | attach | finalize | release | abandon")
 
     def tadd(name: str, help_text: str) -> argparse.ArgumentParser:
         t = tsub.add_parser(name, parents=[common], help=help_text, description=help_text)
@@ -222,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     t = tadd("create", "create a tournament; prints its id")
     t.add_argument("--name", required=True, help="the tournament's name")
     t.add_argument("--game", required=True, help="the game every match plays")
+    t.add_argument("--abandonment", choices=["forfeit", "adjusted"],
+                   help="how a match ended as abandoned is scored (default forfeit: to the "
+                        "side not at fault; adjusted: the score stands, a side at fault "
+                        "cannot win)")
     t = tadd("register", "register an entrant (a team or a player)")
     t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
     t.add_argument("--entrant", required=True, help="a unique name")
@@ -239,6 +243,14 @@ def build_parser() -> argparse.ArgumentParser:
     t = tadd("release", "let every table read a duplicate board before all have played it")
     t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
     t.add_argument("--board", required=True, help="the board")
+    t = tadd("abandon", "end a match as abandoned, the fault assigned per side (scored by the "
+                        "tournament's abandonment policy)")
+    t.add_argument("--tournament", default="", metavar="ID",
+                   help="the tournament the match is attached to (none: scored as a forfeit)")
+    t.add_argument("--match", required=True, metavar="ID", help="the match id")
+    t.add_argument("--at-fault", default="", metavar="SIDES",
+                   help="comma-separated sides at fault (side numbers; none: nobody)")
+    t.add_argument("--reason", required=True, help="why (recorded in the event)")
 
     p = add("ruling", "record an auditor's ruling on a finished hand (an event; history is "
                       "never edited)")
@@ -635,6 +647,12 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
     if kind == "action_withdrawn":
         return f"  seat {data.get('seat')}'s action {data.get('index')} is withdrawn: " \
                f"seat {data.get('seat')} is to act again"
+    if kind == "match_abandoned":
+        faulty = [i for i, f in enumerate(data.get("faults") or []) if f]
+        return (f"  the arbiter ended the match as abandoned ({data.get('policy')}; sides at "
+                f"fault: {faulty or 'none'}): "
+                + ("nobody wins" if data.get("winner") is None
+                   else f"side {data.get('winner')} wins"))
     if kind == "match_conceded":
         return f"  seat {data.get('seat')}'s side conceded the match: side " \
                f"{data.get('winner')} wins"
@@ -740,20 +758,32 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 def standings_text(s: Standings) -> str:
     """Ranked standings, then the duplicate comparison of each board and hand."""
-    cols = ["#", "entrant", "played", "won", "lost", "drawn", "for", "against", "duplicate"]
+    cols = ["#", "entrant", "played", "won", "lost", "drawn", "for", "against", "duplicate",
+            "abandoned"]
     width = max([len("entrant"), *(len(safe(r.entrant)) for r in s.standings)])
     lines = [f"{safe(s.name)} ({s.game}), tournament {s.tournament_id}",
              f"{cols[0]:>3}  {cols[1]:<{width}}" + "".join(f"{c:>10}" for c in cols[2:])]
     for i, r in enumerate(s.standings, 1):
         lines.append(f"{i:>3}  {safe(r.entrant):<{width}}" + "".join(
             f"{v:>10}" for v in (r.played, r.won, r.lost, r.drawn, r.points_for,
-                                 r.points_against, f"{r.duplicate:+d}")))
+                                 r.points_against, f"{r.duplicate:+d}", r.abandoned)))
     for b in s.boards:
         tables = "; ".join(
             " vs ".join(f"{safe(side)} {pts:+d} ({dup:+d})" for side, pts, dup in
                         zip(t["sides"], t["points"], t["duplicate"], strict=False))
             for t in b["tables"])
         lines.append(f"board {b['board']} hand {b['hand']}: {tables}")
+    for m in s.matches:
+        players = ", ".join(safe(p) for p in m["players"])
+        result = ("playing" if not m["over"] else "a draw" if m.get("winner") is None
+                  else f"{safe(m['sides'][m['winner']])} wins")
+        ab = m.get("abandoned")
+        if ab:
+            faulty = [safe(e) for e, f in zip(m["sides"], ab["faults"], strict=False) if f]
+            result += (f" (abandoned, {ab['policy']}; at fault: "
+                       f"{', '.join(faulty) or 'nobody'})")
+        lines.append(f"match {m['match_id']}: {' vs '.join(map(safe, m['sides']))} "
+                     f"[{players}]: {result}")
     if not s.standings:
         lines.append("  (no entrants yet)")
     return "\n".join(lines)
@@ -774,7 +804,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                            "REFEREE_AUDITOR_TOKEN)")
     with _client(args) as client:
         if args.action == "create":
-            tid = client.create_tournament(args.token, args.name, args.game)
+            tid = client.create_tournament(args.token, args.name, args.game,
+                                           abandonment=args.abandonment or "")
             _emit(args, {"tournament_id": tid, "name": args.name, "game": args.game},
                   f"tournament {tid} ({args.name}, {args.game}) created")
         elif args.action == "register":
@@ -788,6 +819,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             _emit(args, {"tournament_id": args.tournament, "final_matches": final},
                   f"results final: {len(final)} finished match(es); later rulings on them "
                   "must be appeals")
+        elif args.action == "abandon":
+            count = len(client.get_view(args.match, args.token).scores)
+            faulty = set(_ints(args.at_fault, "--at-fault"))
+            version, winner = client.abandon_match(
+                args.token, args.match, [s in faulty for s in range(count)], args.reason,
+                tournament_id=args.tournament)
+            _emit(args, {"match_id": args.match, "at_fault": sorted(faulty),
+                         "version": version, "winner": winner},
+                  f"match {args.match} abandoned (version {version}): "
+                  + ("nobody wins" if winner is None else f"side {winner} wins"))
         elif args.action == "release":
             v = client.release_board(args.token, args.tournament, args.board)
             _emit(args, {"tournament_id": args.tournament, "board": args.board, "version": v},

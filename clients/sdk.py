@@ -63,6 +63,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_PROJECTIONS, "RecordRuling"), (_TOURNAMENTS, "CreateTournament"),
     (_TOURNAMENTS, "RegisterEntrant"), (_TOURNAMENTS, "AttachMatch"),
     (_TOURNAMENTS, "FinalizeResults"), (_TOURNAMENTS, "ReleaseBoard"),
+    (_TOURNAMENTS, "AbandonMatch"),
 )
 """(service, method) of the unary calls gRPC retries on UNAVAILABLE (the service config)."""
 
@@ -199,6 +200,7 @@ FACT_KINDS = {
     pb.FACT_KIND_UNDO_REQUESTED: "undo_requested",
     pb.FACT_KIND_UNDO_ANSWERED: "undo_answered",
     pb.FACT_KIND_ACTION_WITHDRAWN: "action_withdrawn",
+    pb.FACT_KIND_MATCH_ABANDONED: "match_abandoned",
 }
 
 R = TypeVar("R")
@@ -546,6 +548,8 @@ class Standing:
     duplicate: int
     matchpoints: int = 0
     scaled: int = 0
+    abandoned: int = 0
+    """Finished matches ended as abandoned with this entrant at fault."""
 
 
 @dataclass(frozen=True)
@@ -559,6 +563,10 @@ class Standings:
     standings: list[Standing]
     boards: list[dict[str, Any]]
     final: bool = False
+    abandonment: str = "forfeit"
+    """How an abandoned match is scored: ``forfeit`` or ``adjusted``."""
+    matches: list[dict[str, Any]] = field(default_factory=list)
+    """The attached matches: sides, players (as they sit now), official result, abandonment."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -989,10 +997,12 @@ class RefereeClient:
 
     # Tournament changes carry a command_id (generated when not given): retries apply once.
     def create_tournament(self, token: str, name: str, game: str, *,
-                          command_id: str | None = None) -> str:
-        """A new tournament of ``game``; returns its id."""
+                          command_id: str | None = None, abandonment: str = "") -> str:
+        """A new tournament of ``game``; returns its id. ``abandonment``: how a match ended
+        as abandoned is scored, ``forfeit`` (default) or ``adjusted``."""
         req = ppb.CreateTournamentRequest(token=token, name=name, game=game,
-                                          command_id=command_id or uuid.uuid4().hex)
+                                          command_id=command_id or uuid.uuid4().hex,
+                                          abandonment=abandonment)
         return str(self._call(self.tournaments.CreateTournament, req).tournament_id)
 
     def register_entrant(self, token: str, tournament_id: str, entrant: str,
@@ -1027,6 +1037,18 @@ class RefereeClient:
                                       command_id=command_id or uuid.uuid4().hex)
         return int(self._call(self.tournaments.ReleaseBoard, req).version)
 
+    def abandon_match(self, token: str, match_id: str, at_fault: Sequence[bool], reason: str,
+                      *, tournament_id: str = "", command_id: str | None = None
+                      ) -> tuple[int, int | None]:
+        """End a match as abandoned, the fault assigned per side, scored by the abandonment
+        policy of ``tournament_id`` (none: a forfeit); returns the match's version and its
+        official winner (None: nobody won). Auditor token."""
+        req = ppb.AbandonMatchRequest(token=token, match_id=match_id,
+                                      tournament_id=tournament_id, at_fault=list(at_fault),
+                                      reason=reason, command_id=command_id or uuid.uuid4().hex)
+        r = self._call(self.tournaments.AbandonMatch, req)
+        return int(r.version), (r.winner if r.HasField("winner") else None)
+
     def get_standings(self, tournament_id: str) -> Standings:
         """The tournament's standings (ranked) and duplicate comparison per board."""
         req = ppb.GetStandingsRequest(tournament_id=tournament_id)
@@ -1034,9 +1056,10 @@ class RefereeClient:
         return Standings(
             s.tournament_id, s.name, s.game,
             [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
-                      r.points_against, r.duplicate, r.matchpoints, r.scaled)
+                      r.points_against, r.duplicate, r.matchpoints, r.scaled, r.abandoned)
              for r in s.standings],
-            json.loads(s.boards_json or "[]"), s.final,
+            json.loads(s.boards_json or "[]"), s.final, s.abandonment or "forfeit",
+            json.loads(s.matches_json or "[]"),
         )
 
     def export_tournament(self, tournament_id: str, token: str, *,

@@ -293,14 +293,16 @@ class Queries:
 
     def _match_record(self, m: Doc) -> Doc:
         game = find_game(m["game"])
-        forfeited = (m.get("forfeit") or {}).get("hand")  # the hand the forfeit ended
+        # The hand a forfeit or an abandonment ended is in the record, unfinished.
+        forfeited = (m.get("forfeit") or m.get("abandoned") or {}).get("hand")
         hands = [self._record(m, h)
                  for _, h in self.views["hands"].children("hand", m["match_id"])
                  if h["finished"] or h["hand"] == forfeited]
         rulings = m.get("rulings", [])
         played = m["result"]
         result = None if played is None else match_result(
-            played["scores"], played["winner"], True, rulings, m.get("forfeit"))
+            played["scores"], played["winner"], True, rulings, m.get("forfeit"),
+            m.get("abandoned"))
         record = MatchRecord(game=game.name, rules=game.rules_class.from_dict(m["rules"]),
                              players=tuple(m["players"]), hands=tuple(hands), result=result,
                              match_id=m["match_id"],

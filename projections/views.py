@@ -50,6 +50,7 @@ CLOCK_RESUMED = Match.ClockResumed
 CLAIM_ACCEPTED = Match.ClaimAccepted
 MATCH_CONCEDED = Match.MatchConceded
 SEAT_SUBSTITUTED = Match.SeatSubstituted
+MATCH_ABANDONED = Match.MatchAbandoned
 CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
 POLICIES_SET = Match.PoliciesSet
 UNDO_REQUESTED = Match.UndoRequested
@@ -173,7 +174,7 @@ class ScoreboardProjection(Projection[DocView]):
 
     def _save(self, doc: Doc, tracking: Tracking) -> None:
         result = match_result(doc["scores"], doc["winner"], doc["state"] == "over",
-                              doc["rulings"], doc.get("forfeit"))
+                              doc["rulings"], doc.get("forfeit"), doc.get("abandoned"))
         doc["adjusted_scores"] = result["scores"]
         doc["result"] = result
         self.view.put("match", doc["match_id"], doc)
@@ -264,6 +265,12 @@ class ScoreboardProjection(Projection[DocView]):
         doc["forfeit"] = {"seat": e.seat, "hand": doc["hand"], "conceded": True}
         self._save(doc, tracking)
 
+    @process_event.register(MATCH_ABANDONED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["abandoned"] = _abandoned(e, doc["hand"])
+        self._save(doc, tracking)
+
     # The clock, kept as the aggregate keeps it (``referee.domain.clock``), from the same
     # events and their timestamps; the scoreboard query adds the deadline and time left.
     @process_event.register(TIME_CONTROLLED)
@@ -333,6 +340,11 @@ class ScoreboardProjection(Projection[DocView]):
             if h["hand"] == e.hand:
                 h["rulings"].append(ruling)
         self._save(doc, tracking)
+
+
+def _abandoned(e: Any, hand: int) -> Doc:
+    """A ``MatchAbandoned`` event as the views keep it (``referee.domain.result``)."""
+    return {"faults": list(e.faults), "policy": e.policy, "hand": hand, "reason": e.reason}
 
 
 def _tick(doc: Doc, e: Any, change: Callable[[Clock], None]) -> None:
@@ -406,6 +418,13 @@ class HandsProjection(Projection[DocView]):
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
+    @process_event.register(MATCH_ABANDONED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        m = self._match(e)
+        m["abandoned"] = _abandoned(e, int(m["hands"]))
+        self.view.put("match", m["match_id"], m)
+        self.view.commit(tracking)
+
     @process_event.register(SEAT_SUBSTITUTED)
     def _(self, e: Any, tracking: Tracking) -> None:
         m = self._match(e)
@@ -460,6 +479,8 @@ class HandsProjection(Projection[DocView]):
         m.update(over=True, result={"scores": list(e.scores), "winner": e.winner, "over": True})
         if m.get("forfeit") is not None:
             m["result"]["forfeit"] = m["forfeit"]
+        if m.get("abandoned") is not None:
+            m["result"]["abandoned"] = m["abandoned"]
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
@@ -562,12 +583,25 @@ class StandingsProjection(Projection[DocView]):
         doc["forfeit"] = {"seat": e.seat}
         self._save_summary(doc, tracking)
 
+    @process_event.register(MATCH_ABANDONED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        doc["abandoned"] = _abandoned(e, len(doc["hands"]))
+        self._save_summary(doc, tracking)
+
+    @process_event.register(SEAT_SUBSTITUTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._summary(e)  # standings and exports name the player who sits there now
+        doc["players"][e.seat] = e.player
+        self._save_summary(doc, tracking)
+
     # -- tournaments -----------------------------------------------------------------------
     @process_event.register(TOURNAMENT_CREATED)
     def _(self, e: TournamentCreated, tracking: Tracking) -> None:
         tid = str(e.originator_id)
         self.view.put("tournament", tid, {"tournament_id": tid, "name": e.name, "game": e.game,
-                                          "entrants": {}, "matches": {}, "created": _ts(e)})
+                                          "entrants": {}, "matches": {}, "created": _ts(e),
+                                          "abandonment": getattr(e, "abandonment", "forfeit")})
         self._dirty.add(tid)
         self.view.commit(tracking)
 

@@ -28,6 +28,7 @@ from referee.domain.facts import (
     CLOCK_RESUMED,
     HAND_DEALT,
     HAND_ENDED,
+    MATCH_ABANDONED,
     MATCH_CONCEDED,
     MATCH_ENDED,
     SEAT_SUBSTITUTED,
@@ -82,13 +83,15 @@ class Reading:
             who = self._tokens.authorize(match, token)
             for hand in self._boards.hidden(match) if who.role is not Role.AUDITOR else ():
                 self._boards.check(match, hand, False)
-            forfeited = match.forfeit["hand"] if match.forfeit is not None else None
+            ended = match.forfeit or match.abandoned  # the hand it ended is in the record
+            forfeited = ended["hand"] if ended is not None else None
             hands = [
                 _hand_record(match, h) for h in match.hands
                 if h.result is not None or who.role is Role.AUDITOR or h.number == forfeited
             ]
             result = match_result(match.match_state.scores, match.match_state.winner, True,
-                                  match.rulings, match.forfeit) if match.over else None
+                                  match.rulings, match.forfeit,
+                                  match.abandoned) if match.over else None
             record = MatchRecord(
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
                 hands=tuple(hands), result=result, match_id=str(match.id),
@@ -155,7 +158,7 @@ def view_of(match: Match, who: Principal) -> View:
     if to_act is not None and who.role is Role.SEAT and who.seat == to_act and undo is None:
         legal = [game.format_action(a) for a in game.legal_actions(state)]
     result = match_result(match.match_state.scores, match.match_state.winner, match.over,
-                          match.rulings, match.forfeit)
+                          match.rulings, match.forfeit, match.abandoned)
     return View(
         match_id=match.id, version=match.version, game=match.game_name, principal=who,
         hand=match.hand.number, dealer=match.hand.dealer, to_act=to_act,
@@ -194,6 +197,10 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
             fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
                     "tricks": e.tricks, "actions": e.actions}
             out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.MatchAbandoned):
+            fact = {"kind": MATCH_ABANDONED, "faults": e.faults, "policy": e.policy,
+                    "reason": e.reason, "winner": e.winner}
+            out.append(PublicEvent(v, hand, None, "", [fact]))
         elif isinstance(e, Match.MatchConceded):
             fact = {"kind": MATCH_CONCEDED, "seat": e.seat, "winner": e.winner}
             out.append(PublicEvent(v, hand, e.seat, "", [fact]))

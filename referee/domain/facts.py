@@ -19,6 +19,7 @@ CLAIM_ACCEPTED = "claim_accepted"
 SEAT_SUBSTITUTED = "seat_substituted"
 MATCH_CONCEDED = "match_conceded"
 UNDO_REQUESTED = "undo_requested"
+MATCH_ABANDONED = "match_abandoned"
 UNDO_ANSWERED = "undo_answered"
 ACTION_WITHDRAWN = "action_withdrawn"
 

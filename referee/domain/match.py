@@ -41,6 +41,7 @@ from referee.domain.facts import (
     fact_json,
 )
 from referee.domain.policies import TablePolicies
+from referee.domain.result import abandoned_winner
 from referee.rules.cards import parse_card
 from referee.rules.claims import ALL, ClaimError, check_claim, concession_line, in_trick_play
 from referee.rules.game import (
@@ -161,6 +162,19 @@ class Match(Aggregate):
         does (``referee.rules.game.forfeit_winner``); a ``MatchEnded`` follows."""
 
         seat: int
+        winner: int | None
+        command_id: str
+
+    class MatchAbandoned(Event):
+        """The arbiter ended the match as abandoned: ``faults`` says for each side whether it
+        was at fault, ``policy`` (the tournament's, ``referee.domain.result``) how the match
+        is scored; ``winner`` the winner it gives on the scores as played. A ``MatchEnded``
+        follows."""
+
+        faults: list[bool]
+        policy: str
+        reason: str
+        by: str
         winner: int | None
         command_id: str
 
@@ -330,6 +344,9 @@ class Match(Aggregate):
         #: (``action``: how many actions of that hand came before it).
         self.substitutions: list[dict[str, Any]] = []
         self.policies = TablePolicies()
+        #: ``{"faults", "policy", "hand", "reason", "command_id"}`` once the arbiter ended
+        #: the match as abandoned.
+        self.abandoned: dict[str, Any] | None = None
         #: The pending undo request: ``{"seat", "action", "index", "version", "agreed"}``
         #: (``agreed``: the sides that agreed so far).
         self.undo_request: dict[str, Any] | None = None
@@ -476,6 +493,21 @@ class Match(Aggregate):
         winner = forfeit_winner(self.game, self.match_state.scores, seat)
         self._match_conceded(seat=seat, winner=winner, command_id=command_id)
         self._match_ended(scores=list(self.match_state.scores), winner=winner)
+
+    def abandon(self, faults: list[bool], policy: str, reason: str, by: str = "auditor",
+                command_id: str = "") -> None:
+        """End the match as abandoned, with the fault assigned per side (``faults``) and
+        scored by ``policy`` (``referee.domain.result.abandoned_winner``); the running hand
+        is left as it stands.
+
+        :raises MatchOverError: the match is over."""
+        if self.over:
+            raise MatchOverError("the match is over", matchId=self.id)
+        scores = list(self.match_state.scores)
+        winner = abandoned_winner(scores, {"faults": faults, "policy": policy})
+        self._match_abandoned(faults=list(faults), policy=policy, reason=reason, by=by,
+                              winner=winner, command_id=command_id)
+        self._match_ended(scores=scores, winner=winner)
 
     def concede(self, seat: int, command_id: str) -> None:
         """``seat``'s side concedes the remaining tricks of the hand: it is played out along
@@ -741,6 +773,15 @@ class Match(Aggregate):
         self.last_outcome = outcome
         if command_id:
             self.outcomes[self.command_key(seat, command_id)] = outcome
+
+    @event(MatchAbandoned)
+    def _match_abandoned(self, faults: list[bool], policy: str, reason: str, by: str,
+                         winner: int | None, command_id: str) -> None:
+        self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
+        self.abandoned = {"faults": list(faults), "policy": policy, "hand": len(self.hands),
+                          "reason": reason, "command_id": command_id,
+                          "version": self.version + 1}
+        self.undo_request = None
 
     @event(SeatSubstituted)
     def _seat_substituted(self, seat: int, player: str, previous: str, token_hash: str,

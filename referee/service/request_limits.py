@@ -39,6 +39,7 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "anchor_head": (128, 1),
     "undo": (16, 1),
     "unchecked_claims": (16, 1),
+    "abandonment": (16, 1),
 }
 
 _TEXT = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)

@@ -190,6 +190,8 @@ def _populate(world: World) -> None:
         "name": ["cup"],
         "anchor_head": [board.head_hash, "0" * 64],
         "undo": ["off", "consent", "always"],
+        "abandonment": ["forfeit", "adjusted", "coin toss"],
+        "at_fault": [[True, False], [False, False], [True]],
     }
     mid, seat_token = played.match_id, played.tokens[0]
     to_act = stub.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).to_act
@@ -231,7 +233,11 @@ def _populate(world: World) -> None:
         ppb.CheckChainRequest(match_id=mid, token=seat_token, anchor_version=board.version,
                               anchor_head=board.head_hash),
         ppb.GetHandViewRequest(match_id=mid, hand=1, token=seat_token),
-        ppb.CreateTournamentRequest(token=AUDITOR, name="league", game="euchre"),
+        ppb.CreateTournamentRequest(token=AUDITOR, name="league", game="euchre",
+                                    abandonment="adjusted"),
+        ppb.AbandonMatchRequest(token=AUDITOR, match_id=create(stub, "euchre").match_id,
+                                at_fault=[True, False], reason="no show",
+                                command_id="abandon-seed"),
         ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid, entrant="west",
                                    members=["w"]),
         ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,

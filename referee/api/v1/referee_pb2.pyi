@@ -33,6 +33,7 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_UNDO_REQUESTED: _ClassVar[FactKind]
     FACT_KIND_UNDO_ANSWERED: _ClassVar[FactKind]
     FACT_KIND_ACTION_WITHDRAWN: _ClassVar[FactKind]
+    FACT_KIND_MATCH_ABANDONED: _ClassVar[FactKind]
 
 class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -58,6 +59,7 @@ FACT_KIND_MATCH_CONCEDED: FactKind
 FACT_KIND_UNDO_REQUESTED: FactKind
 FACT_KIND_UNDO_ANSWERED: FactKind
 FACT_KIND_ACTION_WITHDRAWN: FactKind
+FACT_KIND_MATCH_ABANDONED: FactKind
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_AUTO: TimeoutPolicy
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
