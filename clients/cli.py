@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--organiser-token", default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
                    metavar="TOKEN", help="the server's organiser credential, where it requires "
                    "one (default: $REFEREE_ORGANISER_TOKEN)")
+    p.add_argument("--undo", choices=["off", "consent"],
+                   help="the undo policy (default off): with consent a seat may ask to "
+                        "withdraw its last action (docs/undo.md)")
 
     p = add("join", "take a seat with its token (checks it; --save stores it locally)")
     _match_args(p, seat=False)
@@ -179,6 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="concede the whole match (resign): it ends at once")
     p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
 
+    p = add("undo", "ask to withdraw your last action (a match whose undo policy is consent); "
+                    "--agree or --refuse answers the other side's request")
+    _match_args(p)
+    answer = p.add_mutually_exclusive_group()
+    answer.add_argument("--agree", action="store_true", help="agree to the pending request")
+    answer.add_argument("--refuse", action="store_true", help="refuse the pending request")
+    p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
+
     p = add("watch", "follow a match live (until it ends)")
     _match_args(p)
     p.add_argument("--after-version", type=int, default=0, help="start after this version")
@@ -201,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "matches (auditor token)",
                        description="Tournaments (auditor token): create, register, attach.")
     tsub = p.add_subparsers(dest="action", metavar="ACTION", required=True,
-                            help="create | register | attach | finalize | release")
+                            help="create | register | attach | finalize | release | abandon")
 
     def tadd(name: str, help_text: str) -> argparse.ArgumentParser:
         t = tsub.add_parser(name, parents=[common], help=help_text, description=help_text)
@@ -212,6 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
     t = tadd("create", "create a tournament; prints its id")
     t.add_argument("--name", required=True, help="the tournament's name")
     t.add_argument("--game", required=True, help="the game every match plays")
+    t.add_argument("--abandonment", choices=["forfeit", "adjusted"],
+                   help="how a match ended as abandoned is scored (default forfeit: to the "
+                        "side not at fault; adjusted: the score stands, a side at fault "
+                        "cannot win)")
     t = tadd("register", "register an entrant (a team or a player)")
     t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
     t.add_argument("--entrant", required=True, help="a unique name")
@@ -229,6 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
     t = tadd("release", "let every table read a duplicate board before all have played it")
     t.add_argument("--tournament", required=True, metavar="ID", help="the tournament id")
     t.add_argument("--board", required=True, help="the board")
+    t = tadd("abandon", "end a match as abandoned, the fault assigned per side (scored by the "
+                        "tournament's abandonment policy)")
+    t.add_argument("--tournament", default="", metavar="ID",
+                   help="the tournament the match is attached to (none: scored as a forfeit)")
+    t.add_argument("--match", required=True, metavar="ID", help="the match id")
+    t.add_argument("--at-fault", default="", metavar="SIDES",
+                   help="comma-separated sides at fault (side numbers; none: nobody)")
+    t.add_argument("--reason", required=True, help="why (recorded in the event)")
 
     p = add("ruling", "record an auditor's ruling on a finished hand (an event; history is "
                       "never edited)")
@@ -484,7 +507,8 @@ def cmd_create(args: argparse.Namespace) -> int:
                                 first_dealer=args.first_dealer, public_spectators=args.public,
                                 fixed_deals=_load_deals(args.deals) if args.deals else (),
                                 organiser_token=args.organiser_token,
-                                time_control=_time_control(args))
+                                time_control=_time_control(args),
+                                policies={"undo": args.undo} if args.undo else None)
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
@@ -579,6 +603,24 @@ def cmd_claim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_undo(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        if args.agree or args.refuse:
+            r = client.answer_undo(args.match, _token(args), args.agree,
+                                   command_id=args.command_id)
+        else:
+            r = client.request_undo(args.match, _token(args), command_id=args.command_id)
+    data = {"version": r.version, "seat": r.seat, "action": r.action, "replayed": r.replayed,
+            "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
+    what = {"undo": "asked to withdraw its last action", "undo:agree": "agreed to the undo",
+            "undo:refuse": "refused the undo"}.get(r.action, r.action)
+    lines = [f"seat {r.seat} {what} (version {r.version})"
+             + (" [replayed]" if r.replayed else "")]
+    lines += [_fact_text(f.kind, f.data) for f in r.facts if f.kind == "action_withdrawn"]
+    _emit(args, data, "\n".join(line for line in lines if line))
+    return 0
+
+
 def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> str:
     """One fact of an event as a line; announcements and results in words (``table``: who
     sits where; unknown: seats by number)."""
@@ -606,6 +648,19 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
         why = safe(str(data.get("reason")))
         return (f"  hand {data.get('hand')} cancelled by the arbiter ({why}): scores back to "
                 f"{data.get('scores')}, dealt anew by seat {data.get('dealer')}")
+    if kind == "undo_requested":
+        return f"  seat {data.get('seat')} asks to withdraw its last action (undo policy)"
+    if kind == "undo_answered":
+        return f"  seat {data.get('seat')} " + ("agreed" if data.get("agree") else "refused")
+    if kind == "action_withdrawn":
+        return f"  seat {data.get('seat')}'s action {data.get('index')} is withdrawn: " \
+               f"seat {data.get('seat')} is to act again"
+    if kind == "match_abandoned":
+        faulty = [i for i, f in enumerate(data.get("faults") or []) if f]
+        return (f"  the arbiter ended the match as abandoned ({data.get('policy')}; sides at "
+                f"fault: {faulty or 'none'}): "
+                + ("nobody wins" if data.get("winner") is None
+                   else f"side {data.get('winner')} wins"))
     if kind == "match_conceded":
         return f"  seat {data.get('seat')}'s side conceded the match: side " \
                f"{data.get('winner')} wins"
@@ -722,20 +777,32 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 def standings_text(s: Standings) -> str:
     """Ranked standings, then the duplicate comparison of each board and hand."""
-    cols = ["#", "entrant", "played", "won", "lost", "drawn", "for", "against", "duplicate"]
+    cols = ["#", "entrant", "played", "won", "lost", "drawn", "for", "against", "duplicate",
+            "abandoned"]
     width = max([len("entrant"), *(len(safe(r.entrant)) for r in s.standings)])
     lines = [f"{safe(s.name)} ({s.game}), tournament {s.tournament_id}",
              f"{cols[0]:>3}  {cols[1]:<{width}}" + "".join(f"{c:>10}" for c in cols[2:])]
     for i, r in enumerate(s.standings, 1):
         lines.append(f"{i:>3}  {safe(r.entrant):<{width}}" + "".join(
             f"{v:>10}" for v in (r.played, r.won, r.lost, r.drawn, r.points_for,
-                                 r.points_against, f"{r.duplicate:+d}")))
+                                 r.points_against, f"{r.duplicate:+d}", r.abandoned)))
     for b in s.boards:
         tables = "; ".join(
             " vs ".join(f"{safe(side)} {pts:+d} ({dup:+d})" for side, pts, dup in
                         zip(t["sides"], t["points"], t["duplicate"], strict=False))
             for t in b["tables"])
         lines.append(f"board {b['board']} hand {b['hand']}: {tables}")
+    for m in s.matches:
+        players = ", ".join(safe(p) for p in m["players"])
+        result = ("playing" if not m["over"] else "a draw" if m.get("winner") is None
+                  else f"{safe(m['sides'][m['winner']])} wins")
+        ab = m.get("abandoned")
+        if ab:
+            faulty = [safe(e) for e, f in zip(m["sides"], ab["faults"], strict=False) if f]
+            result += (f" (abandoned, {ab['policy']}; at fault: "
+                       f"{', '.join(faulty) or 'nobody'})")
+        lines.append(f"match {m['match_id']}: {' vs '.join(map(safe, m['sides']))} "
+                     f"[{players}]: {result}")
     if not s.standings:
         lines.append("  (no entrants yet)")
     return "\n".join(lines)
@@ -756,7 +823,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                            "REFEREE_AUDITOR_TOKEN)")
     with _client(args) as client:
         if args.action == "create":
-            tid = client.create_tournament(args.token, args.name, args.game)
+            tid = client.create_tournament(args.token, args.name, args.game,
+                                           abandonment=args.abandonment or "")
             _emit(args, {"tournament_id": tid, "name": args.name, "game": args.game},
                   f"tournament {tid} ({args.name}, {args.game}) created")
         elif args.action == "register":
@@ -770,6 +838,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             _emit(args, {"tournament_id": args.tournament, "final_matches": final},
                   f"results final: {len(final)} finished match(es); later rulings on them "
                   "must be appeals")
+        elif args.action == "abandon":
+            count = len(client.get_view(args.match, args.token).scores)
+            faulty = set(_ints(args.at_fault, "--at-fault"))
+            version, winner = client.abandon_match(
+                args.token, args.match, [s in faulty for s in range(count)], args.reason,
+                tournament_id=args.tournament)
+            _emit(args, {"match_id": args.match, "at_fault": sorted(faulty),
+                         "version": version, "winner": winner},
+                  f"match {args.match} abandoned (version {version}): "
+                  + ("nobody wins" if winner is None else f"side {winner} wins"))
         elif args.action == "release":
             v = client.release_board(args.token, args.tournament, args.board)
             _emit(args, {"tournament_id": args.tournament, "board": args.board, "version": v},
@@ -1186,7 +1264,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "games": cmd_games, "create": cmd_create, "join": cmd_join, "show": cmd_show,
-    "legal": cmd_legal, "act": cmd_act, "claim": cmd_claim, "watch": cmd_watch,
+    "legal": cmd_legal, "act": cmd_act, "claim": cmd_claim, "undo": cmd_undo,
+    "watch": cmd_watch,
     "scoreboard": cmd_scoreboard,
     "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
     "clocks": cmd_clocks, "substitute": cmd_substitute,

@@ -181,6 +181,20 @@ class ClaimNotAllowed(RefereeError):
     reason_name = "CLAIM_NOT_ALLOWED"
 
 
+class UndoNotAllowed(RefereeError):
+    """No undo request or answer now: the match's undo policy is off, the last action is
+    not the caller's, no request is pending, or the caller's side asked (docs/undo.md)."""
+
+    reason_name = "UNDO_NOT_ALLOWED"
+
+
+class UndoPending(RefereeError):
+    """A seat asked to withdraw its last action: the table waits for the other sides'
+    answer before anything else is played (docs/undo.md)."""
+
+    reason_name = "UNDO_PENDING"
+
+
 class StoreUnavailable(RefereeError):
     """The referee's store is unreachable."""
 
@@ -239,7 +253,7 @@ BY_REASON: dict[str, type[RefereeError]] = {
         MatchOver, HandNotFinished, CommandIdReused, MatchNotFound, HandNotFound, BadToken,
         PermissionDenied, VersionConflict, StoreUnavailable, Internal, HandInProgress,
         InvalidRuling, TournamentNotFound, ActionIndexOutOfRange, ViewNotReady, ServerStopping,
-        ClaimRefused, ClaimNotAllowed,
+        ClaimRefused, ClaimNotAllowed, UndoNotAllowed, UndoPending,
     )
 }
 """ErrorInfo reason -> exception class."""

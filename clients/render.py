@@ -166,8 +166,14 @@ def render_view(view: Any) -> str:
         lines.append(f"match over: {won}")
     lines.append(f"dealer: {seat_name(view.dealer, players)}   phase: {s.get('phase', '-')}")
     clock = getattr(view, "clock", None)
+    undo = getattr(view, "undo", None)
     if clock is not None:
-        lines.append(clock_text(clock, players))
+        lines.append("clock: stopped until the undo request is answered" if undo
+                     else clock_text(clock, players))
+    if undo:
+        lines.append(f"undo: {seat_name(undo['seat'], players)} asks to withdraw "
+                     f"{action_text(undo['action'])}; the other sides agree or refuse "
+                     f"(referee-client undo --agree | --refuse)")
     summary = contract_text(s)
     if summary:
         lines.append(summary)

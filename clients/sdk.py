@@ -55,6 +55,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "GetMatchRecord"), (_REFEREE, "VerifyDeal"), (_REFEREE, "ListRejections"),
     (_REFEREE, "SubmitAction"),  # its command_id makes it idempotent
     (_REFEREE, "SubmitClaim"), (_REFEREE, "Concede"),  # so do theirs
+    (_REFEREE, "RequestUndo"), (_REFEREE, "AnswerUndo"),
     (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
     (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
     (_TOURNAMENTS, "GetStandings"),
@@ -62,6 +63,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_PROJECTIONS, "RecordRuling"), (_TOURNAMENTS, "CreateTournament"),
     (_TOURNAMENTS, "RegisterEntrant"), (_TOURNAMENTS, "AttachMatch"),
     (_TOURNAMENTS, "FinalizeResults"), (_TOURNAMENTS, "ReleaseBoard"),
+    (_TOURNAMENTS, "AbandonMatch"),
 )
 """(service, method) of the unary calls gRPC retries on UNAVAILABLE (the service config)."""
 
@@ -195,6 +197,10 @@ FACT_KINDS = {
     pb.FACT_KIND_HAND_DEALT: "hand_dealt",
     pb.FACT_KIND_CLAIM_ACCEPTED: "claim_accepted",
     pb.FACT_KIND_MATCH_CONCEDED: "match_conceded",
+    pb.FACT_KIND_UNDO_REQUESTED: "undo_requested",
+    pb.FACT_KIND_UNDO_ANSWERED: "undo_answered",
+    pb.FACT_KIND_ACTION_WITHDRAWN: "action_withdrawn",
+    pb.FACT_KIND_MATCH_ABANDONED: "match_abandoned",
 }
 
 R = TypeVar("R")
@@ -278,6 +284,9 @@ class View:
     players: list[str]
     deal_commitment: str
     clock: Clock | None = None
+    undo: dict[str, Any] | None = None
+    """The pending undo request: ``seat``, ``index``, ``action`` ("hidden" when the caller
+    may not see it), ``agreed_sides``, ``version`` (docs/undo.md)."""
 
     @classmethod
     def from_pb(cls, v: pb.GetViewResponse) -> View:
@@ -290,6 +299,9 @@ class View:
             state=json.loads(v.state_json or "{}"), players=list(v.players),
             deal_commitment=v.deal_commitment,
             clock=Clock.from_pb(v.clock) if v.HasField("clock") else None,
+            undo=({"seat": v.undo.seat, "index": v.undo.index, "action": v.undo.action,
+                   "agreed_sides": list(v.undo.agreed_sides), "version": v.undo.version}
+                  if v.HasField("undo") else None),
         )
 
     @property
@@ -544,6 +556,8 @@ class Standing:
     duplicate: int
     matchpoints: int = 0
     scaled: int = 0
+    abandoned: int = 0
+    """Finished matches ended as abandoned with this entrant at fault."""
 
 
 @dataclass(frozen=True)
@@ -557,6 +571,10 @@ class Standings:
     standings: list[Standing]
     boards: list[dict[str, Any]]
     final: bool = False
+    abandonment: str = "forfeit"
+    """How an abandoned match is scored: ``forfeit`` or ``adjusted``."""
+    matches: list[dict[str, Any]] = field(default_factory=list)
+    """The attached matches: sides, players (as they sit now), official result, abandonment."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -731,11 +749,13 @@ class RefereeClient:
         fixed_deals: Sequence[Sequence[str]] = (), first_dealer: int | None = None,
         public_spectators: bool = False, organiser_token: str = "",
         time_control: dict[str, Any] | None = None,
+        policies: dict[str, str] | None = None,
     ) -> CreatedMatch:
         """Create a match (not retried: a retry could create a second one).
         ``organiser_token``: the server's organiser credential, where it requires one.
         ``time_control``: ``action_ms``, ``bank_ms``, ``increment_ms``, ``lag_ms`` and
-        ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md."""
+        ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md. ``policies``: the
+        table policies, e.g. ``{"undo": "consent"}`` (docs/undo.md)."""
         request = pb.CreateMatchRequest(
             game=game, rules_json=json.dumps(rules) if rules else "", players=list(players),
             seed_entropy=seed_entropy,
@@ -744,6 +764,8 @@ class RefereeClient:
         )
         if time_control is not None:
             request.time_control.CopyFrom(_time_control(time_control))
+        if policies is not None:
+            request.policies.CopyFrom(pb.TablePolicies(**policies))
         if first_dealer is not None:
             request.first_dealer = first_dealer
         return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request))
@@ -785,6 +807,23 @@ class RefereeClient:
         request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id,
                                     match=whole_match)
         return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
+
+    def request_undo(self, match_id: str, token: str, *, command_id: str | None = None
+                     ) -> ActionResult:
+        """Ask to withdraw the token's seat's last action (a match whose undo policy is
+        ``consent``): the clocks stop until the other sides answer (docs/undo.md)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.RequestUndoRequest(match_id=match_id, token=token, command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.RequestUndo, request), command_id)
+
+    def answer_undo(self, match_id: str, token: str, agree: bool, *,
+                    command_id: str | None = None) -> ActionResult:
+        """Answer the pending undo request for the token's seat's side: ``agree`` or
+        refuse. The last agreement withdraws the action (docs/undo.md)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.AnswerUndoRequest(match_id=match_id, token=token, agree=agree,
+                                       command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.AnswerUndo, request), command_id)
 
     def substitute_player(self, token: str, match_id: str, seat: int, player: str
                           ) -> tuple[str, int]:
@@ -966,10 +1005,12 @@ class RefereeClient:
 
     # Tournament changes carry a command_id (generated when not given): retries apply once.
     def create_tournament(self, token: str, name: str, game: str, *,
-                          command_id: str | None = None) -> str:
-        """A new tournament of ``game``; returns its id."""
+                          command_id: str | None = None, abandonment: str = "") -> str:
+        """A new tournament of ``game``; returns its id. ``abandonment``: how a match ended
+        as abandoned is scored, ``forfeit`` (default) or ``adjusted``."""
         req = ppb.CreateTournamentRequest(token=token, name=name, game=game,
-                                          command_id=command_id or uuid.uuid4().hex)
+                                          command_id=command_id or uuid.uuid4().hex,
+                                          abandonment=abandonment)
         return str(self._call(self.tournaments.CreateTournament, req).tournament_id)
 
     def register_entrant(self, token: str, tournament_id: str, entrant: str,
@@ -1004,6 +1045,18 @@ class RefereeClient:
                                       command_id=command_id or uuid.uuid4().hex)
         return int(self._call(self.tournaments.ReleaseBoard, req).version)
 
+    def abandon_match(self, token: str, match_id: str, at_fault: Sequence[bool], reason: str,
+                      *, tournament_id: str = "", command_id: str | None = None
+                      ) -> tuple[int, int | None]:
+        """End a match as abandoned, the fault assigned per side, scored by the abandonment
+        policy of ``tournament_id`` (none: a forfeit); returns the match's version and its
+        official winner (None: nobody won). Auditor token."""
+        req = ppb.AbandonMatchRequest(token=token, match_id=match_id,
+                                      tournament_id=tournament_id, at_fault=list(at_fault),
+                                      reason=reason, command_id=command_id or uuid.uuid4().hex)
+        r = self._call(self.tournaments.AbandonMatch, req)
+        return int(r.version), (r.winner if r.HasField("winner") else None)
+
     def get_standings(self, tournament_id: str) -> Standings:
         """The tournament's standings (ranked) and duplicate comparison per board."""
         req = ppb.GetStandingsRequest(tournament_id=tournament_id)
@@ -1011,9 +1064,10 @@ class RefereeClient:
         return Standings(
             s.tournament_id, s.name, s.game,
             [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
-                      r.points_against, r.duplicate, r.matchpoints, r.scaled)
+                      r.points_against, r.duplicate, r.matchpoints, r.scaled, r.abandoned)
              for r in s.standings],
-            json.loads(s.boards_json or "[]"), s.final,
+            json.loads(s.boards_json or "[]"), s.final, s.abandonment or "forfeit",
+            json.loads(s.matches_json or "[]"),
         )
 
     def export_tournament(self, tournament_id: str, token: str, *,

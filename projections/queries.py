@@ -246,6 +246,11 @@ class Queries:
                 items.append({"time": r.time, "type": "rejection", "seat": r.seat,
                               "action": r.action, "reason": r.reason, "rule": r.rule,
                               "message": r.message})
+        for u in h.get("undo", ()):  # requests and answers (docs/undo.md)
+            items.append({k: v for k, v in u.items() if k != "version"})
+        for w in h.get("withdrawn", ()):
+            items.append({"time": w["time"], "type": "withdrawn", "index": w["index"],
+                          "seat": w["seat"], "action": w["action"]})
         for t in h.get("timeouts", ()):
             items.append({"time": t["time"], "type": "timeout", "seat": t["seat"],
                           "policy": t["policy"], "deadline": t["deadline"],
@@ -264,6 +269,8 @@ class Queries:
             actions=tuple((s, a) for s, a, _ in h["actions"]), result=h["result"],
             timeouts=tuple(t["index"] for t in h.get("timeouts", ()) if t["index"] is not None),
             claimed=tuple(h.get("claimed", ())),
+            withdrawn=tuple({"index": w["index"], "seat": w["seat"], "action": w["action"]}
+                            for w in h.get("withdrawn", ())),
         )
 
     def hand_record(self, match_id: UUID, hand: int, token: str) -> Doc:
@@ -286,14 +293,16 @@ class Queries:
 
     def _match_record(self, m: Doc) -> Doc:
         game = find_game(m["game"])
-        forfeited = (m.get("forfeit") or {}).get("hand")  # the hand the forfeit ended
+        # The hand a forfeit or an abandonment ended is in the record, unfinished.
+        forfeited = (m.get("forfeit") or m.get("abandoned") or {}).get("hand")
         hands = [self._record(m, h)
                  for _, h in self.views["hands"].children("hand", m["match_id"])
                  if h["finished"] or h["hand"] == forfeited]
         rulings = m.get("rulings", [])
         played = m["result"]
         result = None if played is None else match_result(
-            played["scores"], played["winner"], True, rulings, m.get("forfeit"))
+            played["scores"], played["winner"], True, rulings, m.get("forfeit"),
+            m.get("abandoned"))
         record = MatchRecord(game=game.name, rules=game.rules_class.from_dict(m["rules"]),
                              players=tuple(m["players"]), hands=tuple(hands), result=result,
                              match_id=m["match_id"],

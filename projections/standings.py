@@ -3,7 +3,11 @@ its matches' summaries (what the standings projection stores).
 
 - A match counts once it is over: each side's entrant gets the match's official scores
   (rulings applied) as points for (its own) and against (the other sides'), and the official
-  winner (``referee.domain.result``: the one place that rule lives; no winner is a draw).
+  winner (``referee.domain.result``: the one place that rule lives; no winner is a draw). A
+  match the arbiter ended as abandoned is scored by the tournament's abandonment policy
+  there too; each side at fault counts it in its ``abandoned``.
+- ``matches`` lists every attached match: its sides, its players as they sit now (a
+  substitute's name after a substitution), and its official result.
 - Duplicate boards: matches attached with the same ``board`` were dealt the same fixed
   packs, so hand ``h`` (for ``h`` up to the number of fixed deals) is the same deal at every
   table.
@@ -44,7 +48,7 @@ def _hand_points(summary: dict[str, Any], hand: int) -> list[int] | None:
 def _final(summary: dict[str, Any]) -> tuple[list[int], int | None]:
     """The match's official scores and winner (``referee.domain.result``)."""
     result = match_result(summary["scores"], summary["winner"], True, summary["rulings"],
-                          summary.get("forfeit"))
+                          summary.get("forfeit"), summary.get("abandoned"))
     return result["scores"], result["winner"]
 
 
@@ -60,22 +64,33 @@ def compute_standings(
     rows: dict[str, dict[str, Any]] = {
         name: {"entrant": name, "played": 0, "won": 0, "lost": 0, "drawn": 0,
                "points_for": 0, "points_against": 0, "duplicate": 0, "matchpoints": 0,
-               "scaled": 0}
+               "scaled": 0, "abandoned": 0}
         for name in tournament["entrants"]
     }
     boards: dict[str, list[str]] = defaultdict(list)
+    matches = []
     for mid, attached in sorted(tournament["matches"].items()):
         summary = summaries.get(mid)
         if summary is None:
             continue
         if attached["board"]:
             boards[attached["board"]].append(mid)
+        entry = {"match_id": mid, "sides": list(attached["sides"]),
+                 "players": list(summary["players"]), "over": summary["over"]}
+        matches.append(entry)
         if not summary["over"]:
             continue
         scores, winner = _final(summary)
+        abandoned = summary.get("abandoned")
+        entry.update(scores=scores, winner=winner)
+        if abandoned is not None:
+            entry["abandoned"] = {"faults": abandoned["faults"], "policy": abandoned["policy"],
+                                  "reason": abandoned["reason"]}
         for side, entrant in enumerate(attached["sides"]):
             row = rows[entrant]
             row["played"] += 1
+            if abandoned is not None and abandoned["faults"][side]:
+                row["abandoned"] += 1
             row["points_for"] += scores[side]
             row["points_against"] += sum(scores) - scores[side]
             if winner is None:
@@ -121,6 +136,7 @@ def compute_standings(
                                                     r["entrant"]))
     return {"tournament_id": tournament["tournament_id"], "name": tournament["name"],
             "game": tournament["game"], "entrants": ranking, "boards": comparisons,
-            "matches": len(tournament["matches"]),
+            "matches": len(tournament["matches"]), "results": matches,
+            "abandonment": tournament.get("abandonment", "forfeit"),
             # Provisional until the correction window closes (FinalizeResults).
             "final": bool(tournament.get("final"))}

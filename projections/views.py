@@ -25,7 +25,7 @@ from referee.domain.clock import Clock, TimeControl
 from referee.domain.match import Match
 from referee.domain.result import REDEAL, match_result
 from referee.domain.tournament import Tournament
-from referee.rules.game import sides_of
+from referee.rules.game import side_of, sides_of
 from referee.rules.registry import find_game
 
 
@@ -51,7 +51,12 @@ CLAIM_ACCEPTED = Match.ClaimAccepted
 MATCH_CONCEDED = Match.MatchConceded
 SEAT_SUBSTITUTED = Match.SeatSubstituted
 HAND_CANCELLED = Match.HandCancelled
+MATCH_ABANDONED = Match.MatchAbandoned
 CLAIM_LINE_ACTION = Match.ClaimLineAction  # an ActionTaken's fields: read by its handlers
+POLICIES_SET = Match.PoliciesSet
+UNDO_REQUESTED = Match.UndoRequested
+UNDO_ANSWERED = Match.UndoAnswered
+ACTION_WITHDRAWN = Match.ActionWithdrawn
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
@@ -189,7 +194,7 @@ class ScoreboardProjection(Projection[DocView]):
 
     def _save(self, doc: Doc, tracking: Tracking) -> None:
         result = match_result(doc["scores"], doc["winner"], doc["state"] == "over",
-                              doc["rulings"], doc.get("forfeit"))
+                              doc["rulings"], doc.get("forfeit"), doc.get("abandoned"))
         doc["adjusted_scores"] = result["scores"]
         doc["result"] = result
         self.view.put("match", doc["match_id"], doc)
@@ -222,7 +227,9 @@ class ScoreboardProjection(Projection[DocView]):
     def _(self, e: ActionTaken, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc["to_act"] = getattr(e, "to_act", None)
-        doc["tricks"] = doc.get("tricks", 0) + sum(f["kind"] == "trick_taken" for f in e.facts)
+        taken = sum(f["kind"] == "trick_taken" for f in e.facts)
+        doc["tricks"] = doc.get("tricks", 0) + taken
+        doc["last_tricks"] = taken  # taken back if the action is withdrawn
         if not isinstance(e, CLAIM_LINE_ACTION):  # a claim's line is on no one's clock
             _tick(doc, e, lambda clock: clock.acted(e.seat, e.timestamp))
         self._save(doc, tracking)
@@ -241,10 +248,49 @@ class ScoreboardProjection(Projection[DocView]):
         _substituted(doc, e)
         self._save(doc, tracking)
 
+    # Undo by consent (docs/undo.md): a request stops the clocks, its answer restarts them.
+    @process_event.register(POLICIES_SET)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["policies"] = dict(e.policies)
+        self._save(doc, tracking)
+
+    @process_event.register(UNDO_REQUESTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["undo"] = {"seat": e.seat, "index": e.index, "version": e.originator_version,
+                       "agreed": []}
+        _tick(doc, e, lambda clock: clock.pause(e.timestamp))
+        self._save(doc, tracking)
+
+    @process_event.register(UNDO_ANSWERED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        if e.agree:
+            doc["undo"]["agreed"].append(side_of(find_game(doc["game"]), e.seat))
+        else:
+            doc["undo"] = None
+            _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
+        self._save(doc, tracking)
+
+    @process_event.register(ACTION_WITHDRAWN)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc.update(undo=None, to_act=e.seat,
+                   tricks=doc.get("tricks", 0) - doc.pop("last_tricks", 0))
+        _tick(doc, e, lambda clock: clock.restart(e.timestamp))
+        self._save(doc, tracking)
+
     @process_event.register(MATCH_CONCEDED)
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
         doc["forfeit"] = {"seat": e.seat, "hand": doc["hand"], "conceded": True}
+        self._save(doc, tracking)
+
+    @process_event.register(MATCH_ABANDONED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        doc["abandoned"] = _abandoned(e, doc["hand"])
         self._save(doc, tracking)
 
     # The clock, kept as the aggregate keeps it (``referee.domain.clock``), from the same
@@ -324,6 +370,11 @@ class ScoreboardProjection(Projection[DocView]):
         doc["rulings"].append(_redeal(e))
         doc.update(scores=list(e.scores), dealer=e.dealer, to_act=None, redealing=True)
         self._save(doc, tracking)
+
+
+def _abandoned(e: Any, hand: int) -> Doc:
+    """A ``MatchAbandoned`` event as the views keep it (``referee.domain.result``)."""
+    return {"faults": list(e.faults), "policy": e.policy, "hand": hand, "reason": e.reason}
 
 
 def _tick(doc: Doc, e: Any, change: Callable[[Clock], None]) -> None:
@@ -420,6 +471,13 @@ class HandsProjection(Projection[DocView]):
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
+    @process_event.register(MATCH_ABANDONED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        m = self._match(e)
+        m["abandoned"] = _abandoned(e, int(m["hands"]))
+        self.view.put("match", m["match_id"], m)
+        self.view.commit(tracking)
+
     @process_event.register(SEAT_SUBSTITUTED)
     def _(self, e: Any, tracking: Tracking) -> None:
         m = self._match(e)
@@ -431,6 +489,27 @@ class HandsProjection(Projection[DocView]):
             "hand": int(m["hands"]), "action": len(hand["actions"]) if hand else 0})
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
+
+    @process_event.register(UNDO_REQUESTED)
+    @process_event.register(UNDO_ANSWERED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._hand(e)
+        item = {"seat": e.seat, "version": e.originator_version, "time": _ts(e)}
+        if isinstance(e, UNDO_REQUESTED):
+            item.update(type="undo_request", index=e.index, action=e.action)
+        else:
+            item.update(type="undo_answer", agree=e.agree)
+        doc.setdefault("undo", []).append(item)
+        self._put_hand(doc, tracking)
+
+    @process_event.register(ACTION_WITHDRAWN)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._hand(e)
+        del doc["actions"][e.index:]
+        doc.setdefault("withdrawn", []).append({
+            "index": e.index, "seat": e.seat, "action": e.action,
+            "version": e.originator_version, "time": _ts(e)})
+        self._put_hand(doc, tracking)
 
     @process_event.register(ACTION_TAKEN)
     @process_event.register(CLAIM_LINE_ACTION)
@@ -453,6 +532,8 @@ class HandsProjection(Projection[DocView]):
         m.update(over=True, result={"scores": list(e.scores), "winner": e.winner, "over": True})
         if m.get("forfeit") is not None:
             m["result"]["forfeit"] = m["forfeit"]
+        if m.get("abandoned") is not None:
+            m["result"]["abandoned"] = m["abandoned"]
         self.view.put("match", m["match_id"], m)
         self.view.commit(tracking)
 
@@ -564,12 +645,25 @@ class StandingsProjection(Projection[DocView]):
         doc["forfeit"] = {"seat": e.seat}
         self._save_summary(doc, tracking)
 
+    @process_event.register(MATCH_ABANDONED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._summary(e)
+        doc["abandoned"] = _abandoned(e, len(doc["hands"]))
+        self._save_summary(doc, tracking)
+
+    @process_event.register(SEAT_SUBSTITUTED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._summary(e)  # standings and exports name the player who sits there now
+        doc["players"][e.seat] = e.player
+        self._save_summary(doc, tracking)
+
     # -- tournaments -----------------------------------------------------------------------
     @process_event.register(TOURNAMENT_CREATED)
     def _(self, e: TournamentCreated, tracking: Tracking) -> None:
         tid = str(e.originator_id)
         self.view.put("tournament", tid, {"tournament_id": tid, "name": e.name, "game": e.game,
-                                          "entrants": {}, "matches": {}, "created": _ts(e)})
+                                          "entrants": {}, "matches": {}, "created": _ts(e),
+                                          "abandonment": getattr(e, "abandonment", "forfeit")})
         self._dirty.add(tid)
         self.view.commit(tracking)
 

@@ -28,7 +28,7 @@ from referee.domain.errors import (
     TournamentNotFoundError,
 )
 from referee.domain.match import Match
-from referee.domain.result import REDEAL
+from referee.domain.result import ABANDONMENT_POLICIES, REDEAL, match_result
 from referee.domain.tournament import Tournament
 from referee.rules.registry import find_game
 
@@ -220,18 +220,24 @@ def _hand_effect(app: Referee, match: Match, hand: int) -> list[int]:
 
 
 # -- tournaments -----------------------------------------------------------------------------
-def create_tournament(app: Referee, token: str, name: str, game: str, command_id: str = ""
-                      ) -> UUID:
+def create_tournament(app: Referee, token: str, name: str, game: str, command_id: str = "",
+                      abandonment: str = "") -> UUID:
     """Create a tournament; return its id. With a ``command_id`` (idempotency key) the id is
     derived from it: a retry answers the same id (COMMAND_ID_REUSED if the key created
-    another tournament)."""
-    return create_tournament_once(app, token, name, game, command_id)[0]
+    another tournament). ``abandonment``: how a match ended as abandoned is scored,
+    ``forfeit`` (the default) or ``adjusted`` (``referee.domain.result``)."""
+    return create_tournament_once(app, token, name, game, command_id, abandonment)[0]
 
 
 def create_tournament_once(app: Referee, token: str, name: str, game: str,
-                           command_id: str = "") -> tuple[UUID, bool]:
+                           command_id: str = "", abandonment: str = "") -> tuple[UUID, bool]:
     """:func:`create_tournament`, also saying whether it was a retry answered as before."""
     app.tokens.require_auditor(token)
+    abandonment = abandonment or ABANDONMENT_POLICIES[0]
+    if abandonment not in ABANDONMENT_POLICIES:
+        raise MalformedRequestError(
+            f"abandonment must be one of {', '.join(ABANDONMENT_POLICIES)}, not "
+            f"{abandonment!r}", field="abandonment")
     limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
     if not name.strip():
         raise MalformedRequestError("a tournament needs a name")
@@ -240,7 +246,8 @@ def create_tournament_once(app: Referee, token: str, name: str, game: str,
         g = find_game(game)
     except ValueError as exc:
         raise MalformedRequestError(str(exc), game=game) from None
-    t = Tournament(name=name.strip(), game=g.name, command_id=command_id)
+    t = Tournament(name=name.strip(), game=g.name, command_id=command_id,
+                   abandonment=abandonment)
     with app.updating(t.id) as commit:
         if command_id:
             try:
@@ -347,3 +354,44 @@ def attach_match(
     if board:  # the match keeps its board: its reads are withheld while others play it
         app.update_match(match_id, lambda m: m.assign_board(str(tournament_id), board))
     return version
+
+
+def abandon_match(app: Referee, token: str, match_id: UUID, at_fault: list[bool], reason: str,
+                  tournament_id: UUID | None = None, command_id: str = ""
+                  ) -> tuple[int, int | None, bool]:
+    """End a match as abandoned, the fault assigned per side (``at_fault``), scored by the
+    abandonment policy of ``tournament_id`` (which the match must be attached to; none: a
+    forfeit). Returns the match's version, its official winner (``referee.domain.result``)
+    and whether this was a retry answered from the record (auditor only; an event).
+
+    :raises MalformedRequestError: no reason, ``at_fault`` not one value per side, a match
+        not attached to the tournament.
+    :raises MatchOverError: the match is over."""
+    app.tokens.require_auditor(token)
+    limits.check_length("command_id", command_id, limits.MAX_COMMAND_ID, "characters")
+    if not reason.strip():
+        raise MalformedRequestError("an abandonment needs a reason", field="reason")
+    policy = ABANDONMENT_POLICIES[0]
+    if tournament_id is not None:
+        t = get_tournament(app, tournament_id)
+        if str(match_id) not in t.matches:
+            raise MalformedRequestError("the match is not attached to this tournament",
+                                        matchId=match_id)
+        policy = t.abandonment
+
+    def abandon(match: Match) -> tuple[int, int | None, bool]:
+        done = match.abandoned
+        replayed = bool(done and command_id and done["command_id"] == command_id)
+        if not replayed:
+            sides = len(match.match_state.scores)
+            if len(at_fault) != sides:
+                raise MalformedRequestError(
+                    f"at_fault must say for each of the {sides} sides whether it is at fault",
+                    field="at_fault")
+            match.abandon(list(at_fault), policy, reason.strip(), "auditor", command_id)
+        result = match_result(match.match_state.scores, match.match_state.winner, True,
+                              match.rulings, match.forfeit, match.abandoned)
+        assert match.abandoned is not None
+        return int(match.abandoned["version"]), result["winner"], replayed
+
+    return app.update_match(match_id, abandon)

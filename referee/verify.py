@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.domain.deal import commitment
-from referee.domain.result import match_result
+from referee.domain.result import ABANDONMENT_POLICIES, abandoned_winner, match_result
 from referee.rules.cards import parse_card
 from referee.rules.errors import RecordError
 from referee.rules.game import MatchState, forfeit_winner
@@ -156,10 +156,20 @@ def _verify_match(record: MatchRecord, legal: bool) -> tuple[int, dict[str, Any]
         assert isinstance(seat, int)
         played = {"scores": list(match.scores), "over": True,
                   "winner": forfeit_winner(game, match.scores, seat)}
+    abandoned = record.result.get("abandoned") if record.result is not None else None
+    if abandoned is not None and match is not None:
+        problem = _abandoned(match, abandoned)
+        if problem:
+            out["result"] = played
+            return ILLEGAL, _fail(out, len(record.hands), "RESULT_MISMATCH", problem)
+        assert isinstance(abandoned, dict)
+        played = {"scores": list(match.scores), "over": True,
+                  "winner": abandoned_winner(match.scores, abandoned)}
     # The official result: the rulings of the record applied (referee.domain.result).
     out["result"] = None if played is None else match_result(
         played["scores"], played["winner"], played["over"], record.rulings,
-        forfeit if isinstance(forfeit, dict) else None)
+        forfeit if isinstance(forfeit, dict) else None,
+        abandoned if isinstance(abandoned, dict) else None)
     if record.result is not None:
         problem = result_mismatch(record.result, out["result"]) if out["result"] else "no hands"
         if problem:
@@ -230,6 +240,24 @@ def _forfeited(game: Any, match: Any, seat: object) -> str | None:
         return f"result.forfeit.seat must be a seat 0..{game.num_seats - 1}"
     if match.over:
         return "result.forfeit: the match was already over when it was forfeited"
+    return None
+
+
+def _abandoned(match: Any, abandoned: object) -> str | None:
+    """What is wrong with a record's claim that the arbiter ended the match as abandoned
+    (``faults`` one per side, a known ``policy``, on a match not yet over), if anything."""
+    if not isinstance(abandoned, dict):
+        return "result.abandoned must be an object"
+    faults, policy = abandoned.get("faults"), abandoned.get("policy")
+    sides = len(match.scores)
+    if not isinstance(faults, list) or len(faults) != sides or not all(
+            isinstance(f, bool) for f in faults):
+        return f"result.abandoned.faults must list {sides} true/false values, one per side"
+    if policy not in ABANDONMENT_POLICIES:
+        return (f"result.abandoned.policy must be one of {', '.join(ABANDONMENT_POLICIES)}, "
+                f"not {policy!r}")
+    if match.over:
+        return "result.abandoned: the match was already over when it was abandoned"
     return None
 
 

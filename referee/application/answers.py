@@ -52,6 +52,8 @@ class View:
     commitment: str
     clock: dict[str, Any] | None = None
     """The clock (``referee.domain.clock.Clock.to_json``); None for an untimed match."""
+    undo: dict[str, Any] | None = None
+    """The pending undo request (``referee.domain.match.Match.undo_json``), if any."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,38 +35,16 @@ from referee.rules.claims import ALL
 MAX_CLAIM_TRICKS = 64
 
 
-class Claiming:
-    """``SubmitClaim`` and ``Concede``."""
+class SeatCommands:
+    """Commands a seat makes on a live match that are no action (claims, concessions, undo
+    requests and answers): run under the match's lock, answered as an action is, retried
+    with the same ``command_id`` answered from the record, refusals in the rejection trail."""
 
     def __init__(self, acting: Acting, tokens: Tokens, now: Now = utc_now) -> None:
         self._acting, self._tokens, self._now = acting, tokens, now
 
-    def claim(self, match_id: UUID, token: str, tricks: int = ALL, command_id: str = ""
-              ) -> Answer:
-        """The seat of ``token`` claims ``tricks`` more tricks for its side (:data:`ALL`:
-        all the remaining ones).
-
-        :raises ClaimRefusedError: the claim does not hold (nothing changes).
-        :raises ClaimNotAllowedError: no claim may be made now."""
-        if tricks != ALL and not 1 <= tricks <= MAX_CLAIM_TRICKS:
-            raise MalformedRequestError(
-                f"tricks must be 1..{MAX_CLAIM_TRICKS}, or all of them", field="tricks")
-        text = Match.claim_text("claim", tricks)
-        return self._run(match_id, token, command_id, text,
-                         lambda match, seat: match.claim(seat, tricks, command_id))
-
-    def concede(self, match_id: UUID, token: str, command_id: str = "",
-                whole_match: bool = False) -> Answer:
-        """The side of ``token``'s seat concedes the remaining tricks of the hand (or, with
-        ``whole_match``, the match)."""
-        if whole_match:
-            return self._run(match_id, token, command_id, "concede:match",
-                             lambda match, seat: match.concede_match(seat, command_id))
-        return self._run(match_id, token, command_id, Match.claim_text("concession", ALL),
-                         lambda match, seat: match.concede(seat, command_id))
-
     def _run(self, match_id: UUID, token: str, command_id: str, text: str,
-             command: Any) -> Answer:
+             command: Any, what: str = "claim or concede") -> Answer:
         asking: list[Principal] = []
 
         def run(match: Match) -> Answer:
@@ -74,7 +52,7 @@ class Claiming:
             asking.append(principal)
             if principal.role is not Role.SEAT or principal.seat is None:
                 raise PermissionDeniedError(
-                    f"a {principal.role.value} may not claim or concede",
+                    f"a {principal.role.value} may not {what}",
                     role=principal.role.value)
             seat = principal.seat
             if command_id:
@@ -101,6 +79,34 @@ class Claiming:
             if not isinstance(exc, MatchNotFoundError):
                 self._acting.reject(match_id, asking[0] if asking else None, text, exc)
             raise
+
+
+class Claiming(SeatCommands):
+    """``SubmitClaim`` and ``Concede``."""
+
+    def claim(self, match_id: UUID, token: str, tricks: int = ALL, command_id: str = ""
+              ) -> Answer:
+        """The seat of ``token`` claims ``tricks`` more tricks for its side (:data:`ALL`:
+        all the remaining ones).
+
+        :raises ClaimRefusedError: the claim does not hold (nothing changes).
+        :raises ClaimNotAllowedError: no claim may be made now."""
+        if tricks != ALL and not 1 <= tricks <= MAX_CLAIM_TRICKS:
+            raise MalformedRequestError(
+                f"tricks must be 1..{MAX_CLAIM_TRICKS}, or all of them", field="tricks")
+        text = Match.claim_text("claim", tricks)
+        return self._run(match_id, token, command_id, text,
+                         lambda match, seat: match.claim(seat, tricks, command_id))
+
+    def concede(self, match_id: UUID, token: str, command_id: str = "",
+                whole_match: bool = False) -> Answer:
+        """The side of ``token``'s seat concedes the remaining tricks of the hand (or, with
+        ``whole_match``, the match)."""
+        if whole_match:
+            return self._run(match_id, token, command_id, "concede:match",
+                             lambda match, seat: match.concede_match(seat, command_id))
+        return self._run(match_id, token, command_id, Match.claim_text("concession", ALL),
+                         lambda match, seat: match.concede(seat, command_id))
 
 
 class Seats:

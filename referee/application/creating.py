@@ -21,6 +21,7 @@ from referee.domain.clock import TimeControl
 from referee.domain.deal import shuffle
 from referee.domain.errors import InvalidRulesError, MalformedRequestError, UnknownGameError
 from referee.domain.match import Match
+from referee.domain.policies import TablePolicies
 from referee.rules.cards import CARD_NAMES, parse_card
 from referee.rules.errors import InvalidActionError, RuleParameterError
 from referee.rules.game import Game
@@ -55,15 +56,19 @@ class Creating:
         public_spectators: bool = False,
         token: str = "",
         time_control: Mapping[str, Any] | None = None,
+        policies: Mapping[str, Any] | None = None,
     ) -> Created:
         """Create a match, deal its first hand, and return the seats' secret tokens.
         ``time_control``: see :class:`referee.domain.clock.TimeControl` (None: untimed).
+        ``policies``: the table policies (:mod:`referee.domain.policies`; None: defaults).
 
         :raises CreateNotAllowedError: when the server has an organiser credential and
             ``token`` is neither it nor the auditor's.
-        :raises InvalidTimeControlError: for a time control that is not valid."""
+        :raises InvalidTimeControlError: for a time control that is not valid.
+        :raises InvalidPolicyError: for a table policy that is not valid."""
         self._tokens.require_organiser(token)
         control = TimeControl.from_dict(time_control) if time_control is not None else None
+        table = TablePolicies.from_dict(policies or {})
         try:
             g = find_game(game)
         except ValueError as exc:
@@ -99,6 +104,8 @@ class Creating:
         )
         if control is not None:
             match.control_time(control)
+        if not table.default:
+            match.set_policies(table)
         deal_next(match, seed_entropy)
         self._live.commit(match)
         return Created(match.id, names, tokens, spectator, match.version, match.hand.commitment)

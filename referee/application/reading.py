@@ -22,16 +22,20 @@ from referee.changes import ChangeWaiters
 from referee.domain.deal import commitment
 from referee.domain.errors import HandNotFinishedError, HandNotFoundError
 from referee.domain.facts import (
+    ACTION_WITHDRAWN,
     CLAIM_ACCEPTED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
     HAND_CANCELLED,
     HAND_DEALT,
     HAND_ENDED,
+    MATCH_ABANDONED,
     MATCH_CONCEDED,
     MATCH_ENDED,
     SEAT_SUBSTITUTED,
     TIMED_OUT,
+    UNDO_ANSWERED,
+    UNDO_REQUESTED,
 )
 from referee.domain.match import HandLog, Match
 from referee.domain.result import cancellation, match_result, record_rulings
@@ -80,13 +84,15 @@ class Reading:
             who = self._tokens.authorize(match, token)
             for hand in self._boards.hidden(match) if who.role is not Role.AUDITOR else ():
                 self._boards.check(match, hand, False)
-            forfeited = match.forfeit["hand"] if match.forfeit is not None else None
+            ended = match.forfeit or match.abandoned  # the hand it ended is in the record
+            forfeited = ended["hand"] if ended is not None else None
             hands = [
                 _hand_record(match, h) for h in match.hands
                 if h.result is not None or who.role is Role.AUDITOR or h.number == forfeited
             ]
             result = match_result(match.match_state.scores, match.match_state.winner, True,
-                                  match.rulings, match.forfeit) if match.over else None
+                                  match.rulings, match.forfeit,
+                                  match.abandoned) if match.over else None
             record = MatchRecord(
                 game=match.game_name, rules=match.rules, players=tuple(match.players),
                 hands=tuple(hands), result=result, match_id=str(match.id),
@@ -149,17 +155,19 @@ def view_of(match: Match, who: Principal) -> View:
         shown = game.view(state, who.seat if who.role is Role.SEAT else None)
     to_act = None if match.over else game.current_seat(state)
     legal: list[str] = []
-    if to_act is not None and who.role is Role.SEAT and who.seat == to_act:
+    undo = match.undo_json(who.seat if who.role is Role.SEAT else None,
+                           who.role is Role.AUDITOR)
+    if to_act is not None and who.role is Role.SEAT and who.seat == to_act and undo is None:
         legal = [game.format_action(a) for a in game.legal_actions(state)]
     result = match_result(match.match_state.scores, match.match_state.winner, match.over,
-                          match.rulings, match.forfeit)
+                          match.rulings, match.forfeit, match.abandoned)
     return View(
         match_id=match.id, version=match.version, game=match.game_name, principal=who,
         hand=match.hand.number, dealer=match.hand.dealer, to_act=to_act,
         legal_actions=legal, scores=result["scores"],
         match_over=match.over, winner=result["winner"], state=shown,
         players=list(match.players), commitment=match.hand.commitment,
-        clock=match.clock_json(datetime.now(UTC)),
+        clock=match.clock_json(datetime.now(UTC)), undo=undo,
     )
 
 
@@ -191,6 +199,10 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
             fact = {"kind": CLAIM_ACCEPTED, "seat": e.seat, "claim": e.kind,
                     "tricks": e.tricks, "actions": e.actions}
             out.append(PublicEvent(v, hand, e.seat, "", [fact]))
+        elif isinstance(e, Match.MatchAbandoned):
+            fact = {"kind": MATCH_ABANDONED, "faults": e.faults, "policy": e.policy,
+                    "reason": e.reason, "winner": e.winner}
+            out.append(PublicEvent(v, hand, None, "", [fact]))
         elif isinstance(e, Match.MatchConceded):
             fact = {"kind": MATCH_CONCEDED, "seat": e.seat, "winner": e.winner}
             out.append(PublicEvent(v, hand, e.seat, "", [fact]))
@@ -203,6 +215,18 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
                     "reason": e.reason, "rule": e.rule, "scores": list(e.scores),
                     "dealer": e.dealer}
             out.append(PublicEvent(v, e.hand, None, "", [fact]))
+        elif isinstance(e, Match.UndoRequested | Match.ActionWithdrawn):
+            text = e.action
+            if not is_public(match.game, text) and who.role is not Role.AUDITOR and not (
+                who.role is Role.SEAT and who.seat == e.seat
+            ):
+                text = "hidden"
+            kind = UNDO_REQUESTED if isinstance(e, Match.UndoRequested) else ACTION_WITHDRAWN
+            out.append(PublicEvent(v, hand, e.seat, text,
+                                   [{"kind": kind, "seat": e.seat, "index": e.index}]))
+        elif isinstance(e, Match.UndoAnswered):
+            out.append(PublicEvent(v, hand, e.seat, "", [
+                {"kind": UNDO_ANSWERED, "seat": e.seat, "agree": e.agree}]))
         elif isinstance(e, Match.HandScored):
             fact = {"kind": HAND_ENDED, "hand": e.hand, "result": e.result,
                     "scores": e.scores}
@@ -251,4 +275,5 @@ def _hand_record(match: Match, log: HandLog) -> HandRecord:
         game=match.game_name, rules=match.rules, dealer=log.dealer, deal=deal,
         actions=tuple(log.actions), result=log.result, timeouts=tuple(log.timeouts),
         claimed=tuple(log.claimed),
+        withdrawn=tuple({k: v for k, v in w.items() if k != "version"} for w in log.withdrawn),
     )

@@ -27,6 +27,7 @@ from referee.application.fanout import Fanout
 from referee.application.live import LiveMatches
 from referee.application.reading import Reading
 from referee.application.store import APP_NAME, LogReader, StoredMatches
+from referee.application.undoing import Undoing
 from referee.application.updates import Encoder, PlainEncoder
 from referee.changes import ChangeWaiters, LogFollower, originators_between
 from referee.config import Settings, settings_from_env
@@ -79,6 +80,7 @@ class Referee(Application[UUID]):
         self.clocks = ClockCommands(self.acting.update_match, self.tokens.require_auditor)
         self.claiming = Claiming(self.acting, self.tokens)
         self.seats = Seats(self.acting, self.tokens)
+        self.undoing = Undoing(self.acting, self.tokens)
         self._clock_follower: ClockFollower | None = None
         #: Duplicate boards still in play at another table (their cards stay hidden).
         self.boards = Boards(self.live, self._tournament)
@@ -167,11 +169,12 @@ class Referee(Application[UUID]):
         seed_entropy: bytes = b"", fixed_deals: Sequence[Sequence[str]] = (),
         first_dealer: int = 0, public_spectators: bool = False, token: str = "",
         time_control: Mapping[str, Any] | None = None,
+        policies: Mapping[str, Any] | None = None,
     ) -> Created:
         """See :meth:`referee.application.creating.Creating.create_match`."""
         return self.creating.create_match(game, rules, players, seed_entropy, fixed_deals,
                                           first_dealer, public_spectators, token,
-                                          time_control)
+                                          time_control, policies)
 
     def pause_clocks(self, match_id: UUID, token: str, reason: str) -> int:
         return self.clocks.pause(match_id, token, reason)
@@ -204,6 +207,15 @@ class Referee(Application[UUID]):
     def concede(self, match_id: UUID, token: str, command_id: str = "",
                 whole_match: bool = False) -> Answer:
         return self.claiming.concede(match_id, token, command_id, whole_match)
+
+    def request_undo(self, match_id: UUID, token: str, command_id: str = "") -> Answer:
+        """See :meth:`referee.application.undoing.Undoing.request`."""
+        return self.undoing.request(match_id, token, command_id)
+
+    def answer_undo(self, match_id: UUID, token: str, agree: bool, command_id: str = ""
+                    ) -> Answer:
+        """See :meth:`referee.application.undoing.Undoing.answer`."""
+        return self.undoing.answer(match_id, token, agree, command_id)
 
     def substitute(self, match_id: UUID, token: str, seat: int, player: str
                    ) -> tuple[str, int]:

@@ -161,6 +161,13 @@ class Clock:
             self.turn_start = at - timedelta(milliseconds=self.used_before_pause_ms)
         self.extra_ms += add_ms
 
+    def restart(self, at: datetime) -> None:
+        """Run again from ``at`` with a fresh turn for the seat to act (an action withdrawn by
+        consent: its seat is to act again; the time it used stays spent)."""
+        self.paused = False
+        self.stopped_by_timeout = False
+        self.turn_begins(at)
+
     # -- queries ---------------------------------------------------------------------------
     def allowance_ms(self, seat: int) -> int:
         """What ``seat`` may use on a turn, lag allowance not included."""

@@ -193,3 +193,24 @@ class ClaimRefusedError(RefereeError):
     def __init__(self, message: str, audit: str, **metadata: object) -> None:
         super().__init__(message, **metadata)
         self.audit = audit
+
+
+class InvalidPolicyError(MalformedRequestError):
+    """A table policy at CreateMatch that is not valid (``referee.domain.policies``)."""
+
+    reason = "INVALID_POLICY"
+
+
+class UndoNotAllowedError(RefereeError):
+    """An undo request or answer the match does not admit now: its undo policy is off, no
+    action (or not the caller's) to withdraw, no request pending, a seat of the asking side
+    answering (docs/undo.md)."""
+
+    reason = "UNDO_NOT_ALLOWED"
+
+
+class UndoPendingError(RefereeError):
+    """A seat asked to withdraw its last action: the table waits for the other sides to
+    answer before anything else is played (the match's undo policy, ``consent``)."""
+
+    reason = "UNDO_PENDING"

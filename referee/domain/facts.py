@@ -19,6 +19,10 @@ CLAIM_ACCEPTED = "claim_accepted"
 SEAT_SUBSTITUTED = "seat_substituted"
 MATCH_CONCEDED = "match_conceded"
 HAND_CANCELLED = "hand_cancelled"
+UNDO_REQUESTED = "undo_requested"
+MATCH_ABANDONED = "match_abandoned"
+UNDO_ANSWERED = "undo_answered"
+ACTION_WITHDRAWN = "action_withdrawn"
 
 
 def fact_json(fact: Fact) -> dict[str, Any]:

@@ -28,19 +28,35 @@ from referee.domain.errors import (
     HandNotFoundError,
     InvalidRulingError,
     MatchOverError,
+    UndoNotAllowedError,
+    UndoPendingError,
 )
 from referee.domain.facts import (
+    ACTION_WITHDRAWN,
     CLAIM_ACCEPTED,
     HAND_DEALT,
     HAND_ENDED,
     MATCH_CONCEDED,
     MATCH_ENDED,
+    UNDO_ANSWERED,
+    UNDO_REQUESTED,
     fact_json,
 )
-from referee.domain.result import REDEAL
+from referee.domain.policies import TablePolicies
+from referee.domain.result import REDEAL, abandoned_winner
 from referee.rules.cards import parse_card
 from referee.rules.claims import ALL, ClaimError, check_claim, concession_line, in_trick_play
-from referee.rules.game import Game, HandEnded, MatchState, default_action, forfeit_winner
+from referee.rules.game import (
+    Game,
+    HandEnded,
+    MatchState,
+    default_action,
+    forfeit_winner,
+    is_public,
+    side_of,
+    sides_of,
+)
+from referee.rules.handrecord import replay_to
 from referee.rules.params import RuleSet
 from referee.rules.registry import find_game
 
@@ -72,6 +88,9 @@ class HandLog:
     """The match state when the hand was dealt (what a cancellation steps back to)."""
     cancelled: dict[str, Any] | None = None
     """The ``redeal`` ruling that cancelled this deal (its hand was dealt anew)."""
+    withdrawn: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Actions withdrawn by consent (undo policy), in order: ``{"index", "seat", "action",
+    "version"}`` (``index``: how many of the hand's actions came before it)."""
 
 
 @dataclasses.dataclass
@@ -152,6 +171,19 @@ class Match(Aggregate):
         winner: int | None
         command_id: str
 
+    class MatchAbandoned(Event):
+        """The arbiter ended the match as abandoned: ``faults`` says for each side whether it
+        was at fault, ``policy`` (the tournament's, ``referee.domain.result``) how the match
+        is scored; ``winner`` the winner it gives on the scores as played. A ``MatchEnded``
+        follows."""
+
+        faults: list[bool]
+        policy: str
+        reason: str
+        by: str
+        winner: int | None
+        command_id: str
+
     class SeatSubstituted(Event):
         """The auditor replaced the player of ``seat``: ``player`` (after ``previous``) plays
         it from now on, with a new seat token (``token_hash``); the old token stops working
@@ -162,6 +194,40 @@ class Match(Aggregate):
         previous: str
         token_hash: str
         by: str
+
+    class PoliciesSet(Event):
+        """The match's table policies (``referee.domain.policies``), right after its
+        creation (a match without this event has the defaults)."""
+
+        policies: dict[str, Any]
+
+    class UndoRequested(Event):
+        """``seat`` asks to withdraw its last action (``action``, after ``index`` actions of
+        the hand): the clocks stop until the other sides answer."""
+
+        seat: int
+        action: str
+        index: int
+        command_id: str
+
+    class UndoAnswered(Event):
+        """``seat`` answered the pending undo request for its side: ``agree``. A refusal
+        ends the request and the clocks run again; once every other side has agreed, an
+        ``ActionWithdrawn`` follows."""
+
+        seat: int
+        agree: bool
+        command_id: str
+
+    class ActionWithdrawn(Event):
+        """``seat``'s action ``action`` (after ``index`` actions of the hand) is withdrawn by
+        consent: the hand's state is rebuilt from its deal and the actions before it (the
+        one replay loop, ``referee.rules.handrecord.replay``), and ``seat`` is to act
+        again, on a fresh turn. The action stays in the log, marked withdrawn."""
+
+        seat: int
+        action: str
+        index: int
 
     class HandScored(Event):
         hand: int
@@ -300,6 +366,13 @@ class Match(Aggregate):
         self.substitutions: list[dict[str, Any]] = []
         #: The deals a ``redeal`` ruling cancelled, in order (their hands were dealt anew).
         self.cancelled_hands: list[HandLog] = []
+        self.policies = TablePolicies()
+        #: ``{"faults", "policy", "hand", "reason", "command_id"}`` once the arbiter ended
+        #: the match as abandoned.
+        self.abandoned: dict[str, Any] | None = None
+        #: The pending undo request: ``{"seat", "action", "index", "version", "agreed"}``
+        #: (``agreed``: the sides that agreed so far).
+        self.undo_request: dict[str, Any] | None = None
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
@@ -374,6 +447,7 @@ class Match(Aggregate):
         """
         if self.over or self.hand_state is None:
             raise MatchOverError("the match is over", matchId=self.id)
+        self._check_no_undo_pending()
         if self.clock is not None and self.clock.paused:
             raise ClockPausedError("the table's clocks are paused: it waits for the arbiter "
                                    "to resume it", matchId=self.id)
@@ -443,6 +517,21 @@ class Match(Aggregate):
         self._match_conceded(seat=seat, winner=winner, command_id=command_id)
         self._match_ended(scores=list(self.match_state.scores), winner=winner)
 
+    def abandon(self, faults: list[bool], policy: str, reason: str, by: str = "auditor",
+                command_id: str = "") -> None:
+        """End the match as abandoned, with the fault assigned per side (``faults``) and
+        scored by ``policy`` (``referee.domain.result.abandoned_winner``); the running hand
+        is left as it stands.
+
+        :raises MatchOverError: the match is over."""
+        if self.over:
+            raise MatchOverError("the match is over", matchId=self.id)
+        scores = list(self.match_state.scores)
+        winner = abandoned_winner(scores, {"faults": faults, "policy": policy})
+        self._match_abandoned(faults=list(faults), policy=policy, reason=reason, by=by,
+                              winner=winner, command_id=command_id)
+        self._match_ended(scores=scores, winner=winner)
+
     def concede(self, seat: int, command_id: str) -> None:
         """``seat``'s side concedes the remaining tricks of the hand: it is played out along
         the line that gives the other sides the most tricks the cards allow
@@ -460,6 +549,7 @@ class Match(Aggregate):
     def _check_playing(self) -> None:
         if self.over or self.hand_state is None:
             raise MatchOverError("the match is over", matchId=self.id)
+        self._check_no_undo_pending()
         if self.clock is not None and self.clock.paused:
             raise ClockPausedError("the table's clocks are paused: it waits for the arbiter "
                                    "to resume it", matchId=self.id)
@@ -488,6 +578,93 @@ class Match(Aggregate):
         if kind == "concession":
             return "concede"
         return "claim:all" if tricks == ALL else f"claim:{tricks}"
+
+    def set_policies(self, policies: TablePolicies) -> None:
+        """Give the match its table policies (right after creation, before the first deal)."""
+        assert not self.hands, "table policies are set at creation"
+        self._policies_set(policies=policies.to_dict())
+
+    def _check_no_undo_pending(self) -> None:
+        request = self.undo_request
+        if request is not None:
+            raise UndoPendingError(
+                f"seat {request['seat']} asked to withdraw its last action: the table waits "
+                f"for the other sides to answer (undo policy: consent)",
+                seat=request["seat"], policy="undo")
+
+    def request_undo(self, seat: int, command_id: str) -> None:
+        """``seat`` asks to withdraw its last action, which must be the last action of the
+        running hand (docs/undo.md). The clocks stop until the other sides answer.
+
+        :raises UndoNotAllowedError: the undo policy is off, or there is no such action."""
+        if self.over or self.hand_state is None:
+            raise MatchOverError("the match is over", matchId=self.id)
+        if self.policies.undo != "consent":
+            raise UndoNotAllowedError(
+                "this match's undo policy is off: an action once made stands",
+                policy="undo", value=self.policies.undo)
+        self._check_no_undo_pending()
+        if self.clock is not None and self.clock.paused:
+            raise ClockPausedError("the table's clocks are paused: it waits for the arbiter "
+                                   "to resume it", matchId=self.id)
+        hand = self.hand
+        if not hand.actions:
+            raise UndoNotAllowedError(
+                f"hand {hand.number} has no action yet: the undo policy withdraws the last "
+                f"action of the running hand, and an action that ended a hand stands",
+                policy="undo", seat=seat)
+        index = len(hand.actions) - 1
+        by, action = hand.actions[index]
+        if by != seat:
+            raise UndoNotAllowedError(
+                f"the undo policy withdraws only the last action, and seat {by} made it, "
+                f"not seat {seat}", policy="undo", seat=seat, lastSeat=by)
+        if index in hand.timeouts:
+            raise UndoNotAllowedError(
+                "the last action was the referee's, for a seat whose time ran out: the undo "
+                "policy withdraws a player's own action", policy="undo", seat=seat)
+        self._undo_requested(seat=seat, action=action, index=index, command_id=command_id)
+
+    def answer_undo(self, seat: int, agree: bool, command_id: str) -> None:
+        """``seat`` answers the pending undo request for its side. A refusal ends it; the
+        last agreement of the other sides withdraws the action.
+
+        :raises UndoNotAllowedError: no request pending, or ``seat`` is on the asking side
+            or its side already answered."""
+        if self.over:
+            raise MatchOverError("the match is over", matchId=self.id)
+        request = self.undo_request
+        if request is None:
+            raise UndoNotAllowedError(
+                "no undo request is pending (undo policy: "
+                f"{self.policies.undo})", policy="undo", seat=seat)
+        game = self.game
+        side, asking = side_of(game, seat), side_of(game, request["seat"])
+        if side == asking:
+            raise UndoNotAllowedError(
+                f"seat {seat} is on the side that asked to withdraw (seat "
+                f"{request['seat']}): the other sides answer (undo policy: consent)",
+                policy="undo", seat=seat)
+        if side in request["agreed"]:
+            raise UndoNotAllowedError(
+                f"seat {seat}'s side already agreed to this undo request", policy="undo",
+                seat=seat)
+        self._undo_answered(seat=seat, agree=agree, command_id=command_id)
+        if agree and len(request["agreed"]) == sides_of(game) - 1:
+            self._action_withdrawn(seat=request["seat"], action=request["action"],
+                                   index=request["index"])
+
+    def undo_json(self, who_seat: int | None, auditor: bool) -> dict[str, Any] | None:
+        """The pending undo request as views show it: the asking seat, the index of its
+        action, the sides that agreed; the action itself only to those who saw it made."""
+        request = self.undo_request
+        if request is None:
+            return None
+        action = request["action"]
+        if not (auditor or who_seat == request["seat"] or is_public(self.game, action)):
+            action = "hidden"
+        return {"seat": request["seat"], "index": request["index"], "action": action,
+                "agreed": sorted(request["agreed"]), "version": request["version"]}
 
     def control_time(self, control: TimeControl) -> None:
         """Give the match its time control (right after creation, before the first deal)."""
@@ -520,6 +697,9 @@ class Match(Aggregate):
 
     def pause_clock(self, by: str, reason: str) -> None:
         """:raises ClockStateError: no time control, already paused, or the match is over."""
+        if self.undo_request is not None:
+            raise ClockStateError("the clocks are stopped by a pending undo request: its "
+                                  "answer restarts them (undo policy: consent)")
         if self.clock is None or self.clock.paused or self.over:
             raise ClockStateError(
                 "this table has no time control" if self.clock is None else
@@ -528,6 +708,9 @@ class Match(Aggregate):
 
     def resume_clock(self, by: str, add_ms: int = 0) -> None:
         """:raises ClockStateError: no time control, or not paused."""
+        if self.undo_request is not None:
+            raise ClockStateError("the clocks are stopped by a pending undo request: its "
+                                  "answer restarts them (undo policy: consent)")
         if self.clock is None or not self.clock.paused:
             raise ClockStateError("this table has no time control" if self.clock is None
                                   else "the clocks are not paused")
@@ -672,12 +855,22 @@ class Match(Aggregate):
     def _match_conceded(self, seat: int, winner: int | None, command_id: str) -> None:
         self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
         self.forfeit = {"seat": seat, "hand": len(self.hands), "conceded": True}
+        self.undo_request = None
         outcome = Outcome(seat, "concede:match", command_id,
                           [{"kind": MATCH_CONCEDED, "seat": seat, "winner": winner}],
                           self.version + 1)
         self.last_outcome = outcome
         if command_id:
             self.outcomes[self.command_key(seat, command_id)] = outcome
+
+    @event(MatchAbandoned)
+    def _match_abandoned(self, faults: list[bool], policy: str, reason: str, by: str,
+                         winner: int | None, command_id: str) -> None:
+        self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
+        self.abandoned = {"faults": list(faults), "policy": policy, "hand": len(self.hands),
+                          "reason": reason, "command_id": command_id,
+                          "version": self.version + 1}
+        self.undo_request = None
 
     @event(SeatSubstituted)
     def _seat_substituted(self, seat: int, player: str, previous: str, token_hash: str,
@@ -765,6 +958,54 @@ class Match(Aggregate):
     @event(ResultsFinalized)
     def _results_finalized(self, by: str, tournament_id: str) -> None:
         self.results_final = True
+
+    @event(PoliciesSet)
+    def _policies_set(self, policies: dict[str, Any]) -> None:
+        self.policies = TablePolicies(**policies)
+
+    def _outcome(self, seat: int, text: str, command_id: str, fact: dict[str, Any]) -> None:
+        """The answer to a command that is no action (in event bodies)."""
+        outcome = Outcome(seat, text, command_id, [fact], self.version + 1)
+        self.last_outcome = outcome
+        if command_id:
+            self.outcomes[self.command_key(seat, command_id)] = outcome
+
+    @event(UndoRequested)
+    def _undo_requested(self, seat: int, action: str, index: int, command_id: str) -> None:
+        self.undo_request = {"seat": seat, "action": action, "index": index,
+                             "version": self.version + 1, "agreed": []}
+        if self.clock is not None:
+            self.clock.pause(self._event_at)
+        self._outcome(seat, "undo", command_id,
+                      {"kind": UNDO_REQUESTED, "seat": seat, "index": index})
+
+    @event(UndoAnswered)
+    def _undo_answered(self, seat: int, agree: bool, command_id: str) -> None:
+        request = self.undo_request
+        assert request is not None
+        self._outcome(seat, "undo:agree" if agree else "undo:refuse", command_id,
+                      {"kind": UNDO_ANSWERED, "seat": seat, "agree": agree,
+                       "asked": request["seat"]})
+        if agree:
+            request["agreed"] = [*request["agreed"], side_of(self.game, seat)]
+            return
+        self.undo_request = None
+        if self.clock is not None:
+            self.clock.resume(self._event_at, 0)
+
+    @event(ActionWithdrawn)
+    def _action_withdrawn(self, seat: int, action: str, index: int) -> None:
+        hand, game = self.hand, self.game
+        kept = hand.actions[:index]
+        deal = game.deal([parse_card(c) for c in hand.cards], hand.dealer)
+        self.hand_state = replay_to(game, deal, hand.dealer, self.rules, kept)
+        hand.actions = kept
+        hand.withdrawn.append({"index": index, "seat": seat, "action": action,
+                               "version": self.version + 1})
+        self.undo_request = None
+        if self.clock is not None:
+            self.clock.restart(self._event_at)
+        self._caused({"kind": ACTION_WITHDRAWN, "seat": seat, "index": index})
 
     @event(TimeControlled)
     def _time_controlled(self, control: dict[str, Any]) -> None:

@@ -3,11 +3,12 @@ match's views, the scoreboard, standings, exports and ``referee verify``).
 
 Rulings add an ``adjust`` per side to the scores as played. The official scores are the
 as-played scores plus every adjustment. Once the match is over its official winner is:
-the side a forfeit names (a forfeit on time decides the match whatever the scores); else,
-without rulings, the rules' winner; else the one side with the highest official score (a tie
-is a draw: no winner). A ``redeal`` ruling (a hand cancelled and dealt anew) changes no
-score: it is not counted here, and a match record lists it under ``cancelled``, not
-``rulings``.
+for a match the arbiter ended as abandoned, the winner its abandonment policy gives
+(:func:`abandoned_winner`); else the side a forfeit names (a forfeit on time decides the
+match whatever the scores); else, without rulings, the rules' winner; else the one side with
+the highest official score (a tie is a draw: no winner). A ``redeal`` ruling (a hand cancelled
+and dealt anew) changes no score: it is not counted here, and a match record lists it under
+``cancelled``, not ``rulings``.
 """
 
 from __future__ import annotations
@@ -32,10 +33,38 @@ def adjusted(scores: Sequence[int], rulings: Sequence[Mapping[str, Any]]) -> lis
     return out
 
 
+#: How a tournament scores a match its arbiter ends as abandoned (docs/tournaments.md).
+ABANDONMENT_POLICIES = ("forfeit", "adjusted")
+
+
+def abandoned_winner(scores: Sequence[int], abandoned: Mapping[str, Any]) -> int | None:
+    """The winner of a match ended as abandoned, from its (official) ``scores`` and the
+    abandonment's ``faults`` (one per side: at fault or not) and ``policy``:
+
+    - ``forfeit``: the match goes to the side not at fault; where several are not (Ulti),
+      to the one of them with the highest score, the lower side on a tie; where none is, or
+      every side is, nobody wins (a draw);
+    - ``adjusted``: the score stands as it is, but no side at fault may win: the side not at
+      fault with the highest score wins, a tie between them is a draw; nobody wins when
+      every side is at fault.
+    """
+    faults = list(abandoned["faults"])
+    clean = [i for i, f in enumerate(faults) if not f]
+    if not clean:
+        return None
+    best = max(scores[i] for i in clean)
+    leaders = [i for i in clean if scores[i] == best]
+    if abandoned["policy"] == "forfeit":
+        return None if len(clean) == len(faults) else leaders[0]
+    return leaders[0] if len(leaders) == 1 else None
+
+
 def official_winner(scores: Sequence[int], winner: int | None,
-                    rulings: Sequence[Mapping[str, Any]], forfeit: object = None
-                    ) -> int | None:
+                    rulings: Sequence[Mapping[str, Any]], forfeit: object = None,
+                    abandoned: Mapping[str, Any] | None = None) -> int | None:
     """The winner of a finished match after rulings (see the module docstring)."""
+    if abandoned is not None:
+        return abandoned_winner(adjusted(scores, rulings), abandoned)
     if forfeit is not None or not score_rulings(rulings):
         return winner
     final = adjusted(scores, rulings)
@@ -46,17 +75,22 @@ def official_winner(scores: Sequence[int], winner: int | None,
 
 def match_result(scores: Sequence[int], winner: int | None, over: bool,
                  rulings: Sequence[Mapping[str, Any]] = (),
-                 forfeit: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 forfeit: Mapping[str, Any] | None = None,
+                 abandoned: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The result in the record's shape: the official ``scores``, ``winner`` (once over)
-    and ``over``, the ``as_played`` figures beside them, and the forfeit if any."""
+    and ``over``, the ``as_played`` figures beside them, and the forfeit or the abandonment
+    if any."""
     out: dict[str, Any] = {
         "scores": adjusted(scores, rulings),
-        "winner": official_winner(scores, winner, rulings, forfeit) if over else None,
+        "winner": (official_winner(scores, winner, rulings, forfeit, abandoned) if over
+                   else None),
         "over": over,
         "as_played": {"scores": list(scores), "winner": winner if over else None},
     }
     if forfeit is not None:
         out["forfeit"] = dict(forfeit)
+    if abandoned is not None:
+        out["abandoned"] = {k: abandoned[k] for k in ("faults", "policy", "hand", "reason")}
     return out
 
 

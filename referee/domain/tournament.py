@@ -26,8 +26,12 @@ class Tournament(Aggregate):
         return uuid5(COMMANDS, f"tournament:{command_id}") if command_id else uuid4()
 
     @event("Created")
-    def __init__(self, name: str, game: str, command_id: str = "") -> None:
+    def __init__(self, name: str, game: str, command_id: str = "",
+                 abandonment: str = "forfeit") -> None:
         self.command_id = command_id
+        #: How a match the arbiter ends as abandoned is scored
+        #: (``referee.domain.result.ABANDONMENT_POLICIES``).
+        self.abandonment = abandonment
         self.final = False
         self.released: list[str] = []
         self.name = name

@@ -37,6 +37,10 @@ class HandRecord:
     claimed: tuple[int, ...] = ()
     """Indices of the actions an accepted claim or a concession played out (written as
     ``"claim": true`` on those actions; docs/claims.md)."""
+    withdrawn: tuple[Mapping[str, JSON], ...] = ()
+    """Actions withdrawn by consent (a match's undo policy), in order: ``{"index", "seat",
+    "action"}``, ``index`` how many of ``actions`` came before it. They are not in
+    ``actions``; ``replay_hand`` checks each was legal where it was made."""
 
     def to_json(self, *, in_match: bool = False) -> dict[str, JSON]:
         """The record as JSON, cards in canonical notation."""
@@ -57,6 +61,8 @@ class HandRecord:
                 entry["claim"] = True
             actions.append(entry)
         out["actions"] = actions
+        if self.withdrawn:
+            out["withdrawn"] = [dict(w) for w in self.withdrawn]
         if self.result is not None:
             out["result"] = dict(self.result)
         return out
@@ -321,7 +327,33 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
         result=_optional_object(obj.get("result"), prefix + "result"),
         timeouts=tuple(timeouts),
         claimed=tuple(claimed),
+        withdrawn=_withdrawn(game, obj.get("withdrawn", []), len(actions), prefix),
     )
+
+
+def _withdrawn(game: Game[Any], data: object, actions: int, prefix: str
+               ) -> tuple[Mapping[str, JSON], ...]:
+    """A hand record's withdrawn actions: each an index into its actions, a seat and an
+    action in record notation."""
+    if not isinstance(data, list):
+        raise RecordError("must be a list of {index, seat, action} objects", prefix + "withdrawn")
+    out = []
+    for i, w in enumerate(data):
+        where = f"{prefix}withdrawn[{i}]"
+        obj = _object(w, where)
+        index, seat, text = obj.get("index"), obj.get("seat"), obj.get("action")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= actions:
+            raise RecordError(f"index must be 0..{actions} (actions before it)", where)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
+            raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {seat!r}", where)
+        if not isinstance(text, str):
+            raise RecordError(f"action must be a string, not {text!r}", where)
+        try:
+            game.parse_action(text)
+        except InvalidActionError as exc:
+            raise RecordError(str(exc), where) from None
+        out.append({"index": index, "seat": seat, "action": text})
+    return tuple(out)
 
 
 # -- replaying ----------------------------------------------------------------------------
@@ -403,6 +435,16 @@ def replay_hand(game: Game[Any], record: HandRecord, *, legal: bool = False) -> 
                 error["rule"] = exc.rule
             return Replay(steps, played.before, error=error)
         state = played.after
+    for n, w in enumerate(record.withdrawn):  # each was legal where it was made
+        index, seat, text = int(w["index"]), int(w["seat"]), str(w["action"])
+        *_, last = replay(game, record.deal, record.dealer, record.rules,
+                          [*record.actions[:index], (seat, text)])
+        if last.error is not None:
+            return Replay(steps, state, error={
+                "index": index, "seat": seat, "action": text, "withdrawn": n,
+                "reason": last.error.reason,
+                "message": f"withdrawn action {n} was not legal where it was made: "
+                           f"{last.error.message}"})
     result = game.result(state) if game.is_terminal(state) else None
     return Replay(steps, state, result=result)
 

@@ -99,6 +99,8 @@ class Replayed:
     tricks: list[dict[str, Any]]
     result: dict[str, Any] | None
     error: dict[str, Any] | None
+    withdrawn: list[dict[str, Any]] = field(default_factory=list)
+    """Actions withdrawn by consent (undo policy): ``index``, ``seat``, ``action``."""
 
     @property
     def auction(self) -> list[Step]:
@@ -147,6 +149,7 @@ def replay_for_view(record: dict[str, Any]) -> Replayed:
         hands=[[card_name(c) for c in h] for h in parsed.deal.hands],
         stock=[card_name(c) for c in parsed.deal.stock], steps=steps, tricks=tricks,
         result=game.result(state).to_json() if done else None, error=error,
+        withdrawn=[dict(w) for w in parsed.withdrawn],
     )
 
 
@@ -265,6 +268,7 @@ def render_hand(rep: HandReplay, *, players: Sequence[str] = (), title: str = ""
     out += _auction(rep, table)
     out += _hands_in_play(rep, table)
     out += _tricks(rep, table)
+    out += _withdrawn(rep, table)
     out += _score(rep, table)
     out.append("</body></html>")
     return "\n".join(out)
@@ -447,6 +451,20 @@ def _tricks(rep: HandReplay, table: words.Table) -> list[str]:
     if not rep.tricks:
         out.append("<p>No trick was played.</p>")
     out.append("</div>")
+    return out
+
+
+def _withdrawn(rep: HandReplay, table: words.Table) -> list[str]:
+    """The actions withdrawn by consent (a match's undo policy), each where it was made."""
+    withdrawn = getattr(rep, "withdrawn", ())
+    if not withdrawn:
+        return []
+    out = ['<h2>Withdrawn by consent</h2><ul id="withdrawn">']
+    for w in withdrawn:
+        text = _action_html(rep.game, str(w["action"]), int(w["seat"]), rep.dealer)
+        out.append(f"<li>after action {int(w['index'])}: {html.escape(table.seat(int(w['seat'])))} "
+                   f"withdrew {text}, the other sides agreeing (undo policy)</li>")
+    out.append("</ul>")
     return out
 
 

@@ -173,7 +173,8 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     def CreateTournament(self, request: pb.CreateTournamentRequest,
                          context: grpc.ServicerContext) -> pb.CreateTournamentResponse:
         tid, replayed = tour.create_tournament_once(self.app, request.token, request.name,
-                                                    request.game, request.command_id)
+                                                    request.game, request.command_id,
+                                                    request.abandonment)
         return pb.CreateTournamentResponse(tournament_id=str(tid), replayed=replayed)
 
     @unary_handler
@@ -217,7 +218,22 @@ class TournamentServicer(pbg.TournamentServiceServicer):
             tournament_id=s["tournament_id"], name=s["name"], game=s["game"],
             standings=[pb.Standing(**row) for row in s["entrants"]],
             boards_json=json.dumps(s["boards"], sort_keys=True), final=s.get("final", False),
+            abandonment=s.get("abandonment", "forfeit"),
+            matches_json=json.dumps(s.get("results", []), sort_keys=True),
         )
+
+    @unary_handler
+    def AbandonMatch(self, request: pb.AbandonMatchRequest, context: grpc.ServicerContext
+                     ) -> pb.AbandonMatchResponse:
+        tid = (_uuid(request.tournament_id, "tournament_id") if request.tournament_id
+               else None)
+        version, winner, replayed = tour.abandon_match(
+            self.app, request.token, _uuid(request.match_id, "match_id"),
+            list(request.at_fault), request.reason, tid, request.command_id)
+        out = pb.AbandonMatchResponse(version=version, replayed=replayed)
+        if winner is not None:
+            out.winner = winner
+        return out
 
     @stream_handler
     def ExportTournament(self, request: pb.ExportTournamentRequest,

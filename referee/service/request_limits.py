@@ -37,6 +37,9 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "sides": (128, 16),
     "board": (128, 1),
     "anchor_head": (128, 1),
+    "undo": (16, 1),
+    "unchecked_claims": (16, 1),
+    "abandonment": (16, 1),
 }
 
 _TEXT = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)

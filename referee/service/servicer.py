@@ -22,16 +22,20 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Answer, PublicEvent, Referee, Role, View, rules_from_json
 from referee.domain.errors import MalformedRequestError
 from referee.domain.facts import (
+    ACTION_WITHDRAWN,
     ANNOUNCED,
     CLAIM_ACCEPTED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
     HAND_DEALT,
     HAND_ENDED,
+    MATCH_ABANDONED,
     MATCH_CONCEDED,
     MATCH_ENDED,
     TIMED_OUT,
     TRICK_TAKEN,
+    UNDO_ANSWERED,
+    UNDO_REQUESTED,
 )
 from referee.rules.claims import ALL as ALL_TRICKS
 from referee.rules.game import sides_of
@@ -60,6 +64,10 @@ _FACT_KINDS = {
     CLOCK_RESUMED: pb.FACT_KIND_CLOCK_RESUMED,
     CLAIM_ACCEPTED: pb.FACT_KIND_CLAIM_ACCEPTED,
     MATCH_CONCEDED: pb.FACT_KIND_MATCH_CONCEDED,
+    UNDO_REQUESTED: pb.FACT_KIND_UNDO_REQUESTED,
+    UNDO_ANSWERED: pb.FACT_KIND_UNDO_ANSWERED,
+    ACTION_WITHDRAWN: pb.FACT_KIND_ACTION_WITHDRAWN,
+    MATCH_ABANDONED: pb.FACT_KIND_MATCH_ABANDONED,
 }
 _POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
              pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
@@ -130,6 +138,10 @@ def view_pb(v: View) -> pb.GetViewResponse:
         out.winner = v.winner
     if v.clock is not None:
         out.clock.CopyFrom(clock_pb(v.clock))
+    if v.undo is not None:
+        out.undo.CopyFrom(pb.PendingUndo(
+            seat=v.undo["seat"], index=v.undo["index"], action=v.undo["action"],
+            agreed_sides=v.undo["agreed"], version=v.undo["version"]))
     return out
 
 
@@ -220,6 +232,9 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             token=request.token,
             time_control=(time_control(request.time_control)
                           if request.HasField("time_control") else None),
+            policies=({"undo": request.policies.undo,
+                       "unchecked_claims": request.policies.unchecked_claims}
+                      if request.HasField("policies") else None),
         )
         return pb.CreateMatchResponse(
             match_id=str(created.match_id),
@@ -345,3 +360,15 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         token, version = self.app.substitute(_match_id(request.match_id), request.token,
                                              request.seat, request.player)
         return pb.SubstitutePlayerResponse(seat_token=token, version=version)
+
+    @unary_handler
+    def RequestUndo(self, request: pb.RequestUndoRequest, context: grpc.ServicerContext
+                    ) -> pb.SubmitActionResponse:
+        return answer_pb(self.app.request_undo(_match_id(request.match_id), request.token,
+                                               command_id=request.command_id))
+
+    @unary_handler
+    def AnswerUndo(self, request: pb.AnswerUndoRequest, context: grpc.ServicerContext
+                   ) -> pb.SubmitActionResponse:
+        return answer_pb(self.app.answer_undo(_match_id(request.match_id), request.token,
+                                              request.agree, command_id=request.command_id))

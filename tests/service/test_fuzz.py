@@ -189,6 +189,9 @@ def _populate(world: World) -> None:
         "board": ["b1", "b2"],
         "name": ["cup"],
         "anchor_head": [board.head_hash, "0" * 64],
+        "undo": ["off", "consent", "always"],
+        "abandonment": ["forfeit", "adjusted", "coin toss"],
+        "at_fault": [[True, False], [False, False], [True]],
     }
     mid, seat_token = played.match_id, played.tokens[0]
     to_act = stub.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).to_act
@@ -202,7 +205,8 @@ def _populate(world: World) -> None:
         pb.CreateMatchRequest(game="euchre", rules_json='{"target_score": 3}',
                               players=["ann", "bob", "cy", "di"], seed_entropy=b"fuzz",
                               fixed_deals=[pb.FixedDeal(cards=euchre_pack)], first_dealer=1,
-                              public_spectators=True, time_control=hour),
+                              public_spectators=True, time_control=hour,
+                              policies=pb.TablePolicies(undo="consent")),
         pb.PauseClocksRequest(match_id=timed, token=AUDITOR, reason="a disconnect"),
         pb.ResumeClocksRequest(match_id=timed, token=AUDITOR, add_ms=1000),
         pb.SubmitActionRequest(match_id=mid, token=played.tokens[to_act],
@@ -210,6 +214,7 @@ def _populate(world: World) -> None:
                                expected_version=legal.version, seat=to_act),
         _claimed(stub, rng),  # accepted once here: the seed is its retry
         _conceded(stub, rng),
+        *_undone(stub),  # each accepted once here: the seeds are their retries
         pb.SubstitutePlayerRequest(match_id=timed, token=AUDITOR, seat=1, player="eve"),
         pb.GetViewRequest(match_id=mid, token=seat_token),
         pb.WatchMatchRequest(match_id=mid, token=seat_token, after_version=1,
@@ -228,7 +233,11 @@ def _populate(world: World) -> None:
         ppb.CheckChainRequest(match_id=mid, token=seat_token, anchor_version=board.version,
                               anchor_head=board.head_hash),
         ppb.GetHandViewRequest(match_id=mid, hand=1, token=seat_token),
-        ppb.CreateTournamentRequest(token=AUDITOR, name="league", game="euchre"),
+        ppb.CreateTournamentRequest(token=AUDITOR, name="league", game="euchre",
+                                    abandonment="adjusted"),
+        ppb.AbandonMatchRequest(token=AUDITOR, match_id=create(stub, "euchre").match_id,
+                                at_fault=[True, False], reason="no show",
+                                command_id="abandon-seed"),
         ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid, entrant="west",
                                    members=["w"]),
         ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
@@ -390,6 +399,21 @@ def _conceded(stub: pbg.RefereeServiceStub, rng: Any) -> Message:
                                 command_id="concede-seed")
     stub.Concede(request)
     return request
+
+
+def _undone(stub: pbg.RefereeServiceStub) -> list[Message]:
+    """An undo asked for and agreed in a match whose undo policy is consent."""
+    table = create(stub, "euchre", policies=pb.TablePolicies(undo="consent"))
+    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).to_act
+    stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id, token=table.tokens[seat],
+                                             action="pass"))
+    ask = pb.RequestUndoRequest(match_id=table.match_id, token=table.tokens[seat],
+                                command_id="undo-seed")
+    stub.RequestUndo(ask)
+    answer = pb.AnswerUndoRequest(match_id=table.match_id, agree=True,
+                                  token=table.tokens[(seat + 1) % 4], command_id="answer-seed")
+    stub.AnswerUndo(answer)
+    return [ask, answer]
 
 
 def requests_for(method: MethodDescriptor, world: World) -> st.SearchStrategy[Message]:

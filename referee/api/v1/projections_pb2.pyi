@@ -276,16 +276,44 @@ class GetHandViewResponse(_message.Message):
     def __init__(self, html: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("token", "name", "game", "command_id")
+    __slots__ = ("token", "name", "game", "command_id", "abandonment")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    ABANDONMENT_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     game: str
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    abandonment: str
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., command_id: _Optional[str] = ..., abandonment: _Optional[str] = ...) -> None: ...
+
+class AbandonMatchRequest(_message.Message):
+    __slots__ = ("token", "match_id", "tournament_id", "at_fault", "reason", "command_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AT_FAULT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    match_id: str
+    tournament_id: str
+    at_fault: _containers.RepeatedScalarFieldContainer[bool]
+    reason: str
+    command_id: str
+    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., at_fault: _Optional[_Iterable[bool]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+
+class AbandonMatchResponse(_message.Message):
+    __slots__ = ("version", "winner", "replayed")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    winner: int
+    replayed: bool
+    def __init__(self, version: _Optional[int] = ..., winner: _Optional[int] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class CreateTournamentResponse(_message.Message):
     __slots__ = ("tournament_id", "replayed")
@@ -338,7 +366,7 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("entrant", "played", "won", "lost", "drawn", "points_for", "points_against", "duplicate", "matchpoints", "scaled")
+    __slots__ = ("entrant", "played", "won", "lost", "drawn", "points_for", "points_against", "duplicate", "matchpoints", "scaled", "abandoned")
     ENTRANT_FIELD_NUMBER: _ClassVar[int]
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     WON_FIELD_NUMBER: _ClassVar[int]
@@ -349,6 +377,7 @@ class Standing(_message.Message):
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
     MATCHPOINTS_FIELD_NUMBER: _ClassVar[int]
     SCALED_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_FIELD_NUMBER: _ClassVar[int]
     entrant: str
     played: int
     won: int
@@ -359,23 +388,28 @@ class Standing(_message.Message):
     duplicate: int
     matchpoints: int
     scaled: int
-    def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ..., matchpoints: _Optional[int] = ..., scaled: _Optional[int] = ...) -> None: ...
+    abandoned: int
+    def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ..., matchpoints: _Optional[int] = ..., scaled: _Optional[int] = ..., abandoned: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
-    __slots__ = ("tournament_id", "name", "game", "standings", "boards_json", "final")
+    __slots__ = ("tournament_id", "name", "game", "standings", "boards_json", "final", "abandonment", "matches_json")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     BOARDS_JSON_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
+    ABANDONMENT_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_JSON_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
     standings: _containers.RepeatedCompositeFieldContainer[Standing]
     boards_json: str
     final: bool
-    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ..., final: _Optional[bool] = ...) -> None: ...
+    abandonment: str
+    matches_json: str
+    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ..., final: _Optional[bool] = ..., abandonment: _Optional[str] = ..., matches_json: _Optional[str] = ...) -> None: ...
 
 class ReleaseBoardRequest(_message.Message):
     __slots__ = ("token", "tournament_id", "board", "command_id")

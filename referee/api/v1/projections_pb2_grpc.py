@@ -455,6 +455,11 @@ class TournamentServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
                 _registered_method=True)
+        self.AbandonMatch = channel.unary_unary(
+                '/referee.api.v1.TournamentService/AbandonMatch',
+                request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.AbandonMatchRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.AbandonMatchResponse.FromString,
+                _registered_method=True)
 
 
 class TournamentServiceServicer:
@@ -512,6 +517,14 @@ class TournamentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AbandonMatch(self, request, context):
+        """Ends a match as abandoned, with the fault assigned per side (auditor only; an event):
+        scored by the tournament's abandonment policy (forfeit or adjusted).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TournamentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -549,6 +562,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.ExportTournament,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.SerializeToString,
+            ),
+            'AbandonMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbandonMatch,
+                    request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.AbandonMatchRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.AbandonMatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -741,6 +759,33 @@ class TournamentService:
             '/referee.api.v1.TournamentService/ExportTournament',
             referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbandonMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.TournamentService/AbandonMatch',
+            referee_dot_api_dot_v1_dot_projections__pb2.AbandonMatchRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_projections__pb2.AbandonMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -30,6 +30,10 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_CLOCK_RESUMED: _ClassVar[FactKind]
     FACT_KIND_CLAIM_ACCEPTED: _ClassVar[FactKind]
     FACT_KIND_MATCH_CONCEDED: _ClassVar[FactKind]
+    FACT_KIND_UNDO_REQUESTED: _ClassVar[FactKind]
+    FACT_KIND_UNDO_ANSWERED: _ClassVar[FactKind]
+    FACT_KIND_ACTION_WITHDRAWN: _ClassVar[FactKind]
+    FACT_KIND_MATCH_ABANDONED: _ClassVar[FactKind]
 
 class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -52,6 +56,10 @@ FACT_KIND_CLOCK_PAUSED: FactKind
 FACT_KIND_CLOCK_RESUMED: FactKind
 FACT_KIND_CLAIM_ACCEPTED: FactKind
 FACT_KIND_MATCH_CONCEDED: FactKind
+FACT_KIND_UNDO_REQUESTED: FactKind
+FACT_KIND_UNDO_ANSWERED: FactKind
+FACT_KIND_ACTION_WITHDRAWN: FactKind
+FACT_KIND_MATCH_ABANDONED: FactKind
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_AUTO: TimeoutPolicy
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
@@ -116,7 +124,7 @@ class FixedDeal(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token", "time_control")
+    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token", "time_control", "policies")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RULES_JSON_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -126,6 +134,7 @@ class CreateMatchRequest(_message.Message):
     PUBLIC_SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    POLICIES_FIELD_NUMBER: _ClassVar[int]
     game: str
     rules_json: str
     players: _containers.RepeatedScalarFieldContainer[str]
@@ -135,7 +144,16 @@ class CreateMatchRequest(_message.Message):
     public_spectators: bool
     token: str
     time_control: TimeControl
-    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    policies: TablePolicies
+    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., policies: _Optional[_Union[TablePolicies, _Mapping]] = ...) -> None: ...
+
+class TablePolicies(_message.Message):
+    __slots__ = ("undo", "unchecked_claims")
+    UNDO_FIELD_NUMBER: _ClassVar[int]
+    UNCHECKED_CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    undo: str
+    unchecked_claims: str
+    def __init__(self, undo: _Optional[str] = ..., unchecked_claims: _Optional[str] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("action_ms", "bank_ms", "increment_ms", "lag_ms", "policy")
@@ -277,6 +295,28 @@ class SubstitutePlayerRequest(_message.Message):
     player: str
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
 
+class RequestUndoRequest(_message.Message):
+    __slots__ = ("match_id", "token", "command_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    command_id: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+
+class AnswerUndoRequest(_message.Message):
+    __slots__ = ("match_id", "token", "agree", "command_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AGREE_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    agree: bool
+    command_id: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., agree: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
+
 class SubstitutePlayerResponse(_message.Message):
     __slots__ = ("seat_token", "version")
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
@@ -314,7 +354,7 @@ class GetViewRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
-    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment", "clock")
+    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment", "clock", "undo")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -331,6 +371,7 @@ class GetViewResponse(_message.Message):
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
+    UNDO_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     game: str
@@ -347,7 +388,22 @@ class GetViewResponse(_message.Message):
     players: _containers.RepeatedScalarFieldContainer[str]
     deal_commitment: str
     clock: ClockView
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ...) -> None: ...
+    undo: PendingUndo
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ..., undo: _Optional[_Union[PendingUndo, _Mapping]] = ...) -> None: ...
+
+class PendingUndo(_message.Message):
+    __slots__ = ("seat", "index", "action", "agreed_sides", "version")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    AGREED_SIDES_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    index: int
+    action: str
+    agreed_sides: _containers.RepeatedScalarFieldContainer[int]
+    version: int
+    def __init__(self, seat: _Optional[int] = ..., index: _Optional[int] = ..., action: _Optional[str] = ..., agreed_sides: _Optional[_Iterable[int]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "after_version", "heartbeat_seconds")

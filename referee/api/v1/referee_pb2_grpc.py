@@ -105,6 +105,16 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerResponse.FromString,
                 _registered_method=True)
+        self.RequestUndo = channel.unary_unary(
+                '/referee.api.v1.RefereeService/RequestUndo',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                _registered_method=True)
+        self.AnswerUndo = channel.unary_unary(
+                '/referee.api.v1.RefereeService/AnswerUndo',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -215,6 +225,23 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RequestUndo(self, request, context):
+        """Asks to withdraw the token's seat's last action, in a match whose undo policy is
+        "consent" (before the next action is made): the clocks stop until the other sides
+        answer with AnswerUndo (docs/undo.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerUndo(self, request, context):
+        """Answers the pending undo request for the token's seat's side: agree or refuse. The last
+        agreement withdraws the action (an event); a refusal ends the request (docs/undo.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -287,6 +314,16 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.SubstitutePlayer,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerResponse.SerializeToString,
+            ),
+            'RequestUndo': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequestUndo,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'AnswerUndo': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerUndo,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -668,6 +705,60 @@ class RefereeService:
             '/referee.api.v1.RefereeService/SubstitutePlayer',
             referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_referee__pb2.SubstitutePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequestUndo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/RequestUndo',
+            referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerUndo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/AnswerUndo',
+            referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,163 @@
+"""Issue 20 (item 3) over the wire: RequestUndo and AnswerUndo, the table policy at
+CreateMatch, their errors (naming the undo policy), the pending request in views and
+streams, and the exports and dispute replay after a withdrawal (the read side)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import grpc
+import pytest
+
+from projections.runner import ProjectionWorker
+from referee.api.v1 import projections_pb2 as ppb
+from referee.api.v1 import projections_pb2_grpc as ppbg
+from referee.api.v1 import referee_pb2 as pb
+from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.application import Referee
+from referee.rules.game import side_of
+from referee.rules.registry import GAMES
+from referee.verify import verify_data
+from tests.service.conftest import AUDITOR
+from tests.service.helpers import Table, create, expect_error, facts
+
+CONSENT = pb.TablePolicies(undo="consent")
+
+
+def table(stub: pbg.RefereeServiceStub, name: str, **kw: Any) -> Table:
+    return create(stub, name, players=[f"p{i}" for i in range(GAMES[name].num_seats)], **kw)
+
+
+def act(stub: pbg.RefereeServiceStub, t: Table, rng: random.Random) -> tuple[int, str]:
+    seat = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR)).to_act
+    view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.tokens[seat]))
+    action = rng.choice(list(view.legal_actions))
+    stub.SubmitAction(pb.SubmitActionRequest(match_id=t.match_id, token=t.tokens[seat],
+                                             action=action))
+    return seat, action
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_an_undo_over_the_wire(stub: pbg.RefereeServiceStub, name: str) -> None:
+    game = GAMES[name]
+    t = table(stub, name, policies=CONSENT)
+    rng = random.Random(f"wire-undo-{name}")
+    act(stub, t, rng)
+    before = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    seat, _ = act(stub, t, rng)
+    asked = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat],
+                                                   command_id="u"))
+    assert asked.action == "undo" and asked.facts[0].kind == pb.FACT_KIND_UNDO_REQUESTED
+    again = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat],
+                                                   command_id="u"))
+    assert again.replayed and again.version == asked.version
+    view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    assert view.HasField("undo") and view.undo.seat == seat and view.undo.index == 1
+    mine = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.tokens[view.to_act]))
+    assert not mine.legal_actions  # nothing is played while the table waits
+    expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
+        match_id=t.match_id, token=t.tokens[view.to_act], action="pass")),
+        grpc.StatusCode.FAILED_PRECONDITION, "UNDO_PENDING")
+    expect_error(lambda: stub.AnswerUndo(pb.AnswerUndoRequest(
+        match_id=t.match_id, token=t.tokens[seat], agree=True)),
+        grpc.StatusCode.FAILED_PRECONDITION, "UNDO_NOT_ALLOWED")  # the asking side
+    answers = []
+    sides = {side_of(game, seat)}
+    for s in range(game.num_seats):
+        if side_of(game, s) not in sides:
+            sides.add(side_of(game, s))
+            answers.append(stub.AnswerUndo(pb.AnswerUndoRequest(
+                match_id=t.match_id, token=t.tokens[s], agree=True, command_id="yes")))
+    last = answers[-1]
+    assert last.action == "undo:agree"
+    assert [f.kind for f in last.facts] == [pb.FACT_KIND_UNDO_ANSWERED,
+                                            pb.FACT_KIND_ACTION_WITHDRAWN]
+    assert facts(last)[1] == {"kind": "action_withdrawn", "seat": seat, "index": 1}
+    after = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    assert not after.HasField("undo")
+    assert (after.state_json, after.to_act) == (before.state_json, before.to_act)
+    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=t.match_id, token=t.spectator,
+                                                  after_version=before.version))
+    first = next(stream)
+    stream.cancel()
+    kinds = [json.loads(f.json)["kind"] for e in first.events for f in e.facts]
+    assert "undo_requested" in kinds and kinds[-1] == "action_withdrawn"
+
+
+def test_undo_misuse_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
+    expect_error(lambda: stub.CreateMatch(pb.CreateMatchRequest(
+        game="euchre", policies=pb.TablePolicies(undo="sometimes"))),
+        grpc.StatusCode.INVALID_ARGUMENT, "INVALID_POLICY")
+    off = table(stub, "euchre")
+    seat, _ = act(stub, off, random.Random("off"))
+    info = expect_error(lambda: stub.RequestUndo(pb.RequestUndoRequest(
+        match_id=off.match_id, token=off.tokens[seat])), grpc.StatusCode.FAILED_PRECONDITION,
+        "UNDO_NOT_ALLOWED")
+    assert info.metadata["policy"] == "undo"
+    expect_error(lambda: stub.RequestUndo(pb.RequestUndoRequest(
+        match_id=off.match_id, token=off.spectator)), grpc.StatusCode.PERMISSION_DENIED,
+        "PERMISSION_DENIED")
+    expect_error(lambda: stub.AnswerUndo(pb.AnswerUndoRequest(
+        match_id=off.match_id, token=AUDITOR, agree=True)), grpc.StatusCode.PERMISSION_DENIED,
+        "PERMISSION_DENIED")
+    expect_error(lambda: stub.AnswerUndo(pb.AnswerUndoRequest(
+        match_id=off.match_id, token=off.tokens[0], agree=True)),
+        grpc.StatusCode.FAILED_PRECONDITION, "UNDO_NOT_ALLOWED")  # nothing pending
+    expect_error(lambda: stub.RequestUndo(pb.RequestUndoRequest(match_id="nope")),
+                 grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+
+
+def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel) -> None:
+    """The exported hand lists the withdrawn action (``referee verify`` accepts it), the
+    dispute replay's timeline shows the request, the answers and the withdrawal, and the
+    scoreboard's clock and turn follow."""
+    stub = pbg.RefereeServiceStub(channel)
+    read = ppbg.ProjectionsServiceStub(channel)
+    worker = ProjectionWorker(app.event_log, poll=0.05).start()
+    try:
+        t = table(stub, "euchre", policies=CONSENT,
+                  time_control=pb.TimeControl(action_ms=60_000))
+        rng = random.Random("read-side")
+        seat, action = act(stub, t, rng)
+        stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat]))
+        worker.wait()
+        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id,
+                                                            token=AUDITOR))
+        assert board.clock.paused and not board.clock.HasField("deadline")
+        stub.AnswerUndo(pb.AnswerUndoRequest(match_id=t.match_id, agree=True,
+                                             token=t.tokens[(seat + 1) % 4]))
+        worker.wait()
+        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id,
+                                                            token=AUDITOR))
+        assert not board.clock.paused and board.to_act == seat
+        while True:  # play the hand out (the record of a finished hand)
+            view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR))
+            if view.hand > 1 or view.match_over:
+                break
+            act(stub, t, rng)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                record = json.loads(read.ExportHand(ppb.ExportHandRequest(
+                    match_id=t.match_id, hand=1, token=t.spectator)).record_json)
+                break
+            except grpc.RpcError:
+                assert time.monotonic() < deadline, "the hand was not exported"
+                time.sleep(0.05)
+        assert record["withdrawn"] == [{"index": 0, "seat": seat, "action": action}]
+        assert record["actions"][0]["seat"] == seat
+        code, report = verify_data(record)
+        assert code == 0, report
+        replay = read.GetReplay(ppb.GetReplayRequest(
+            match_id=t.match_id, hand=1, action_index=0, token=t.spectator))
+        timeline = json.loads(replay.timeline_json)
+        types = [i["type"] for i in timeline]
+        assert types.index("undo_request") < types.index("undo_answer") < types.index(
+            "withdrawn"), types
+        withdrawn = timeline[types.index("withdrawn")]
+        assert (withdrawn["seat"], withdrawn["action"]) == (seat, action)
+    finally:
+        worker.stop()
