@@ -283,6 +283,7 @@ def run_process(
         return locks is None or locks.take(name)
 
     runners: list[BatchRunner] = []
+    webhooks: Any = None  # projections.webhook_delivery.WebhookWorker, once following
 
     try:
         if rebuild:
@@ -313,6 +314,9 @@ def run_process(
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
             return 0
+        from projections.webhook_delivery import RetryPolicy, WebhookWorker
+
+        webhooks = WebhookWorker(log, RetryPolicy.from_env()).start()  # sent from here too
         lag_at = report_lag(log, runners)
         # Follow: page through what is new after each view's position, a transaction per
         # page (rows and position together), on every store; nap only when nothing was new.
@@ -334,6 +338,8 @@ def run_process(
                 stop.wait(FOLLOW_POLL)
         return 0
     finally:
+        if webhooks is not None:
+            webhooks.stop()
         if locks is not None:
             locks.release()
         for r in runners:

@@ -31,6 +31,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
 
     :raises referee.config.SettingsError: for a placeholder or short credential, or a bad
         ``OTEL_*`` value (traces: :mod:`referee.service.tracing`)."""
+    from projections import webhook_delivery
     from projections.runner import start_in_process  # the views, unless run separately
     from referee.config import StartupError, one_line, settings_from_env
     from referee.service import metrics, tracing
@@ -44,6 +45,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
         app = Referee(settings)
         app.start_timers()  # every open timed match's deadline, recovered from the log
         views = start_in_process(app.event_log)
+        webhooks = webhook_delivery.start_in_process(app.event_log)  # beside the views
     except Exception as exc:  # the store cannot be opened: one line for the operator
         raise StartupError(f"cannot open the event store ({settings.store_location}): "
                            f"{one_line(exc)}") from exc
@@ -73,6 +75,8 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     server.stop(grace)
     if views is not None:
         views.stop()
+    if webhooks is not None:
+        webhooks.stop()
     app.close()
     stop_tracing()  # the last spans exported
     return 0

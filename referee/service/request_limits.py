@@ -37,6 +37,11 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "sides": (128, 16),
     "board": (128, 1),
     "anchor_head": (128, 1),
+    "url": (lim.MAX_WEBHOOK_URL, 1),
+    "secret": (lim.MAX_WEBHOOK_SECRET, 1),
+    "event_types": (32, 8),
+    "endpoint_id": (64, 1),
+    "page_token": (128, 1),
 }
 
 _TEXT = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
