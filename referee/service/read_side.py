@@ -22,7 +22,7 @@ from referee.api.v1 import projections_pb2_grpc as pbg
 from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
-from referee.domain.errors import MalformedRequestError
+from referee.domain.errors import InvalidWebhookError, MalformedRequestError
 from referee.service.credentials_metadata import bearer
 from referee.service.handlers import (
     StreamContext,
@@ -324,7 +324,10 @@ class WebhookServicer(wpbg.WebhookServiceServicer):
                               ) -> wpb.ListWebhookDeliveriesResponse:
         hooks = self._auditor(context, "read the webhook deliveries")
         hooks.endpoint(request.endpoint_id)  # WEBHOOK_NOT_FOUND rather than an empty log
-        state = STATES[request.state - 1] if 0 < request.state <= len(STATES) else ""
+        if not 0 <= request.state <= len(STATES):
+            raise InvalidWebhookError(f"unknown delivery state {request.state}",
+                                      field="state")
+        state = STATES[request.state - 1] if request.state else ""
         if request.page_size < 0:
             raise MalformedRequestError("page_size may not be negative", field="page_size")
         rows, token = hooks.deliveries(request.endpoint_id, state, request.page_token,

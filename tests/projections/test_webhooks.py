@@ -218,8 +218,11 @@ def test_registration_is_the_auditors_bounded_and_checked(
     expect_error(lambda: hooks.ListWebhookDeliveries(wpb.ListWebhookDeliveriesRequest(
         endpoint_id="nope"), metadata=AS_AUDITOR), grpc.StatusCode.NOT_FOUND,
         "WEBHOOK_NOT_FOUND")
-    assert len(hooks.ListWebhooks(wpb.ListWebhooksRequest(match_id=mid),
-                                  metadata=AS_AUDITOR).endpoints) == 4
+    left = hooks.ListWebhooks(wpb.ListWebhooksRequest(match_id=mid), metadata=AS_AUDITOR)
+    assert len(left.endpoints) == 4
+    expect_error(lambda: hooks.ListWebhookDeliveries(wpb.ListWebhookDeliveriesRequest(
+        endpoint_id=left.endpoints[0].endpoint_id, state=9),  # type: ignore[arg-type]
+        metadata=AS_AUDITOR), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_WEBHOOK")
 
 
 def _details(call: object) -> str:
