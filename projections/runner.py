@@ -130,6 +130,18 @@ def view_locks(log: EventLog) -> ViewLocks | None:
     return None if datastore is None else ViewLocks(datastore)
 
 
+def writes(locks: ViewLocks | None, name: str, view: DocView) -> bool:
+    """Whether this process is the one writing view ``name`` (always, but on PostgreSQL where
+    another process may hold the view's lock)."""
+    if locks is None or locks.holds(name):
+        return True
+    if not locks.take(name):
+        return False
+    view.forget()  # another process may have written it since
+    log.info("projections: following the %s view", name)
+    return True
+
+
 class BatchRunner:
     """Feeds one projection from the log, a page per transaction. ``guard``, when set, is
     called before each page (the holder of the view's lock checks it still holds it)."""
@@ -219,15 +231,7 @@ class ProjectionWorker:
             self._woken.wait(self.poll)  # a commit here, or a poll for other processes
 
     def _writes(self, runner: BatchRunner) -> bool:
-        """Whether this process is the one writing ``runner``'s view (always, but on
-        PostgreSQL where another process may hold the view's lock)."""
-        if self.locks is None or self.locks.holds(runner.name):
-            return True
-        if not self.locks.take(runner.name):
-            return False
-        runner.view.forget()  # another process may have written it since
-        log.info("projections: following the %s view", runner.name)
-        return True
+        return writes(self.locks, runner.name, runner.view)
 
     def positions(self) -> dict[str, int]:
         return {r.name: r.view.position() for r in self.runners}

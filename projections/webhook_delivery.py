@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from projections.outbox import VIEW, OutboxProjection
-from projections.runner import BatchRunner, view_locks
+from projections.runner import BatchRunner, view_locks, writes
 from projections.store import Doc, open_view
 from projections.webhook_signing import signed_headers
 from referee.application.ports import EventLog
@@ -158,7 +158,7 @@ class WebhookWorker:
             self._woken.clear()
             wait = self.poll
             try:
-                if self._ours():
+                if writes(self.locks, VIEW, self.view):
                     self.runner.run_once(self._stop.is_set)
                     wait = min(wait, self.send_due())
             except Exception:  # the store down...: logged, retried after a pause
@@ -167,15 +167,6 @@ class WebhookWorker:
                     self.locks.release()
                 wait = 1.0
             self._woken.wait(max(wait, 0.01))
-
-    def _ours(self) -> bool:
-        if self.locks is None or self.locks.holds(VIEW):
-            return True
-        if not self.locks.take(VIEW):
-            return False
-        self.view.forget()
-        log.info("webhooks: sending from this process")
-        return True
 
     def send_due(self) -> float:
         """Start an attempt for each due delivery not already under way; return the seconds

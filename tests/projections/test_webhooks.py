@@ -22,9 +22,8 @@ from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
-from referee.service.server import build_server
 from tests.projections.conftest import AUDITOR, play
-from tests.service.helpers import expect_error
+from tests.service.helpers import expect_error, serving
 from tests.webhook_receiver import Receiver, free_port
 
 SECRET = "whsec_" + base64.b64encode(os.urandom(32)).decode()
@@ -37,12 +36,11 @@ FAST = RetryPolicy(attempts=6, first_delay=0.2, factor=2.0, max_delay=2.0, timeo
 def served(app: Referee) -> Iterator[tuple[grpc.Channel, WebhookWorker]]:
     """A real server for ``app`` and the webhook worker of ``referee serve``."""
     worker = WebhookWorker(app.event_log, FAST, poll=0.05).start()
-    server, port = build_server(app, "127.0.0.1:0")
-    server.start()
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-        yield ch, worker
-    server.stop(1.0)
-    worker.stop()
+    try:
+        with serving(app) as channel:
+            yield channel, worker
+    finally:
+        worker.stop()
 
 
 def new_match(app: Referee) -> tuple[UUID, list[str]]:
