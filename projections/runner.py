@@ -278,6 +278,9 @@ def run_process(
     PostgreSQL a view another process writes (see :class:`ViewLocks`) is left to it: skipped
     with ``--once``, refused for ``--rebuild``, taken over when that process stops."""
     settings = settings_from_env()
+    from projections.webhook_delivery import RetryPolicy, WebhookWorker
+
+    webhook_policy = RetryPolicy.from_env()  # REFEREE_WEBHOOK_*: checked before anything runs
     log = LogReader.open(settings)
     stop = stop or threading.Event()
     locks = view_locks(log)
@@ -287,7 +290,7 @@ def run_process(
         return locks is None or locks.take(name)
 
     runners: list[BatchRunner] = []
-    webhooks: Any = None  # projections.webhook_delivery.WebhookWorker, once following
+    webhooks: WebhookWorker | None = None  # sent from here too, once following
 
     try:
         if rebuild:
@@ -318,9 +321,7 @@ def run_process(
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
             return 0
-        from projections.webhook_delivery import RetryPolicy, WebhookWorker
-
-        webhooks = WebhookWorker(log, RetryPolicy.from_env()).start()  # sent from here too
+        webhooks = WebhookWorker(log, webhook_policy).start()
         lag_at = report_lag(log, runners)
         # Follow: page through what is new after each view's position, a transaction per
         # page (rows and position together), on every store; nap only when nothing was new.

@@ -34,14 +34,15 @@ from projections.runner import BatchRunner, view_locks, writes
 from projections.store import Doc, open_view
 from projections.webhook_signing import signed_headers
 from referee.application.ports import EventLog
+from referee.config import SettingsError
 
 log = logging.getLogger("referee.webhooks")
 USER_AGENT = "trick-referee-webhooks/1"
 MAX_ERROR = 200
 
 
-class PolicyError(ValueError):
-    """A ``REFEREE_WEBHOOK_*`` setting out of range."""
+class PolicyError(SettingsError):
+    """A ``REFEREE_WEBHOOK_*`` setting out of range (``referee serve`` refuses to start)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -257,10 +258,9 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def start_in_process(log: EventLog, env: Mapping[str, str] = os.environ
-                     ) -> WebhookWorker | None:
+def start_in_process(log: EventLog, policy: RetryPolicy) -> WebhookWorker | None:
     """Send webhooks from ``referee serve`` wherever it follows the views itself
     (``REFEREE_PROJECTIONS=separate``: ``referee projections`` sends them)."""
     if log.settings.projections != "inprocess":
         return None
-    return WebhookWorker(log, RetryPolicy.from_env(env)).start()
+    return WebhookWorker(log, policy).start()

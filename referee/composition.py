@@ -38,6 +38,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     from referee.service.credentials import check_credentials
 
     check_credentials()  # before anything starts: no server with a template's secret
+    webhook_policy = webhook_delivery.RetryPolicy.from_env()  # REFEREE_WEBHOOK_*
     tracers, stop_tracing = tracing.start(os.environ)  # OTEL_*: none unless asked for
 
     settings = settings_from_env()
@@ -45,7 +46,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
         app = Referee(settings)
         app.start_timers()  # every open timed match's deadline, recovered from the log
         views = start_in_process(app.event_log)
-        webhooks = webhook_delivery.start_in_process(app.event_log)  # beside the views
+        webhooks = webhook_delivery.start_in_process(app.event_log, webhook_policy)
     except Exception as exc:  # the store cannot be opened: one line for the operator
         raise StartupError(f"cannot open the event store ({settings.store_location}): "
                            f"{one_line(exc)}") from exc

@@ -16,7 +16,7 @@ from uuid import UUID
 import grpc
 import pytest
 
-from projections.webhook_delivery import RetryPolicy, WebhookWorker
+from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
@@ -249,3 +249,17 @@ def test_removed_endpoints_get_nothing_more(
     finally:
         receiver.stop()
     assert len(receiver.received) == before
+
+
+def test_the_retry_policy_is_bounded_and_read_from_the_environment() -> None:
+    policy = RetryPolicy.from_env({})
+    assert policy.attempts == 8 and policy.timeout == 5.0
+    assert [round(d) for d in policy.schedule()] == [5, 20, 80, 320, 1280, 5120, 20480]
+    rng = random.Random(1)
+    for failed in range(1, 8):  # jitter: within ±20 % of the schedule
+        base = policy.schedule()[failed - 1]
+        assert 0.8 * base <= policy.delay(failed, rng) <= 1.2 * base
+    assert RetryPolicy.from_env({"REFEREE_WEBHOOK_ATTEMPTS": "3"}).schedule() == [5.0, 20.0]
+    for name, value in (("TIMEOUT", "99"), ("ATTEMPTS", "0"), ("BACKOFF", "x")):
+        with pytest.raises(PolicyError, match=f"REFEREE_WEBHOOK_{name}"):
+            RetryPolicy.from_env({f"REFEREE_WEBHOOK_{name}": value})
