@@ -8,9 +8,12 @@ from __future__ import annotations
 import base64
 import os
 import random
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from uuid import UUID
 
 import grpc
@@ -22,6 +25,7 @@ from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
+from tests import procs
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error, serving
 from tests.webhook_receiver import Receiver, free_port
@@ -263,3 +267,30 @@ def test_the_retry_policy_is_bounded_and_read_from_the_environment() -> None:
     for name, value in (("TIMEOUT", "99"), ("ATTEMPTS", "0"), ("BACKOFF", "x")):
         with pytest.raises(PolicyError, match=f"REFEREE_WEBHOOK_{name}"):
             RetryPolicy.from_env({f"REFEREE_WEBHOOK_{name}": value})
+
+
+def test_referee_projections_sends_them_where_the_server_leaves_the_views_to_it(
+        app: Referee, env: dict[str, str], tmp_path: Path) -> None:
+    """``REFEREE_PROJECTIONS=separate``: the ``referee projections`` process feeds the outbox
+    and sends."""
+    from projections.outbox import open_webhooks
+
+    receiver = Receiver(SECRET).start()
+    match_id, tokens = new_match(app)
+    hooks = open_webhooks(app.settings)
+    hooks.add("match", str(match_id), receiver.url, SECRET, ["match.finished"],
+              app.event_log.head())
+    play(app, match_id, tokens, random.Random(5))
+    out = (tmp_path / "projections.log").open("wb")
+    proc = procs.popen([sys.executable, "-m", "referee", "projections"],
+                       env={**os.environ, **env, "REFEREE_WEBHOOK_FIRST_DELAY": "0.2"},
+                       stdout=out, stderr=subprocess.STDOUT)
+    try:
+        got = receiver.wait_for(1)
+    finally:
+        proc.terminate()
+        assert proc.wait(30) == 0, (tmp_path / "projections.log").read_text()
+        receiver.stop()
+        hooks.view.close()
+    assert [r.payload["type"] for r in got.values()] == ["match.finished"]
+    assert all(r.verified for r in receiver.received)
