@@ -1,7 +1,8 @@
-"""``ProjectionsService`` and ``TournamentService``: decode, query the views (or record a
-ruling / tournament change), encode. Errors go through the service's one error table.
-``WatchScoreboard`` is an async generator (it waits without a thread); the other methods are
-blocking and run on the server's executor (``referee.service.handlers``)."""
+"""``ProjectionsService``, ``TournamentService`` and ``WebhookService``: decode, query the
+views (or record a ruling / tournament change, register a webhook), encode. Errors go through
+the service's one error table. ``WatchScoreboard`` is an async generator (it waits without a
+thread); the other methods are blocking and run on the server's executor
+(``referee.service.handlers``)."""
 
 from __future__ import annotations
 
