@@ -49,6 +49,7 @@ from clients.sdk import (
     Update,
     View,
 )
+from clients.webhooks import WebhookDelivery, WebhookEndpoint
 from referee.rules.words import Table
 
 
@@ -214,11 +215,15 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = p.add_subparsers(dest="action", metavar="ACTION", required=True,
                             help="create | register | attach | finalize | release | abandon")
 
-    def tadd(name: str, help_text: str) -> argparse.ArgumentParser:
-        t = tsub.add_parser(name, parents=[common], help=help_text, description=help_text)
+    def auditor_add(subs: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+        t: argparse.ArgumentParser = subs.add_parser(name, parents=[common], help=help_text,
+                                                     description=help_text)
         t.add_argument("--token", default=_auditor_env(),
                        help="the auditor token (env REFEREE_AUDITOR_TOKEN or REFEREE_TOKEN)")
         return t
+
+    def tadd(name: str, help_text: str) -> argparse.ArgumentParser:
+        return auditor_add(tsub, name, help_text)
 
     t = tadd("create", "create a tournament; prints its id")
     t.add_argument("--name", required=True, help="the tournament's name")
@@ -252,6 +257,41 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--at-fault", default="", metavar="SIDES",
                    help="comma-separated sides at fault (side numbers; none: nobody)")
     t.add_argument("--reason", required=True, help="why (recorded in the event)")
+
+    p = sub.add_parser("webhooks", help="signed webhooks of a match or a tournament: add, "
+                                         "list, remove endpoints, read deliveries (auditor "
+                                         "token; docs/webhooks.md)",
+                       description="Signed webhooks (auditor token): add, list, remove, "
+                                   "deliveries.")
+    wsub = p.add_subparsers(dest="action", metavar="ACTION", required=True,
+                            help="add | list | remove | deliveries")
+
+    def wadd(name: str, help_text: str, scope: bool = True) -> argparse.ArgumentParser:
+        w = auditor_add(wsub, name, help_text)
+        if scope:
+            w.add_argument("--match", default="", metavar="ID", help="the match")
+            w.add_argument("--tournament", default="", metavar="ID",
+                           help="the tournament (its matches' events and results.final)")
+        return w
+
+    w = wadd("add", "register an endpoint URL; prints its id (and the secret, shown once, "
+                    "when --secret is not given)")
+    w.add_argument("url", help="http:// or https:// URL the events are POSTed to")
+    w.add_argument("--secret", default=os.environ.get("REFEREE_WEBHOOK_SECRET", ""),
+                   help="whsec_... (base64 of 24 to 64 bytes; env REFEREE_WEBHOOK_SECRET); "
+                        "default: the referee makes one")
+    w.add_argument("--events", default="", help="comma-separated types (default all): "
+                   "hand.scored, match.finished, ruling.recorded, results.final")
+    wadd("list", "the endpoints (never their secrets: a fingerprint)")
+    w = wadd("remove", "unregister an endpoint; its pending deliveries are cancelled",
+             scope=False)
+    w.add_argument("endpoint", metavar="ENDPOINT_ID", help="the endpoint id")
+    w = wadd("deliveries", "an endpoint's delivery log: each webhook-id, its state and "
+                           "attempts", scope=False)
+    w.add_argument("endpoint", metavar="ENDPOINT_ID", help="the endpoint id")
+    w.add_argument("--only", default="", metavar="STATE",
+                   choices=["pending", "delivered", "failed", "cancelled"],
+                   help="only deliveries in this state: pending, delivered, failed, cancelled")
 
     p = add("ruling", "record an auditor's ruling on a finished hand (an event; history is "
                       "never edited)")
@@ -862,6 +902,57 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_webhooks(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise UsageProblem("webhook commands need the auditor token (--token or "
+                           "REFEREE_AUDITOR_TOKEN)")
+    scope = {}
+    if args.action in ("add", "list"):
+        if bool(args.match) == bool(args.tournament):
+            raise UsageProblem("give either --match ID or --tournament ID")
+        scope = {"match_id": args.match, "tournament_id": args.tournament}
+    with _client(args) as client:
+        if args.action == "add":
+            events = [e.strip() for e in args.events.split(",") if e.strip()]
+            endpoint, secret = client.add_webhook(args.token, args.url, secret=args.secret,
+                                                  event_types=events, **scope)
+            data = {**_endpoint_json(endpoint), **({"secret": secret} if secret else {})}
+            _emit(args, data, f"webhook {endpoint.endpoint_id} -> {safe(endpoint.url)} "
+                              f"(secret {endpoint.secret_fingerprint})"
+                  + (f"\nsecret (shown once): {secret}" if secret else ""))
+        elif args.action == "list":
+            endpoints = client.list_webhooks(args.token, **scope)
+            _emit(args, [_endpoint_json(e) for e in endpoints], "\n".join(
+                f"{e.endpoint_id}  {safe(e.url)}  {','.join(e.event_types) or 'all events'}  "
+                f"{e.secret_fingerprint}" + (f"  DISABLED: {safe(e.disabled)}" if e.disabled
+                                             else "") for e in endpoints) or "no webhooks")
+        elif args.action == "remove":
+            endpoint = client.remove_webhook(args.token, args.endpoint)
+            _emit(args, _endpoint_json(endpoint), f"removed webhook {endpoint.endpoint_id}")
+        else:
+            rows = list(client.webhook_deliveries(args.token, args.endpoint, state=args.only))
+            _emit(args, [_delivery_json(d) for d in rows], "\n".join(
+                f"{d.message_id}  {d.event_type:<15}  {d.state:<9}  "
+                f"{len(d.attempts)} attempt(s)"
+                + (f"  last: {d.attempts[-1].status or safe(d.attempts[-1].error)}"
+                   if d.attempts else "")
+                + (f"  {safe(d.error)}" if d.error else "") for d in rows) or "no deliveries")
+    return 0
+
+
+def _endpoint_json(e: WebhookEndpoint) -> dict[str, Any]:
+    return {**vars(e), "created": e.created.isoformat() if e.created else None}
+
+
+def _delivery_json(d: WebhookDelivery) -> dict[str, Any]:
+    def when(t: Any) -> str | None:
+        return t.isoformat() if t else None
+
+    return {**vars(d), "created": when(d.created), "next_attempt": when(d.next_attempt),
+            "done": when(d.done), "attempts": [{**vars(a), "time": when(a.time)}
+                                               for a in d.attempts]}
+
+
 def cmd_ruling(args: argparse.Namespace) -> int:
     if not args.token:
         raise UsageProblem("a ruling needs the auditor token (--token or REFEREE_AUDITOR_TOKEN)")
@@ -1268,6 +1359,7 @@ COMMANDS = {
     "watch": cmd_watch,
     "scoreboard": cmd_scoreboard,
     "standings": cmd_standings, "tournament": cmd_tournament, "ruling": cmd_ruling,
+    "webhooks": cmd_webhooks,
     "clocks": cmd_clocks, "substitute": cmd_substitute,
     "export": cmd_export, "verify": cmd_verify, "replay": cmd_replay, "bot": cmd_bot,
     "demo": cmd_demo,

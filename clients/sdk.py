@@ -39,16 +39,20 @@ from typing import Any, TypeVar
 import grpc
 
 from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
+from clients.webhooks import WebhookDelivery, WebhookEndpoint, state_value
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.api.v1 import webhooks_pb2 as wpb
+from referee.api.v1 import webhooks_pb2_grpc as wpbg
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 _REFEREE = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 _PROJECTIONS = ppb.DESCRIPTOR.services_by_name["ProjectionsService"].full_name
 _TOURNAMENTS = ppb.DESCRIPTOR.services_by_name["TournamentService"].full_name
+_WEBHOOKS = wpb.DESCRIPTOR.services_by_name["WebhookService"].full_name
 
 RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "ListGames"), (_REFEREE, "GetView"), (_REFEREE, "GetHandRecord"),
@@ -59,6 +63,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
     (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
     (_TOURNAMENTS, "GetStandings"),
+    (_WEBHOOKS, "ListWebhooks"), (_WEBHOOKS, "ListWebhookDeliveries"),
     # Changes with an idempotency key (a command_id this client generates): applied once.
     (_PROJECTIONS, "RecordRuling"), (_TOURNAMENTS, "CreateTournament"),
     (_TOURNAMENTS, "RegisterEntrant"), (_TOURNAMENTS, "AttachMatch"),
@@ -70,6 +75,8 @@ RETRIED: tuple[tuple[str, str], ...] = (
 NOT_RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "CreateMatch"), (_REFEREE, "PauseClocks"), (_REFEREE, "ResumeClocks"),
     (_REFEREE, "SubstitutePlayer"),  # a retry would issue another token
+    (_WEBHOOKS, "AddWebhook"),  # a retry would register the endpoint twice
+    (_WEBHOOKS, "RemoveWebhook"),  # a retry after it worked answers WEBHOOK_NOT_FOUND
 )
 """Changes without an idempotency key: a retry could apply them twice, so none is made."""
 
@@ -652,6 +659,7 @@ class RefereeClient:
         self.stub = pbg.RefereeServiceStub(channel)  # type: ignore[no-untyped-call]
         self.projections = ppbg.ProjectionsServiceStub(channel)  # type: ignore[no-untyped-call]
         self.tournaments = ppbg.TournamentServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.webhooks = wpbg.WebhookServiceStub(channel)  # type: ignore[no-untyped-call]
 
     def __enter__(self) -> RefereeClient:
         return self
@@ -680,12 +688,14 @@ class RefereeClient:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _call(self, method: Callable[..., R], request: object) -> R:
+    def _call(self, method: Callable[..., R], request: object, token: str = "") -> R:
         """One unary call with the client's deadline; gRPC retries it when its method is one
-        of :data:`RETRIED` (the channel's service config). Its token travels as call
-        metadata (:func:`credentials`), not in the request."""
+        of :data:`RETRIED` (the channel's service config). Its token (``token``, or the
+        request's) travels as call metadata (:func:`credentials`), not in the request."""
         try:
             bare, metadata = credentials(request)
+            if token:
+                metadata = (("authorization", f"Bearer {token}"),)
             return method(bare, timeout=self.timeout, metadata=metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err, self.address) from None
@@ -1098,9 +1108,50 @@ class RefereeClient:
             lambda: f"the export of tournament {tournament_id}", opened, accept, None, True,
             resume_for)
 
+    # -- webhooks (WebhookService; auditor token; docs/webhooks.md) ----------------------------
+
+    def add_webhook(self, token: str, url: str, *, match_id: str = "", tournament_id: str = "",
+                    secret: str = "", event_types: Sequence[str] = ()
+                    ) -> tuple[WebhookEndpoint, str]:
+        """Register ``url`` for the events of one match or one tournament (give one id) from
+        now on; returns the endpoint and, when ``secret`` is empty, the ``whsec_`` secret the
+        referee made (shown this once; else "")."""
+        req = wpb.AddWebhookRequest(match_id=match_id, tournament_id=tournament_id, url=url,
+                                    secret=secret, event_types=list(event_types))
+        resp = self._call(self.webhooks.AddWebhook, req, token)
+        return WebhookEndpoint.of(resp.endpoint), str(resp.secret)
+
+    def list_webhooks(self, token: str, *, match_id: str = "", tournament_id: str = ""
+                      ) -> list[WebhookEndpoint]:
+        """The endpoints of one match or one tournament."""
+        req = wpb.ListWebhooksRequest(match_id=match_id, tournament_id=tournament_id)
+        return [WebhookEndpoint.of(e)
+                for e in self._call(self.webhooks.ListWebhooks, req, token).endpoints]
+
+    def remove_webhook(self, token: str, endpoint_id: str) -> WebhookEndpoint:
+        """Unregister an endpoint (its pending deliveries are cancelled)."""
+        req = wpb.RemoveWebhookRequest(endpoint_id=endpoint_id)
+        return WebhookEndpoint.of(self._call(self.webhooks.RemoveWebhook, req, token).endpoint)
+
+    def webhook_deliveries(self, token: str, endpoint_id: str, *, state: str = "",
+                           page_size: int = 0) -> Iterator[WebhookDelivery]:
+        """The endpoint's delivery log in event order, page by page (``state``: only
+        pending, delivered, failed or cancelled ones)."""
+        page = ""
+        while True:
+            req = wpb.ListWebhookDeliveriesRequest(endpoint_id=endpoint_id,
+                                                   state=state_value(state),  # type: ignore[arg-type]
+                                                   page_size=page_size, page_token=page)
+            resp = self._call(self.webhooks.ListWebhookDeliveries, req, token)
+            yield from (WebhookDelivery.of(d) for d in resp.deliveries)
+            page = resp.next_page_token
+            if not page:
+                return
+
 
 __all__ = [
     "ActionResult", "Backoff", "ChainCheck", "CreatedMatch", "DealCheck", "Fact", "HandScore",
     "IllegalAlternative", "MatchEvent", "Record", "RefereeClient", "RefereeError", "Rejection",
     "ReplayStep", "Ruling", "Scoreboard", "Standing", "Standings", "Update", "View",
+    "WebhookDelivery", "WebhookEndpoint",
 ]

@@ -130,6 +130,18 @@ def view_locks(log: EventLog) -> ViewLocks | None:
     return None if datastore is None else ViewLocks(datastore)
 
 
+def writes(locks: ViewLocks | None, name: str, view: DocView) -> bool:
+    """Whether this process is the one writing view ``name`` (always, but on PostgreSQL where
+    another process may hold the view's lock)."""
+    if locks is None or locks.holds(name):
+        return True
+    if not locks.take(name):
+        return False
+    view.forget()  # another process may have written it since
+    log.info("projections: following the %s view", name)
+    return True
+
+
 class BatchRunner:
     """Feeds one projection from the log, a page per transaction. ``guard``, when set, is
     called before each page (the holder of the view's lock checks it still holds it)."""
@@ -219,15 +231,7 @@ class ProjectionWorker:
             self._woken.wait(self.poll)  # a commit here, or a poll for other processes
 
     def _writes(self, runner: BatchRunner) -> bool:
-        """Whether this process is the one writing ``runner``'s view (always, but on
-        PostgreSQL where another process may hold the view's lock)."""
-        if self.locks is None or self.locks.holds(runner.name):
-            return True
-        if not self.locks.take(runner.name):
-            return False
-        runner.view.forget()  # another process may have written it since
-        log.info("projections: following the %s view", runner.name)
-        return True
+        return writes(self.locks, runner.name, runner.view)
 
     def positions(self) -> dict[str, int]:
         return {r.name: r.view.position() for r in self.runners}
@@ -274,6 +278,9 @@ def run_process(
     PostgreSQL a view another process writes (see :class:`ViewLocks`) is left to it: skipped
     with ``--once``, refused for ``--rebuild``, taken over when that process stops."""
     settings = settings_from_env()
+    from projections.webhook_delivery import RetryPolicy, WebhookWorker
+
+    webhook_policy = RetryPolicy.from_env()  # REFEREE_WEBHOOK_*: checked before anything runs
     log = LogReader.open(settings)
     stop = stop or threading.Event()
     locks = view_locks(log)
@@ -283,6 +290,7 @@ def run_process(
         return locks is None or locks.take(name)
 
     runners: list[BatchRunner] = []
+    webhooks: WebhookWorker | None = None  # sent from here too, once following
 
     try:
         if rebuild:
@@ -313,6 +321,7 @@ def run_process(
             print(f"{r.name}: caught up ({n} events)", flush=True)
         if once:
             return 0
+        webhooks = WebhookWorker(log, webhook_policy).start()
         lag_at = report_lag(log, runners)
         # Follow: page through what is new after each view's position, a transaction per
         # page (rows and position together), on every store; nap only when nothing was new.
@@ -334,6 +343,8 @@ def run_process(
                 stop.wait(FOLLOW_POLL)
         return 0
     finally:
+        if webhooks is not None:
+            webhooks.stop()
         if locks is not None:
             locks.release()
         for r in runners:

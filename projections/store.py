@@ -17,7 +17,7 @@ readers use a separate instance and read the committed rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -126,17 +126,9 @@ class DocView(TrackingRecorder):
                 deletes.append((kind, key))
             else:
                 upserts.append((kind, key, parent, json.dumps(doc, sort_keys=True)))
-        t = self._qualified()
         try:
             with self.datastore.transaction(commit=True) as c:
-                if upserts:
-                    c.executemany(self._sql(
-                        f"INSERT INTO {t} (kind, key, parent, data) VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT (kind, key) DO UPDATE SET parent = excluded.parent, "
-                        "data = excluded.data"), upserts)
-                if deletes:
-                    c.executemany(self._sql(f"DELETE FROM {t} WHERE kind = ? AND key = ?"),
-                                  deletes)
+                self._write_rows(c, upserts, deletes)
                 self._insert_tracking(c, tracking)
         except BaseException:
             self._discard()
@@ -146,6 +138,28 @@ class DocView(TrackingRecorder):
         self._pending.clear()
         if len(self._cache) > 100_000 and not self.rebuilding:
             self._cache.clear()
+
+    def _write_rows(self, c: Any, upserts: list[tuple[str, str, str, str]],
+                    deletes: list[tuple[str, str]]) -> None:
+        t = self._qualified()
+        if upserts:
+            c.executemany(self._sql(
+                f"INSERT INTO {t} (kind, key, parent, data) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (kind, key) DO UPDATE SET parent = excluded.parent, "
+                "data = excluded.data"), upserts)
+        if deletes:
+            c.executemany(self._sql(f"DELETE FROM {t} WHERE kind = ? AND key = ?"), deletes)
+
+    def write_now(self, puts: Sequence[tuple[str, str, str, Doc]],
+                  deletes: Sequence[tuple[str, str]] = ()) -> None:
+        """Write ``(kind, key, parent, doc)`` rows and delete ``(kind, key)`` rows in one
+        transaction of their own, at once (no tracking position): for rows that another
+        writer than the projection keeps (the webhooks' registrations and delivery states),
+        which the projection reads committed, never from its cache."""
+        upserts = [(k, key, parent, json.dumps(doc, sort_keys=True))
+                   for k, key, parent, doc in puts]
+        with self.datastore.transaction(commit=True) as c:
+            self._write_rows(c, upserts, list(deletes))
 
     # -- reading ------------------------------------------------------------------------------
     def read(self, kind: str, key: str) -> Doc | None:

@@ -34,12 +34,14 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: in
 
     :raises referee.config.SettingsError: for a placeholder or short credential, or a bad
         ``OTEL_*`` value (traces: :mod:`referee.service.tracing`)."""
+    from projections import webhook_delivery
     from projections.runner import start_in_process  # the views, unless run separately
     from referee.config import StartupError, one_line, settings_from_env
     from referee.service import metrics, tracing
     from referee.service.credentials import check_credentials
 
     check_credentials()  # before anything starts: no server with a template's secret
+    webhook_policy = webhook_delivery.RetryPolicy.from_env()  # REFEREE_WEBHOOK_*
     tracers, stop_tracing = tracing.start(os.environ)  # OTEL_*: none unless asked for
 
     settings = settings_from_env()
@@ -47,6 +49,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: in
         app = Referee(settings)
         app.start_timers()  # every open timed match's deadline, recovered from the log
         views = start_in_process(app.event_log)
+        webhooks = webhook_delivery.start_in_process(app.event_log, webhook_policy)
     except Exception as exc:  # the store cannot be opened: one line for the operator
         raise StartupError(f"cannot open the event store ({settings.store_location}): "
                            f"{one_line(exc)}") from exc
@@ -84,6 +87,8 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: in
         shutil.rmtree(os.path.dirname(str(socket)), ignore_errors=True)
     if views is not None:
         views.stop()
+    if webhooks is not None:
+        webhooks.stop()
     app.close()
     stop_tracing()  # the last spans exported
     return 0

@@ -39,6 +39,9 @@ MAX_FIXED_DEALS = 256
 MAX_CARDS = 64
 MAX_JSON_BYTES = 16 * 1024
 MAX_JSON_DEPTH = 8
+MAX_WEBHOOK_URL = 2048
+MAX_WEBHOOK_SECRET = 100
+"""Characters of a ``whsec_`` secret (the base64 of at most 64 bytes is 88)."""
 MAX_LIST_LIMIT = 1000
 """Most rows one list call returns (``limit`` above it is answered with this many)."""
 

@@ -214,3 +214,23 @@ class UndoPendingError(RefereeError):
     answer before anything else is played (the match's undo policy, ``consent``)."""
 
     reason = "UNDO_PENDING"
+
+
+class InvalidWebhookError(MalformedRequestError):
+    """A webhook registration the referee cannot use: its URL (scheme, host, length), its
+    secret (not ``whsec_`` and base64 of 24 to 64 bytes), its scope or event types
+    (docs/webhooks.md)."""
+
+    reason = "INVALID_WEBHOOK"
+
+
+class WebhookLimitError(RefereeError):
+    """A tournament or match already has as many webhook endpoints as a scope may have."""
+
+    reason = "TOO_MANY_WEBHOOKS"
+
+
+class WebhookNotFoundError(RefereeError):
+    """No webhook endpoint has this id (never registered, or removed)."""
+
+    reason = "WEBHOOK_NOT_FOUND"

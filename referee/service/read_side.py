@@ -1,23 +1,30 @@
-"""``ProjectionsService`` and ``TournamentService``: decode, query the views (or record a
-ruling / tournament change), encode. Errors go through the service's one error table.
-``WatchScoreboard`` is an async generator (it waits without a thread); the other methods are
-blocking and run on the server's executor (``referee.service.handlers``)."""
+"""``ProjectionsService``, ``TournamentService`` and ``WebhookService``: decode, query the
+views (or record a ruling / tournament change, register a webhook), encode. Errors go through
+the service's one error table. ``WatchScoreboard`` is an async generator (it waits without a
+thread); the other methods are blocking and run on the server's executor
+(``referee.service.handlers``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 
+from projections.outbox import STATES, Webhooks, open_webhooks
 from projections.queries import Queries
 from referee import tournaments as tour
 from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
+from referee.api.v1 import webhooks_pb2 as wpb
+from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
-from referee.domain.errors import MalformedRequestError
+from referee.domain.errors import InvalidWebhookError, MalformedRequestError
+from referee.service.credentials_metadata import bearer
 from referee.service.handlers import (
     StreamContext,
     call_ended,
@@ -27,7 +34,8 @@ from referee.service.handlers import (
 from referee.service.peers import PeerLimits
 from referee.service.servicer import clock_pb
 
-SERVICE_NAMES = tuple(s.full_name for s in pb.DESCRIPTOR.services_by_name.values())
+SERVICE_NAMES = tuple(s.full_name for module in (pb, wpb)
+                      for s in module.DESCRIPTOR.services_by_name.values())
 
 
 def _uuid(text: str, field: str) -> UUID:
@@ -243,9 +251,113 @@ class TournamentServicer(pbg.TournamentServiceServicer):
             yield pb.ExportResponse(record_json=line)
 
 
+def _timestamp(iso: str) -> Timestamp:
+    out = Timestamp()
+    if iso:
+        out.FromDatetime(datetime.fromisoformat(iso).astimezone(UTC))
+    return out
+
+
+def _endpoint_pb(doc: dict[str, Any]) -> wpb.WebhookEndpoint:
+    scope = "match_id" if doc["scope"] == "match" else "tournament_id"
+    return wpb.WebhookEndpoint(
+        endpoint_id=doc["endpoint_id"], url=doc["url"], secret_fingerprint=doc["fingerprint"],
+        event_types=doc["event_types"], created=_timestamp(doc["created"]),
+        disabled=doc["disabled"], **{scope: doc["scope_id"]})
+
+
+def _delivery_pb(doc: dict[str, Any]) -> wpb.WebhookDelivery:
+    out = wpb.WebhookDelivery(
+        message_id=doc["message_id"], endpoint_id=doc["endpoint_id"],
+        event_type=doc["event_type"], match_id=doc["match_id"],
+        tournament_id=doc["tournament_id"],
+        state=wpb.DeliveryState.Name(STATES.index(doc["state"]) + 1),
+        created=_timestamp(doc["created"]), error=doc.get("error", ""),
+        attempts=[wpb.WebhookAttempt(time=_timestamp(a["time"]), status=a["status"],
+                                     error=a["error"], duration_ms=a["ms"])
+                  for a in doc["attempts"]])
+    if doc["state"] == "pending":
+        out.next_attempt.FromSeconds(int(doc["next_at"]))
+    elif doc["done"]:
+        out.done.CopyFrom(_timestamp(doc["done"]))
+    return out
+
+
+class WebhookServicer(wpbg.WebhookServiceServicer):
+    """Registration and the delivery log of the webhooks (auditor only; the token as
+    ``authorization: Bearer`` metadata)."""
+
+    def __init__(self, app: Referee) -> None:
+        self.app = app
+        self.peers: PeerLimits | None = None
+        self._webhooks: Webhooks | None = None
+
+    def _auditor(self, context: grpc.ServicerContext, what: str) -> Webhooks:
+        self.app.tokens.require_auditor(bearer(context), what)
+        if self._webhooks is None:
+            self._webhooks = open_webhooks(self.app.settings)
+            self.app.on_close(self._webhooks.view.close)
+        return self._webhooks
+
+    def _scope(self, request: Any) -> tuple[str, str]:
+        """``("match" | "tournament", id)``: exactly one of the request's two ids, existing.
+        :raises MalformedRequestError, MatchNotFoundError, TournamentNotFoundError:"""
+        if bool(request.match_id) == bool(request.tournament_id):
+            raise MalformedRequestError("give exactly one of match_id and tournament_id",
+                                        field="match_id")
+        if request.match_id:
+            match_id = _uuid(request.match_id, "match_id")
+            self.app.get_match(match_id)
+            return "match", str(match_id)
+        tid = _uuid(request.tournament_id, "tournament_id")
+        tour.get_tournament(self.app, tid)
+        return "tournament", str(tid)
+
+    @unary_handler
+    def AddWebhook(self, request: wpb.AddWebhookRequest, context: grpc.ServicerContext
+                   ) -> wpb.AddWebhookResponse:
+        hooks = self._auditor(context, "register webhooks")
+        scope, scope_id = self._scope(request)
+        doc, secret = hooks.add(scope, scope_id, request.url, request.secret,
+                                list(request.event_types), self.app.event_log.head())
+        return wpb.AddWebhookResponse(endpoint=_endpoint_pb(doc), secret=secret)
+
+    @unary_handler
+    def ListWebhooks(self, request: wpb.ListWebhooksRequest, context: grpc.ServicerContext
+                     ) -> wpb.ListWebhooksResponse:
+        hooks = self._auditor(context, "list webhooks")
+        _, scope_id = self._scope(request)
+        return wpb.ListWebhooksResponse(
+            endpoints=[_endpoint_pb(d) for d in hooks.endpoints(scope_id)])
+
+    @unary_handler
+    def RemoveWebhook(self, request: wpb.RemoveWebhookRequest, context: grpc.ServicerContext
+                      ) -> wpb.RemoveWebhookResponse:
+        hooks = self._auditor(context, "remove webhooks")
+        return wpb.RemoveWebhookResponse(endpoint=_endpoint_pb(hooks.remove(request.endpoint_id)))
+
+    @unary_handler
+    def ListWebhookDeliveries(self, request: wpb.ListWebhookDeliveriesRequest,
+                              context: grpc.ServicerContext
+                              ) -> wpb.ListWebhookDeliveriesResponse:
+        hooks = self._auditor(context, "read the webhook deliveries")
+        hooks.endpoint(request.endpoint_id)  # WEBHOOK_NOT_FOUND rather than an empty log
+        if not 0 <= request.state <= len(STATES):
+            raise InvalidWebhookError(f"unknown delivery state {request.state}",
+                                      field="state")
+        state = STATES[request.state - 1] if request.state else ""
+        if request.page_size < 0:
+            raise MalformedRequestError("page_size may not be negative", field="page_size")
+        rows, token = hooks.deliveries(request.endpoint_id, state, request.page_token,
+                                       request.page_size)
+        return wpb.ListWebhookDeliveriesResponse(deliveries=[_delivery_pb(d) for d in rows],
+                                                 next_page_token=token)
+
+
 def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], bool],
                   peers: PeerLimits | None = None) -> tuple[str, ...]:
-    """Register both services on ``server``; return their full names (for reflection).
+    """Register the read side's services on ``server``; return their full names (for
+    reflection).
     ``peers``: the per-peer limits shared with the other services of the port."""
     queries = Queries(app)
     read = ProjectionsServicer(app, queries, stopping)
@@ -254,4 +366,7 @@ def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], 
     pbg.add_ProjectionsServiceServicer_to_server(read, server)  # type: ignore[no-untyped-call]
     pbg.add_TournamentServiceServicer_to_server(  # type: ignore[no-untyped-call]
         tournaments, server)
+    webhooks = WebhookServicer(app)
+    webhooks.peers = peers
+    wpbg.add_WebhookServiceServicer_to_server(webhooks, server)  # type: ignore[no-untyped-call]
     return SERVICE_NAMES

@@ -40,6 +40,11 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "undo": (16, 1),
     "unchecked_claims": (16, 1),
     "abandonment": (16, 1),
+    "url": (lim.MAX_WEBHOOK_URL, 1),
+    "secret": (lim.MAX_WEBHOOK_SECRET, 1),
+    "event_types": (32, 8),
+    "endpoint_id": (64, 1),
+    "page_token": (128, 1),
 }
 
 _TEXT = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)

@@ -36,6 +36,7 @@ from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.api.v1 import webhooks_pb2 as wpb
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.domain.errors import ViewNotReadyError
@@ -128,12 +129,14 @@ def served(tmp_path: Path) -> Iterator[Callable[..., Served]]:
 
 def test_every_method_is_retried_not_retried_or_resumed_exactly_once() -> None:
     every = [(s.full_name, m.name)
-             for d in (pb.DESCRIPTOR, ppb.DESCRIPTOR) for s in d.services_by_name.values()
+             for d in (pb.DESCRIPTOR, ppb.DESCRIPTOR, wpb.DESCRIPTOR)
+             for s in d.services_by_name.values()
              for m in s.methods]
     classified = [*RETRIED, *NOT_RETRIED, *RESUMED]
     assert sorted(classified) == sorted(every)
     streams = {(s.full_name, m.name)
-               for d in (pb.DESCRIPTOR, ppb.DESCRIPTOR) for s in d.services_by_name.values()
+               for d in (pb.DESCRIPTOR, ppb.DESCRIPTOR, wpb.DESCRIPTOR)
+             for s in d.services_by_name.values()
                for m in s.methods if m.server_streaming}
     assert streams == set(RESUMED)
     assert service_config(0) == '{"methodConfig": []}'  # no retries: no policy

@@ -47,6 +47,8 @@ from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
+from referee.api.v1 import webhooks_pb2 as wpb
+from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.rules.cards import CARD_NAMES
@@ -57,9 +59,11 @@ from tests.service.helpers import create, error_info, step
 
 #: Every RPC of the public API, found from the descriptors (a new RPC is fuzzed unasked).
 METHODS: list[MethodDescriptor] = [
-    m for f in (pb.DESCRIPTOR, ppb.DESCRIPTOR)
+    m for f in (pb.DESCRIPTOR, ppb.DESCRIPTOR, wpb.DESCRIPTOR)
     for s in f.services_by_name.values() for m in s.methods
 ]
+AS_AUDITOR = (("authorization", f"Bearer {AUDITOR}"),)
+WEBHOOK_SECRET = "whsec_" + "QUJD" * 8  # the base64 of 24 bytes
 #: Statuses no input may get: they mean the server did not decide what happened.
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 #: Statuses the client or gRPC itself produces (they carry no ErrorInfo of ours).
@@ -192,7 +196,15 @@ def _populate(world: World) -> None:
         "undo": ["off", "consent", "always"],
         "abandonment": ["forfeit", "adjusted", "coin toss"],
         "at_fault": [[True, False], [False, False], [True]],
+        "url": ["http://127.0.0.1:9/hook", "https://example.org/h?x=1", "ftp://x/"],
+        "secret": [WEBHOOK_SECRET, "", "whsec_AAAA"],
+        "event_types": [["hand.scored"], [], ["match.finished", "results.final"]],
     }
+    hooks = wpbg.WebhookServiceStub(world.channel)
+    endpoints = [hooks.AddWebhook(wpb.AddWebhookRequest(
+        match_id=played.match_id, url="http://127.0.0.1:9/hook"),
+        metadata=AS_AUDITOR).endpoint.endpoint_id for _ in range(2)]
+    world.known["endpoint_id"] = [*endpoints, str(uuid.uuid4())]
     mid, seat_token = played.match_id, played.tokens[0]
     to_act = stub.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).to_act
     legal = stub.GetView(pb.GetViewRequest(match_id=mid, token=played.tokens[to_act]))
@@ -246,6 +258,11 @@ def _populate(world: World) -> None:
         ppb.FinalizeResultsRequest(token=AUDITOR, tournament_id=tid, command_id="close"),
         ppb.ReleaseBoardRequest(token=AUDITOR, tournament_id=tid, board="b1"),
         ppb.ExportTournamentRequest(tournament_id=tid, token=AUDITOR),
+        wpb.AddWebhookRequest(tournament_id=tid, url="http://127.0.0.1:9/hook",
+                              secret=WEBHOOK_SECRET, event_types=["results.final"]),
+        wpb.ListWebhooksRequest(match_id=mid),
+        wpb.ListWebhookDeliveriesRequest(endpoint_id=endpoints[0], page_size=10),
+        wpb.RemoveWebhookRequest(endpoint_id=endpoints[1]),
     ]
     by_input = {m.input_type.full_name: m for m in METHODS}
     for seed in seeds:
@@ -470,11 +487,14 @@ def outcome(channel: grpc.Channel, method: MethodDescriptor, request: bytes
     assert not method.client_streaming, "the API has no client-streaming methods"
     kind = channel.unary_stream if method.server_streaming else channel.unary_unary
     call = kind(path(method), request_serializer=None, response_deserializer=None)
+    # A request with no token field takes its credential only from the metadata (the
+    # WebhookService's): the auditor's, so the fuzzing reaches past the check.
+    metadata = () if "token" in method.input_type.fields_by_name else AS_AUDITOR
     try:
         if method.server_streaming:
-            _drain(call(request, timeout=10))
+            _drain(call(request, timeout=10, metadata=metadata))
         else:
-            call(request, timeout=10)
+            call(request, timeout=10, metadata=metadata)
     except grpc.RpcError as err:
         code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
         assert code not in FORBIDDEN, (
