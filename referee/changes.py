@@ -14,17 +14,22 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 _log = logging.getLogger("referee.changes")
 
 
 class ChangeWaiters:
-    """Coroutines waiting for a change of a key, woken from any thread."""
+    """Coroutines waiting for a change of a key, woken from any thread; and, for keys whose
+    changes come with a version (:meth:`advance`), the last version heard of each (at most
+    :attr:`KEEP` keys), so that a waiter that looks before it waits loses no change."""
+
+    KEEP = 100_000
 
     def __init__(self) -> None:
         self._waiting: dict[Hashable, list[asyncio.Future[None]]] = {}
+        self._versions: dict[Hashable, int] = {}
         self._guard = threading.Lock()
         self.watched = threading.Event()
         """Set while anyone waits (a follower sleeps on it)."""
@@ -76,6 +81,22 @@ class ChangeWaiters:
         for loop, futures in by_loop.items():
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
                 loop.call_soon_threadsafe(_set_all, futures)
+
+    def advance(self, versions: Mapping[Hashable, int]) -> None:
+        """``key`` is at ``version`` now, for each of ``versions``: note it and wake the key's
+        waiters (any thread)."""
+        with self._guard:
+            known = self._versions
+            for key, version in versions.items():
+                known[key] = max(version, known.pop(key, -1))  # (re-inserted: the newest last)
+            if len(known) > self.KEEP:  # the oldest half forgotten (their version: -1)
+                for key in list(known)[: len(known) // 2]:
+                    del known[key]
+        self.wake(versions)
+
+    def version(self, key: Hashable) -> int:
+        """The last version :meth:`advance` heard of for ``key`` (-1: none)."""
+        return self._versions.get(key, -1)
 
     def wake_all(self) -> None:
         """Wake everyone (the server is stopping: each watcher looks whether to go on)."""

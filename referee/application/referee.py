@@ -87,7 +87,7 @@ class Referee(Application[UUID]):
         #: The log as the projections read it (the port they use; this process's commits
         #: wake them).
         self.event_log = LogReader(self.settings, self.recorder, self.mapper,
-                                   on_committed=self.on_committed)
+                                   on_committed=self.on_committed, changes=self.changes)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_guard = threading.Lock()
         self._plain = PlainEncoder()

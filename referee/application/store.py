@@ -3,7 +3,7 @@ and the application log as readers follow it (:class:`LogReader`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from uuid import UUID
 
@@ -17,6 +17,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment
 
+from referee.changes import ChangeWaiters
 from referee.config import Settings
 from referee.integrity import StoredMatchEvent, decode_all, match_rows
 
@@ -46,10 +47,12 @@ class LogReader:
 
     def __init__(self, settings: Settings, recorder: Any, mapper: Mapper[UUID],
                  on_committed: Callable[[Callable[[], None]], None] | None = None,
-                 close: Callable[[], None] | None = None) -> None:
+                 close: Callable[[], None] | None = None,
+                 changes: ChangeWaiters | None = None) -> None:
         self.settings = settings
         self.recorder, self.mapper = recorder, mapper
         self._on_committed, self._close = on_committed, close
+        self._changes = changes
 
     @classmethod
     def open(cls, settings: Settings) -> LogReader:
@@ -74,6 +77,10 @@ class LogReader:
     def on_committed(self, hook: Callable[[], None]) -> None:
         if self._on_committed is not None:
             self._on_committed(hook)
+
+    def views_advanced(self, view: str, versions: Mapping[UUID, int]) -> None:
+        if self._changes is not None and versions:
+            self._changes.advance({(view, k): v for k, v in versions.items()})
 
     @property
     def datastore(self) -> Any:
