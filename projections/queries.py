@@ -142,7 +142,8 @@ class Queries:
         self._follow_views()
         fanout = self._board_fanout(encoder or _BOARDS)
         async for update in fanout.watch(match_id, _AUDITOR if auditor else _ANYONE,
-                                         after_version, None, alive, ended, first=False):
+                                         max(after_version, 0), None, alive, ended,
+                                         first=False):
             yield update
 
     def _board_fanout(self, encoder: Encoder[Any]) -> Fanout[Any]:
@@ -168,7 +169,8 @@ class Queries:
     def _follow_views(self) -> None:
         """Start the one follower of the scoreboard view's position (on first watch), where
         another process may write the view (``REFEREE_PROJECTIONS=separate``, or another
-        replica on PostgreSQL): this process's worker wakes the watchers itself."""
+        replica on PostgreSQL): this process's worker wakes the watchers itself, and on
+        PostgreSQL the writer's notifications do (the follower idles while they come)."""
         if (self.app.settings.projections != "separate"
                 and self.app.settings.backend != "postgres"):
             return
@@ -177,6 +179,7 @@ class Queries:
                 self._follower = LogFollower(
                     self.app.changes, self._scoreboard_position, self._scoreboards_between,
                     self.app.settings.follow_interval / 2, "referee-follow-views",
+                    paused=self.app.listening,
                 )
 
     def _scoreboard_position(self) -> int:

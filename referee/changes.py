@@ -5,7 +5,8 @@ thread wakes them (one ``call_soon_threadsafe`` per event loop). :class:`LogFoll
 one poller of a process for changes it did not make itself: while anyone waits, it reads a
 position (the log's head, or a view's tracking position) every ``interval`` seconds, and when
 the position moves it wakes the keys of the events in between. One query per interval for the
-whole process, however many watchers there are; nothing at all while nobody watches.
+whole process, however many watchers there are; nothing at all while nobody watches, nor
+while ``paused()`` (the other processes' commits come by notification: ``referee.notices``).
 """
 
 from __future__ import annotations
@@ -103,6 +104,12 @@ class ChangeWaiters:
         self.wake(self.keys())
 
 
+def keys_of(view: str, versions: Mapping[Any, int]) -> dict[Hashable, int]:
+    """The keys under which :class:`ChangeWaiters` holds ``versions`` (aggregate id ->
+    version) of ``view``: the id itself for the log (""), ``(view, id)`` for a view."""
+    return {(view, k) if view else k: v for k, v in versions.items()}
+
+
 def _set_all(futures: list[asyncio.Future[None]]) -> None:
     for woken in futures:
         if not woken.done():
@@ -116,8 +123,8 @@ class LogFollower:
 
     def __init__(self, waiters: ChangeWaiters, position: Callable[[], int],
                  changed: Callable[[int, int], Sequence[Hashable]], interval: float,
-                 name: str) -> None:
-        self.waiters, self.interval = waiters, interval
+                 name: str, paused: Callable[[], bool] = lambda: False) -> None:
+        self.waiters, self.interval, self.paused = waiters, interval, paused
         self._position, self._changed = position, changed
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -126,8 +133,10 @@ class LogFollower:
     def _run(self) -> None:
         seen: int | None = None
         while not self._stop.is_set():
-            if not self.waiters.watched.wait(1.0):
-                seen = None  # nobody watched meanwhile: start again from the head
+            if not self.waiters.watched.wait(1.0) or self.paused():
+                seen = None  # nobody watched (or notifications woke them): start again
+                if self.paused():
+                    self._stop.wait(self.interval)
                 continue
             try:
                 head = self._position()

@@ -43,6 +43,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0) -> int:
     try:
         app = Referee(settings)
         app.start_timers()  # every open timed match's deadline, recovered from the log
+        app.listen()  # PostgreSQL: the other replicas' commits wake this one's watchers
         views = start_in_process(app.event_log)
     except Exception as exc:  # the store cannot be opened: one line for the operator
         raise StartupError(f"cannot open the event store ({settings.store_location}): "

@@ -28,7 +28,16 @@ def _act(app: Referee, created: Any, rng: random.Random) -> int:
 
 def test_scoreboard_streams_are_woken_by_the_worker_and_share_one_read(app: Referee) -> None:
     worker = ProjectionWorker(app.event_log, poll=60.0).start()  # it polls nothing meanwhile
+    app.listen()  # PostgreSQL: other processes' commits by notification (none here)
     q = Queries(app)
+    looks = [0]
+    position = q._scoreboard_position
+
+    def counted_position() -> int:
+        looks[0] += 1
+        return position()
+
+    q._scoreboard_position = counted_position  # type: ignore[method-assign]
     created = app.create_match("euchre", public_spectators=True)
     rng = random.Random(24)
     worker.wait()
@@ -67,7 +76,7 @@ def test_scoreboard_streams_are_woken_by_the_worker_and_share_one_read(app: Refe
     finally:
         worker.stop()
         q.close()
-    assert q._follower is None  # nothing polls the view's position (SQLite or one server)
+    assert looks[0] == 0  # nothing polled the view's position (PostgreSQL: notifications)
     for versions in got:  # every stream: every scoreboard change, in order, once
         assert versions == sorted(set(versions)) and versions[-1] == latest
     assert slow_last == latest  # the slow one: one update to the latest
