@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Hashable, Iterator
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -18,6 +18,8 @@ from uuid import UUID
 from projections.hand_states import HandStates
 from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Credentials, LogReader, Principal, Referee, Role
+from referee.application.fanout import Fanout
+from referee.application.updates import Encoder
 from referee.changes import LogFollower, originators_between
 from referee.domain.chain import ChainReport, dict_hash, event_dict
 from referee.domain.clock import Clock
@@ -48,7 +50,9 @@ from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
 
 SCOREBOARD = "scoreboard"
-_IDLE_CHECK = 60.0  # seconds a scoreboard watcher sleeps without a wake before looking again
+_AUDITOR, _ANYONE = Principal(Role.AUDITOR), Principal(Role.SPECTATOR)
+"""The audiences of a scoreboard: the auditor's shows every board, anyone else's withholds
+the cards of a board still in play at another table."""
 
 
 class Queries:
@@ -59,6 +63,7 @@ class Queries:
         self._views = views
         self._follower: LogFollower | None = None
         self._follower_guard = threading.Lock()
+        self._fanouts: dict[int, Fanout[Any]] = {}  # the scoreboards', one per encoder
         #: The states of the hands replayed lately (a walk through a hand replays it once).
         self.hand_states = HandStates()
         app.on_close(self.close)  # the follower and the views' connections
@@ -103,10 +108,12 @@ class Queries:
     def scoreboard(self, match_id: UUID, token: str) -> Doc:
         """The match's scoreboard (anyone who may watch the match)."""
         doc = self._doc("scoreboard", match_id)
-        who = self._who(doc, token)
+        return self._board(match_id, doc, self._who(doc, token).role is Role.AUDITOR)
+
+    def _board(self, match_id: UUID, doc: Doc, auditor: bool) -> Doc:
+        """The scoreboard ``doc`` as the auditor (``auditor``) or anyone else may see it."""
         out = {k: v for k, v in doc.items() if k != "auth"}
-        hidden = ([] if who.role is Role.AUDITOR or not doc.get("board")
-                  else self.app.hidden_hands(match_id))
+        hidden = [] if auditor or not doc.get("board") else self.app.hidden_hands(match_id)
         if hidden:  # a board another table still plays: its points, not its cards
             out["hands"] = [dict(h, detail={}, withheld=True) if h["hand"] in hidden else h
                             for h in out["hands"]]
@@ -118,32 +125,61 @@ class Queries:
     async def watch_scoreboard(self, match_id: UUID, token: str, after_version: int,
                                alive: Callable[[], bool],
                                ended: asyncio.Future[Any] | None = None,
-                               ) -> AsyncIterator[Doc]:
-        """The scoreboard each time its version passes the last one sent. Event-driven: the
-        view is read again only when the scoreboard view has processed an event of this
-        match (one :class:`~referee.changes.LogFollower` per process watches the view's
-        position); the waits hold no thread. Ends when ``ended`` is done, or ``alive()`` is
-        false after a wake (the server wakes every watcher when it stops)."""
+                               encoder: Encoder[Any] | None = None) -> AsyncIterator[Any]:
+        """The scoreboard each time its version passes the last one sent, encoded by
+        ``encoder`` (by default the scoreboard itself, a dict). The same fan-out as the
+        match's watchers (:mod:`referee.application.fanout`): the scoreboard view is read
+        once per change for all the match's watchers, each audience's scoreboard (the
+        auditor's, everyone else's) encoded once. Woken by the projection worker when it
+        commits a change of the match's scoreboard (:meth:`boards_advanced`), by other
+        processes' notifications, or (views written elsewhere without them) by one
+        :class:`~referee.changes.LogFollower` of the view's position per process. Ends when
+        ``ended`` is done, or ``alive()`` is false after a wake (the server wakes every
+        watcher when it stops)."""
         loop = asyncio.get_running_loop()
+        doc = await loop.run_in_executor(None, self._doc, "scoreboard", match_id)
+        auditor = self._who(doc, token).role is Role.AUDITOR
         self._follow_views()
-        key = (SCOREBOARD, match_id)
-        sent = after_version
-        while alive():
-            doc = await loop.run_in_executor(None, self.scoreboard, match_id, token)
-            if doc["version"] > sent:
-                sent = doc["version"]
-                yield doc
-            await self.app.changes.wait(key, _IDLE_CHECK, ended=ended)
-            if ended is not None and ended.done():
-                return
+        fanout = self._board_fanout(encoder or _BOARDS)
+        async for update in fanout.watch(match_id, _AUDITOR if auditor else _ANYONE,
+                                         max(after_version, 0), None, alive, ended,
+                                         first=False):
+            yield update
+
+    def _board_fanout(self, encoder: Encoder[Any]) -> Fanout[Any]:
+        with self._follower_guard:
+            fanout = self._fanouts.get(id(encoder))
+            if fanout is None:
+                changes = self.app.changes
+                fanout = self._fanouts[id(encoder)] = Fanout(
+                    self._boards, lambda m: changes.version((SCOREBOARD, m)), changes,
+                    encoder, key=lambda m: (SCOREBOARD, m))
+            return fanout
+
+    def _boards(self, match_id: UUID, wants: Mapping[Principal, int]
+                ) -> tuple[int, dict[Principal, tuple[list[Any], Any]]]:
+        """(The fan-out's read, on the executor.) The match's scoreboard read once, as each
+        audience of ``wants`` sees it; its version at least the last one announced, which
+        the read is not older than (an event the scoreboard skips moves no version of it)."""
+        announced = self.app.changes.version((SCOREBOARD, match_id))
+        doc = self._doc("scoreboard", match_id)
+        return max(int(doc["version"]), announced), {
+            who: ([], self._board(match_id, doc, who.role is Role.AUDITOR)) for who in wants}
 
     def _follow_views(self) -> None:
-        """Start the one follower of the scoreboard view's position (on first watch)."""
+        """Start the one follower of the scoreboard view's position (on first watch), where
+        another process may write the view (``REFEREE_PROJECTIONS=separate``, or another
+        replica on PostgreSQL): this process's worker wakes the watchers itself, and on
+        PostgreSQL the writer's notifications do (the follower idles while they come)."""
+        if (self.app.settings.projections != "separate"
+                and self.app.settings.backend != "postgres"):
+            return
         with self._follower_guard:
             if self._follower is None:
                 self._follower = LogFollower(
                     self.app.changes, self._scoreboard_position, self._scoreboards_between,
                     self.app.settings.follow_interval / 2, "referee-follow-views",
+                    paused=self.app.listening,
                 )
 
     def _scoreboard_position(self) -> int:
@@ -454,3 +490,23 @@ def _normal_time(text: str) -> str:
     else:
         t += ".000000"
     return t
+
+
+class BoardEncoder:
+    """Scoreboard updates as the scoreboards themselves (dicts), for callers in Python: the
+    fan-out's :class:`~referee.application.updates.Encoder` with no events."""
+
+    def events(self, events: Sequence[Any]) -> Any:
+        return None
+
+    def view(self, view: Any) -> Any:
+        return view
+
+    def update(self, parts: Sequence[Any], version: int) -> Any:
+        return parts[-1]
+
+    def heartbeat(self, version: int) -> Any:
+        raise AssertionError("a scoreboard stream has no heartbeats")
+
+
+_BOARDS = BoardEncoder()

@@ -166,9 +166,12 @@ class BatchRunner:
                 break
             if self.guard is not None:
                 self.guard()
+            versions: dict[Any, int] = {}
             with self.view.batch():
                 for notification_id, event in notes:
                     self.projection.process_event(event, Tracking(APP_NAME, notification_id))
+                    versions[event.originator_id] = event.originator_version
+            self.log.views_advanced(self.name, versions)  # committed: wake its watchers
             position = notes[-1][0]
             done += len(notes)
         return done

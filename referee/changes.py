@@ -5,7 +5,8 @@ thread wakes them (one ``call_soon_threadsafe`` per event loop). :class:`LogFoll
 one poller of a process for changes it did not make itself: while anyone waits, it reads a
 position (the log's head, or a view's tracking position) every ``interval`` seconds, and when
 the position moves it wakes the keys of the events in between. One query per interval for the
-whole process, however many watchers there are; nothing at all while nobody watches.
+whole process, however many watchers there are; nothing at all while nobody watches, nor
+while ``paused()`` (the other processes' commits come by notification: ``referee.notices``).
 """
 
 from __future__ import annotations
@@ -14,17 +15,22 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 _log = logging.getLogger("referee.changes")
 
 
 class ChangeWaiters:
-    """Coroutines waiting for a change of a key, woken from any thread."""
+    """Coroutines waiting for a change of a key, woken from any thread; and, for keys whose
+    changes come with a version (:meth:`advance`), the last version heard of each (at most
+    :attr:`KEEP` keys), so that a waiter that looks before it waits loses no change."""
+
+    KEEP = 100_000
 
     def __init__(self) -> None:
         self._waiting: dict[Hashable, list[asyncio.Future[None]]] = {}
+        self._versions: dict[Hashable, int] = {}
         self._guard = threading.Lock()
         self.watched = threading.Event()
         """Set while anyone waits (a follower sleeps on it)."""
@@ -77,9 +83,31 @@ class ChangeWaiters:
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
                 loop.call_soon_threadsafe(_set_all, futures)
 
+    def advance(self, versions: Mapping[Hashable, int]) -> None:
+        """``key`` is at ``version`` now, for each of ``versions``: note it and wake the key's
+        waiters (any thread)."""
+        with self._guard:
+            known = self._versions
+            for key, version in versions.items():
+                known[key] = max(version, known.pop(key, -1))  # (re-inserted: the newest last)
+            if len(known) > self.KEEP:  # the oldest half forgotten (their version: -1)
+                for key in list(known)[: len(known) // 2]:
+                    del known[key]
+        self.wake(versions)
+
+    def version(self, key: Hashable) -> int:
+        """The last version :meth:`advance` heard of for ``key`` (-1: none)."""
+        return self._versions.get(key, -1)
+
     def wake_all(self) -> None:
         """Wake everyone (the server is stopping: each watcher looks whether to go on)."""
         self.wake(self.keys())
+
+
+def keys_of(view: str, versions: Mapping[Any, int]) -> dict[Hashable, int]:
+    """The keys under which :class:`ChangeWaiters` holds ``versions`` (aggregate id ->
+    version) of ``view``: the id itself for the log (""), ``(view, id)`` for a view."""
+    return {(view, k) if view else k: v for k, v in versions.items()}
 
 
 def _set_all(futures: list[asyncio.Future[None]]) -> None:
@@ -95,8 +123,8 @@ class LogFollower:
 
     def __init__(self, waiters: ChangeWaiters, position: Callable[[], int],
                  changed: Callable[[int, int], Sequence[Hashable]], interval: float,
-                 name: str) -> None:
-        self.waiters, self.interval = waiters, interval
+                 name: str, paused: Callable[[], bool] = lambda: False) -> None:
+        self.waiters, self.interval, self.paused = waiters, interval, paused
         self._position, self._changed = position, changed
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -105,8 +133,10 @@ class LogFollower:
     def _run(self) -> None:
         seen: int | None = None
         while not self._stop.is_set():
-            if not self.waiters.watched.wait(1.0):
-                seen = None  # nobody watched meanwhile: start again from the head
+            if not self.waiters.watched.wait(1.0) or self.paused():
+                seen = None  # nobody watched (or notifications woke them): start again
+                if self.paused():
+                    self._stop.wait(self.interval)
                 continue
             try:
                 head = self._position()

@@ -204,6 +204,8 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--watcher-procs", type=int, default=2, help="watcher client processes (2)")
     b.add_argument("--burst", type=int, default=0, metavar="N",
                    help="instead: open N streams at once and count how each began")
+    b.add_argument("--scoreboard", action="store_true",
+                   help="WatchScoreboard streams instead of WatchMatch")
     b.add_argument("--server-checkout", default="", metavar="DIR",
                    help="run the server from another checkout (a baseline), side by side")
 
@@ -285,7 +287,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return 0
         print(json.dumps(watch.run(args.watchers, args.matches, args.rate, args.seconds,
                                    args.idle_seconds, args.watcher_procs,
-                                   args.server_checkout), indent=2))
+                                   args.server_checkout, scoreboard=args.scoreboard),
+                         indent=2))
         return 0
     if args.command == "bench" and args.bench == "clocks":
         from referee.benchmarks import clocks

@@ -48,6 +48,7 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: in
     try:
         app = Referee(settings)
         app.start_timers()  # every open timed match's deadline, recovered from the log
+        app.listen()  # PostgreSQL: the other replicas' commits wake this one's watchers
         views = start_in_process(app.event_log)
         webhooks = webhook_delivery.start_in_process(app.event_log, webhook_policy)
     except Exception as exc:  # the store cannot be opened: one line for the operator

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
@@ -189,7 +189,7 @@ class Feed(Generic[E]):
                 woken = self._behind()
                 if not woken and not self._poke.done():
                     # Woken: a commit here, another process's write (the follower), a stop.
-                    woken = await fanout.changes.wait(self.match_id, IDLE_WAIT,
+                    woken = await fanout.changes.wait(fanout.key(self.match_id), IDLE_WAIT,
                                                       self._behind, self._poke)
                 if self._poke.done():
                     self._poke = self.loop.create_future()
@@ -269,13 +269,14 @@ class Fanout(Generic[E]):
     ``read(match_id, wants)``: under the match's lock, the version and, for each audience
     of ``wants``, its redacted events after the version given and its view;
     ``version(match_id)``: the live version without the lock (to see whether to read);
-    ``changes``: the notifier."""
+    ``changes``: the notifier, waited on under ``key(match_id)`` (the match id itself by
+    default; the scoreboards' fan-out waits on the scoreboard view's key of the match)."""
 
     def __init__(self, read: Callable[[UUID, Mapping[Principal, int]], Snapshot],
                  version: Callable[[UUID], int], changes: ChangeWaiters,
-                 encoder: Encoder[E]) -> None:
+                 encoder: Encoder[E], key: Callable[[UUID], Hashable] = lambda m: m) -> None:
         self.read, self.version, self.changes = read, version, changes
-        self.encoder = encoder
+        self.encoder, self.key = encoder, key
         self._feeds: dict[tuple[asyncio.AbstractEventLoop, UUID], Feed[E]] = {}
         self._beats: dict[asyncio.AbstractEventLoop, Beats] = {}
 
@@ -317,24 +318,27 @@ class Fanout(Generic[E]):
             beats = self._beats[loop] = Beats(loop)
         return beats
 
-    async def watch(self, match_id: UUID, who: Principal, after: int, heartbeat: float,
+    async def watch(self, match_id: UUID, who: Principal, after: int, heartbeat: float | None,
                     alive: Callable[[], bool] = lambda: True,
                     ended: asyncio.Future[Any] | None = None,
                     alone: Callable[[int], tuple[list[PublicEvent], View]] | None = None,
-                    ) -> AsyncIterator[Any]:
-        """The encoded updates of one stream: first everything after ``after`` and the view,
-        then an update per new version (or, when it was not ready for each, one from the
-        version it sent to the latest), a heartbeat after ``heartbeat`` seconds without one.
+                    first: bool = True) -> AsyncIterator[Any]:
+        """The encoded updates of one stream: first everything after ``after`` and the view
+        (``first=False``: only once the version passes ``after``), then an update per new
+        version (or, when it was not ready for each, one from the version it sent to the
+        latest), a heartbeat after ``heartbeat`` seconds without one (None: no heartbeats).
         Ends when ``ended`` is done or ``alive()`` is false after a wake. ``alone(sent)``
         reads an update for this stream alone (when it is behind the feed's history)."""
         loop = asyncio.get_running_loop()
         feed = self._feed(match_id)
-        sub = Subscription(feed, who, after, heartbeat, alive)
+        sub = Subscription(feed, who, after, heartbeat or 0.0, alive)
+        sub.first = first
         feed.add(sub)
         if ended is not None:
             ended.add_done_callback(lambda _: sub.close())
         sub.last = loop.time()
-        self._beats_of(loop).add(sub)
+        if heartbeat is not None:
+            self._beats_of(loop).add(sub)
         enc = self.encoder
         try:
             while True:

@@ -9,7 +9,7 @@ eventsourcing), :class:`referee.group_commit.GroupCommitter` (commits),
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -71,6 +71,11 @@ class EventLog(Protocol):
 
     def on_committed(self, hook: Callable[[], None]) -> None:
         """Call ``hook()`` after each commit this process makes (a separate reader: never)."""
+        ...
+
+    def views_advanced(self, view: str, versions: Mapping[UUID, int]) -> None:
+        """The projections committed ``view``'s documents of these aggregates, now at these
+        versions: wake the watchers of those documents (a separate reader: nobody's)."""
         ...
 
     @property

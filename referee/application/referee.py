@@ -26,7 +26,7 @@ from referee.application.creating import Creating, deal_next
 from referee.application.fanout import Fanout
 from referee.application.live import LiveMatches
 from referee.application.reading import Reading
-from referee.application.store import APP_NAME, LogReader, StoredMatches
+from referee.application.store import APP_NAME, LogReader, StoredMatches, notices_of
 from referee.application.undoing import Undoing
 from referee.application.updates import Encoder, PlainEncoder
 from referee.changes import ChangeWaiters, LogFollower, originators_between
@@ -62,7 +62,7 @@ class Referee(Application[UUID]):
             self.follower = LogFollower(
                 self.changes, self._log_head,
                 functools.partial(originators_between, self.recorder),
-                self.settings.follow_interval, "referee-follow-log",
+                self.settings.follow_interval, "referee-follow-log", paused=self.listening,
             )
         self.committer = GroupCommitter(
             self._record_batch, self.settings.commit_batch, self.rejections.flush,
@@ -88,8 +88,12 @@ class Referee(Application[UUID]):
                                self.boards)
         #: The log as the projections read it (the port they use; this process's commits
         #: wake them).
-        self.event_log = LogReader(self.settings, self.recorder, self.mapper,
-                                   on_committed=self.on_committed)
+        #: Commits announced to, and heard from, the other processes of a PostgreSQL store
+        #: (:mod:`referee.notices`; None on another store).
+        self.notices = notices_of(self.settings, self.recorder, self.changes)
+        self.event_log = LogReader(
+            self.settings, self.recorder, self.mapper, on_committed=self.on_committed,
+            changes=self.changes, announce=None if self.notices is None else self.notices.send)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_guard = threading.Lock()
         self._plain = PlainEncoder()
@@ -134,6 +138,16 @@ class Referee(Application[UUID]):
         if self._clock_follower is None:
             self._clock_follower = ClockFollower(self.recorder, self._rewatch_clock,
                                                  max(self.settings.follow_interval, 1.0))
+
+    def listen(self) -> None:
+        """Follow the other processes' commits by their notifications (PostgreSQL; see
+        :mod:`referee.notices`) rather than by polling the log (``referee serve`` calls it)."""
+        if self.notices is not None:
+            self.notices.listen()
+
+    def listening(self) -> bool:
+        """Whether the other processes' commits come by notification now (polling idles)."""
+        return self.notices is not None and self.notices.connected
 
     def _tournament(self, tournament_id: UUID) -> Any:
         """A tournament aggregate as stored (None if there is none with this id)."""
@@ -302,6 +316,9 @@ class Referee(Application[UUID]):
         recordings = self._record(processing_event)
         self._take_snapshots(processing_event)
         self._notify(recordings)
+        if self.notices is not None:  # the other processes' watchers
+            self.notices.send("", {a.id: a.version
+                                   for a in processing_event.aggregates.values()})
         for hook in self._committed_hooks:
             try:
                 hook()
@@ -331,6 +348,9 @@ class Referee(Application[UUID]):
         follower = getattr(self, "follower", None)
         if follower is not None:
             follower.stop()
+        notices = getattr(self, "notices", None)
+        if notices is not None:
+            notices.close()
         committer = getattr(self, "committer", None)
         if committer is not None:
             committer.close()

@@ -3,7 +3,7 @@ and the application log as readers follow it (:class:`LogReader`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from uuid import UUID
 
@@ -17,6 +17,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment
 
+from referee.changes import ChangeWaiters, keys_of
 from referee.config import Settings
 from referee.integrity import StoredMatchEvent, decode_all, match_rows
 
@@ -46,10 +47,13 @@ class LogReader:
 
     def __init__(self, settings: Settings, recorder: Any, mapper: Mapper[UUID],
                  on_committed: Callable[[Callable[[], None]], None] | None = None,
-                 close: Callable[[], None] | None = None) -> None:
+                 close: Callable[[], None] | None = None,
+                 changes: ChangeWaiters | None = None,
+                 announce: Callable[[str, Mapping[UUID, int]], None] | None = None) -> None:
         self.settings = settings
         self.recorder, self.mapper = recorder, mapper
         self._on_committed, self._close = on_committed, close
+        self._changes, self._announce = changes, announce
 
     @classmethod
     def open(cls, settings: Settings) -> LogReader:
@@ -60,8 +64,16 @@ class LogReader:
         if isinstance(transcoder, JSONTranscoder):  # as eventsourcing's Application does
             for transcoding in (UUIDAsHex(), DecimalAsStr(), DatetimeAsISO()):
                 transcoder.register(transcoding)
-        return cls(settings, factory.application_recorder(), factory.mapper(transcoder),
-                   close=factory.close)
+        recorder = factory.application_recorder()
+        notices = notices_of(settings, recorder, ChangeWaiters())  # to announce the views'
+
+        def close() -> None:
+            if notices is not None:
+                notices.close()
+            factory.close()
+
+        return cls(settings, recorder, factory.mapper(transcoder), close=close,
+                   announce=None if notices is None else notices.send)
 
     def head(self) -> int:
         return int(self.recorder.max_notification_id() or 0)
@@ -75,6 +87,12 @@ class LogReader:
         if self._on_committed is not None:
             self._on_committed(hook)
 
+    def views_advanced(self, view: str, versions: Mapping[UUID, int]) -> None:
+        if self._changes is not None and versions:
+            self._changes.advance(keys_of(view, versions))
+        if self._announce is not None:
+            self._announce(view, versions)
+
     @property
     def datastore(self) -> Any:
         if self.settings.backend != "postgres":
@@ -86,3 +104,19 @@ class LogReader:
     def close(self) -> None:
         if self._close is not None:
             self._close()
+
+
+def notices_of(settings: Settings, recorder: Any, changes: ChangeWaiters) -> Any:
+    """:class:`referee.notices.Notices` for ``recorder``'s PostgreSQL store (None for
+    another store: one process, nothing to announce)."""
+    if settings.backend != "postgres":
+        return None
+    from referee.notices import CHANNEL, Notices
+    from referee.persistence import datastore_of, dedicated_connection
+
+    datastore = datastore_of(recorder)
+    if datastore is None:
+        return None
+    return Notices(lambda: dedicated_connection(datastore, 2),
+                   lambda: datastore.transaction(commit=True), changes, settings.fresh_reads,
+                   f"{CHANNEL}_{datastore.schema or 'public'}"[:63])

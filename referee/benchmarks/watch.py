@@ -3,7 +3,9 @@
 Starts ``referee serve`` on a throw-away SQLite store (``--server-checkout DIR``: the server
 of another checkout, a baseline, run the same way), creates ``--matches`` public Euchre
 matches and opens ``--watchers`` ``WatchMatch`` streams spread evenly over them (spectators,
-heartbeat 60 s) from ``--watcher-procs`` client processes. Then players make ``--rate``
+heartbeat 60 s; ``--scoreboard``: ``WatchScoreboard`` streams instead, each woken when the
+projection worker commits the match's new scoreboard) from ``--watcher-procs`` client
+processes. Then players make ``--rate``
 actions a second in all (round robin over the matches; random legal play mirrored with the
 rules core, so ``SubmitAction`` is their only call) for ``--seconds``, and then nobody acts
 for ``--idle-seconds``. The report (JSON):
@@ -43,7 +45,7 @@ PACKS = 60  # fixed deals per match (Euchre to 1,000 points: the match does not 
 
 def run(watchers: int = 1000, matches: int = 1, rate: float = 20.0, seconds: float = 20.0,
         idle_seconds: float = 10.0, watcher_procs: int = 2, server_checkout: str = "",
-        settle: float = 3.0) -> dict[str, Any]:
+        settle: float = 3.0, scoreboard: bool = False) -> dict[str, Any]:
     from referee.benchmarks.service import _start, _status_kib, _stop, _tree_cpu
 
     with tempfile.TemporaryDirectory(prefix="referee-bench-watch-") as data:
@@ -59,7 +61,8 @@ def run(watchers: int = 1000, matches: int = 1, rate: float = 20.0, seconds: flo
             tables = asyncio.run(_create(address, matches))
             per_proc = [watchers // watcher_procs + (i < watchers % watcher_procs)
                         for i in range(watcher_procs)]
-            cfg = {"address": address, "matches": [t["match_id"] for t in tables]}
+            cfg = {"address": address, "matches": [t["match_id"] for t in tables],
+                   "scoreboard": scoreboard}
             first = 0
             for n in per_proc:
                 procs.append(subprocess.Popen(
@@ -111,6 +114,7 @@ def run(watchers: int = 1000, matches: int = 1, rate: float = 20.0, seconds: flo
         "server": os.path.abspath(server_checkout) if server_checkout else "this checkout",
         "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python "
                    f"{platform.python_version()}",
+        "stream": "WatchScoreboard" if scoreboard else "WatchMatch",
         "watchers": watchers, "matches": matches, "offered_actions_per_s": rate,
         "actions_per_s": round(played["actions"] / (t1 - t0), 1),
         "submit_ms": _pcts(lat), "delivery_ms": _pcts(delays),
@@ -242,6 +246,7 @@ async def _play(address: str, tables: list[dict[str, Any]], rate: float, seconds
 async def _watch(cfg: dict[str, Any]) -> dict[str, Any]:
     import grpc
 
+    from referee.api.v1 import projections_pb2 as ppb
     from referee.api.v1 import referee_pb2 as pb
 
     matches: list[str] = cfg["matches"]
@@ -252,18 +257,28 @@ async def _watch(cfg: dict[str, Any]) -> dict[str, Any]:
     samples: list[tuple[int, int, int, float]] = []
     counts: dict[int, int] = {}  # messages by second
     errors: dict[str, int] = {}
-    method = "/referee.api.v1.RefereeService/WatchMatch"
+    if cfg.get("scoreboard"):
+        method = "/referee.api.v1.ProjectionsService/WatchScoreboard"
+        serialize, parse = ppb.WatchScoreboardRequest.SerializeToString, ppb.Scoreboard.FromString
+
+        def request(match_id: str) -> Any:
+            return ppb.WatchScoreboardRequest(match_id=match_id)
+    else:
+        method = "/referee.api.v1.RefereeService/WatchMatch"
+        serialize, parse = pb.WatchMatchRequest.SerializeToString, pb.WatchMatchResponse.FromString
+
+        def request(match_id: str) -> Any:
+            return pb.WatchMatchRequest(match_id=match_id, heartbeat_seconds=60)
 
     async def stream(i: int, opened: asyncio.Future[None]) -> None:
         m = (first + i) % len(matches)
         sampled = i % every == 0
         call = channels[i // STREAMS_PER_CHANNEL].unary_stream(
-            method, request_serializer=pb.WatchMatchRequest.SerializeToString,
-            response_deserializer=pb.WatchMatchResponse.FromString if sampled else None)
+            method, request_serializer=serialize,
+            response_deserializer=parse if sampled else None)
         version = 0
         try:
-            async for msg in call(pb.WatchMatchRequest(match_id=matches[m],
-                                                       heartbeat_seconds=60)):
+            async for msg in call(request(matches[m])):
                 now = time.time()
                 if not opened.done():
                     opened.set_result(None)
@@ -272,7 +287,7 @@ async def _watch(cfg: dict[str, Any]) -> dict[str, Any]:
                     continue
                 second = int(now)
                 counts[second] = counts.get(second, 0) + 1
-                if sampled and not msg.heartbeat:
+                if sampled and not getattr(msg, "heartbeat", False):
                     samples.append((m, version, msg.version, now))
                     version = msg.version
         except grpc.aio.AioRpcError as exc:

@@ -7,7 +7,7 @@ thread); the other methods are blocking and run on the server's executor
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -26,8 +26,11 @@ from referee.application import Referee
 from referee.domain.errors import InvalidWebhookError, MalformedRequestError
 from referee.service.credentials_metadata import bearer
 from referee.service.handlers import (
+    Encoded,
     StreamContext,
+    add_servicer,
     call_ended,
+    ends_on_stop,
     stream_handler,
     unary_handler,
 )
@@ -80,6 +83,28 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
     return out
 
 
+class BoardEncoder:
+    """``WatchScoreboard`` updates as protobuf bytes (the fan-out's encoder port, as
+    ``referee.service.servicer.WatchEncoder`` for ``WatchMatch``): each audience's
+    scoreboard encoded once per version, the same bytes sent to each of its streams."""
+
+    def events(self, events: Sequence[Any]) -> bytes:
+        return b""  # a scoreboard has no events of its own
+
+    def view(self, view: Any) -> bytes:
+        out: bytes = scoreboard_pb(view).SerializeToString()
+        return out
+
+    def update(self, parts: Sequence[bytes], version: int) -> Encoded:
+        return Encoded(parts[-1], version)
+
+    def heartbeat(self, version: int) -> pb.Scoreboard:
+        raise AssertionError("a scoreboard stream has no heartbeats")
+
+
+BOARD_ENCODER = BoardEncoder()
+
+
 class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def __init__(self, app: Referee, queries: Queries, stopping: Callable[[], bool]) -> None:
         self.app, self.q, self.stopping = app, queries, stopping
@@ -92,6 +117,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
                                                request.token))
 
     @stream_handler
+    @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
     async def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
                               context: grpc.aio.ServicerContext
                               ) -> AsyncIterator[pb.Scoreboard]:
@@ -99,9 +125,10 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
             return not context.done() and not self.stopping()
 
         boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
-                                         request.after_version, alive, call_ended(context))
-        async for doc in boards:
-            yield scoreboard_pb(doc)
+                                         request.after_version, alive, call_ended(context),
+                                         BOARD_ENCODER)
+        async for update in boards:
+            yield update
 
     @unary_handler
     def GetReplay(self, request: pb.GetReplayRequest, context: grpc.ServicerContext
@@ -363,7 +390,8 @@ def add_to_server(server: grpc.aio.Server, app: Referee, stopping: Callable[[], 
     read = ProjectionsServicer(app, queries, stopping)
     tournaments = TournamentServicer(app, queries, stopping)
     read.peers = tournaments.peers = peers
-    pbg.add_ProjectionsServiceServicer_to_server(read, server)  # type: ignore[no-untyped-call]
+    add_servicer(pbg.add_ProjectionsServiceServicer_to_server, read, server,
+                 shared=("WatchScoreboard",))  # one encoded scoreboard for many streams
     pbg.add_TournamentServiceServicer_to_server(  # type: ignore[no-untyped-call]
         tournaments, server)
     webhooks = WebhookServicer(app)

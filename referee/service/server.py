@@ -103,7 +103,7 @@ class RefereeServer:
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if self._store_monitor is not None:
             follow_store(self._store_monitor, self._health, ("", SERVICE_NAME, *read_side),
-                         asyncio.get_running_loop())
+                         asyncio.get_running_loop(), app.notices)
         reflection.enable_server_reflection(
             (SERVICE_NAME, *read_side, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )

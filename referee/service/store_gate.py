@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2
@@ -21,6 +21,9 @@ from referee.domain.errors import StoreUnavailableError
 from referee.service.errors import to_status
 from referee.service.interception import NOT_OURS, HandlerRewriter, rebuilt
 from referee.store_health import StoreMonitor
+
+if TYPE_CHECKING:
+    from referee.notices import Notices
 
 _REFEREE = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 NO_STORE_NEEDED = frozenset({f"/{_REFEREE}/ListGames"})
@@ -63,12 +66,19 @@ async def _refuse_stream(request: Any, context: grpc.aio.ServicerContext
 
 
 def follow_store(monitor: StoreMonitor, servicer: health.aio.HealthServicer,
-                 names: Sequence[str], loop: asyncio.AbstractEventLoop) -> None:
-    """Keep ``names`` of ``servicer`` SERVING while the store is up, NOT_SERVING while it is
-    down (after a graceful shutdown began, the servicer ignores both)."""
+                 names: Sequence[str], loop: asyncio.AbstractEventLoop,
+                 notices: Notices | None = None) -> None:
+    """Keep ``names`` of ``servicer`` SERVING while the store is up (and, with ``notices``
+    listening, while the other replicas' notifications reach this one: its watchers would
+    miss their commits), NOT_SERVING while not (after a graceful shutdown began, the
+    servicer ignores both)."""
+
+    def up() -> bool:
+        listening = notices is None or notices.connected or not notices.started
+        return monitor.available and listening
 
     async def update() -> None:
-        status = (health_pb2.HealthCheckResponse.SERVING if monitor.available
+        status = (health_pb2.HealthCheckResponse.SERVING if up()
                   else health_pb2.HealthCheckResponse.NOT_SERVING)
         for name in names:
             await servicer.set(name, status)
@@ -78,3 +88,5 @@ def follow_store(monitor: StoreMonitor, servicer: health.aio.HealthServicer,
             asyncio.run_coroutine_threadsafe(update(), loop)
 
     monitor.add_listener(changed)
+    if notices is not None:
+        notices.add_listener(changed)

@@ -96,11 +96,21 @@ def test_no_surface_leaks_a_board_another_table_still_plays(
                                                       heartbeat_seconds=1), timeout=5)
         first = next(stream)
         stream.cancel()
-        for text in (shown, MessageToJson(view), MessageToJson(first)):
+        boards = read.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid, token=token),
+                                      timeout=5)
+        streamed = next(boards)  # the fan-out's shared bytes of the non-auditor audience
+        boards.cancel()
+        assert streamed.hands and json.loads(streamed.hands[0].detail_json) == {}, who
+        for text in (shown, MessageToJson(view), MessageToJson(first),
+                     MessageToJson(streamed)):
             assert not [c for c in unseen if re.search(rf"\b{c}\b", text)], who
-    # The auditor sees everything, always.
+    # The auditor sees everything, always (on the scoreboard stream too: another audience).
     for call in reads(stub, read, mid, AUDITOR).values():
         call()
+    boards = read.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid, token=AUDITOR),
+                                  timeout=5)
+    assert json.loads(next(boards).hands[0].detail_json) != {}
+    boards.cancel()
     # Once the other table has finished the board, its readers may read it.
     play(app, b.match_id, b.seat_tokens, random.Random(2), stop_after_hand=1)
     worker.wait()
