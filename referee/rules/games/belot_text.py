@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from referee.rules import phased
 from referee.rules.cards import (
     CARD_NAMES,
     KING,
@@ -45,6 +46,7 @@ from referee.rules.games.belote_game import (
     read_action,
     read_king_or_queen,
 )
+from referee.rules.phased import known
 from referee.rules.seats import Seat
 
 
@@ -110,16 +112,6 @@ def all_actions() -> list[Action]:
     )
 
 
-
-def known(action: Action) -> bool:
-    """Whether ``action`` is an action code of the game."""
-    try:
-        format_action(action)
-    except (KeyError, IndexError):
-        return False
-    return True
-
-
 def decl_cards(code: Action) -> tuple[Card, ...]:
     return COMBO_CARDS[code - DECLARE_BASE]
 
@@ -133,17 +125,13 @@ DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in decl_cards(code)) for co
 
 
 def not_your_turn(state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = text_of(action)
-    if state.phase == OVER:
-        return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
-    return NotYourTurnError(
-        f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
-    )
+    what = phased.action_text(format_action, action)
+    return phased.not_your_turn(what, state.phase == OVER, state.to_act, seat, "BG-B7")
 
 
 def illegal(state: BelotState, action: Action) -> IllegalActionError:
     """Explain why ``action`` is refused, naming the rule."""
-    if not known(action):
+    if not known(format_action, action):
         return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
     text = format_action(action)
     if state.phase == AUCTION:
@@ -292,9 +280,3 @@ def illegal_declaration(
         "BG-A1",
     )
 
-
-
-
-def text_of(action: Action) -> str:
-    """The action's notation for a message, or its code if it is no Belot action."""
-    return format_action(action) if known(action) else str(action)

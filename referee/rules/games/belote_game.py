@@ -114,9 +114,3 @@ class BeloteGame:
     def all_actions(self) -> list[Action]:
         return self.notation.every()
 
-    def _text(self, action: Action) -> str:
-        """The action's notation for a message, or its code if it is no action of the game."""
-        try:
-            return self.format_action(action)
-        except (KeyError, IndexError):
-            return str(action)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from referee.rules import phased
 from referee.rules.cards import (
     CARD_NAMES,
     KING,
@@ -151,15 +152,6 @@ def all_actions() -> list[Action]:
     )
 
 
-
-def text_of(action: Action) -> str:
-    """The action's notation for a message, or its code if it is no Coinche action."""
-    try:
-        return format_action(action)
-    except (KeyError, IndexError):
-        return str(action)
-
-
 def contract_json(ct: Contract) -> dict[str, JSON]:
     return {
         "bid": _BID_TEXT[bid_code(ct.li, ct.denom)],
@@ -183,17 +175,11 @@ ALL_ACTIONS: Final = frozenset(all_actions())
 
 
 def not_your_turn(state: CoincheState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = text_of(action)
-    if state.phase == OVER:
-        return NotYourTurnError(f"{what!r}: the deal is over", "CO-B6")
-    rule = (
-        "CO-B4"
-        if action == COINCHE and state.phase == AUCTION
-        else ("CO-D3" if state.phase == AUCTION else "CO-C3")
-    )
-    return NotYourTurnError(
-        f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-    )
+    what = phased.action_text(format_action, action)
+    phase = state.phase
+    rule = "CO-B6" if phase == OVER else "CO-C3" if phase != AUCTION else (
+        "CO-B4" if action == COINCHE else "CO-D3")
+    return phased.not_your_turn(what, phase == OVER, state.to_act, seat, rule)
 
 
 def illegal(state: CoincheState, seat: Seat, action: Action) -> IllegalActionError:
