@@ -24,7 +24,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
-from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in
+from referee.rules.cards import PACK_32, SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError
 from referee.rules.game import (
@@ -257,21 +257,11 @@ class Belot(BeloteGame):
     def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
         over = state.phase == OVER
         ctx = state.ctx
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": ctx.dealer,
-            "to_act": self.current_seat(state),
+        fields: dict[str, JSON] = {
             "calls": [{"seat": p, "call": self.format_action(a)} for p, a in ctx.calls],
             "contract": MODE_NAMES[ctx.contract] if ctx.contract >= 0 else None,
             "declarer": ctx.bidder if ctx.bidder >= 0 else None,
             "doubled": LEVEL_NAMES[ctx.level],
-            "hand_sizes": [state.hand(s).bit_count() for s in range(4)],
-            "trick": [
-                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
-                for i, c in enumerate(state.trick)
-            ],
-            "tricks": [t.to_json() for t in state.tricks],
             "declarations": [
                 {"seat": who, "kind": BG_KINDS[i]}
                 | ({"cards": combo_names(i)} if over or who == seat else {})
@@ -279,17 +269,11 @@ class Belot(BeloteGame):
             ],
             "belots": self._belots(state),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hand(seat))]
-        if over:
-            out["result"] = self.result(state).to_json()
-        return out
+        return self._view(state, seat, fields)
 
     def audit_view(self, state: BeloteState) -> dict[str, JSON]:
-        out = self.view(state, None)
-        out["hands"] = [[CARD_NAMES[c] for c in cards_in(state.hand(s))] for s in range(4)]
-        out["stock"] = [CARD_NAMES[c] for c in state.ctx.stock]
+        out = self._audit(state)
+        out["stock"] = names(state.ctx.stock)
         out["declarations"] = [
             {"seat": who, "kind": BG_KINDS[i], "cards": combo_names(i)} for who, i in state.decls
         ]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 from referee.rules.cards import SUIT_MASKS, SUIT_OF, Card, CardSet
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games.belot_rules import BelotRules
-from referee.rules.games.belote_declarations import BG_KINDS, N_SEQ, bg_points, bg_resolve
+from referee.rules.games.belote_declarations import bg_points, bg_resolve
 from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_play import play_rules
 from referee.rules.games.belote_state import BeloteState, Ctx, deal_ctx, next_ctx
@@ -25,7 +25,6 @@ RECONTRA: Final = VERB_BASE + 8
 SURCONTRA: Final = VERB_BASE + 9
 BELOT_BASE: Final = 2 * VERB_BASE  # + card: play the card announcing belot (BG-A7)
 DECLARE_BASE: Final = 3 * VERB_BASE  # + index in belote_declarations.COMBO_MASKS
-CARRE_BASE: Final = DECLARE_BASE + N_SEQ  # the first kare
 
 MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
 MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
@@ -33,11 +32,6 @@ VERBS: Final = {"pass": PASS, "contra": CONTRA, "recontra": RECONTRA, "surcontra
 VERB_NAMES: Final = {code: verb for verb, code in VERBS.items()}
 LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
 LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
-
-
-def decl_kind(code: Action) -> str:
-    """``terca``, ``kvarta``, ``kvinta`` or ``kare``: what the others hear (BG-A3)."""
-    return BG_KINDS[code - DECLARE_BASE]
 
 
 def decl_points(code: Action, rules: BelotRules) -> int:

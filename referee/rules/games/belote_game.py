@@ -10,7 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import ClassVar, Final, NamedTuple, TypeAlias
 
-from referee.rules.cards import KING, PACK_32, QUEEN, RANK_OF, SUIT_OF, Card, CardSet, parse_card
+from referee.rules.cards import (
+    CARD_NAMES,
+    KING,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SUIT_OF,
+    Card,
+    CardSet,
+    cards_in,
+    names,
+    parse_card,
+)
 from referee.rules.compiled import mypyc_attr
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import (
@@ -102,6 +114,7 @@ class BeloteGame:
     partnerships: ClassVar[bool] = True
     match_length: ClassVar[str] = "target_score"
     pack: ClassVar[tuple[Card, ...]] = PACK_32
+    name: ClassVar[str]
     notation: ClassVar[Notation]
     """The game's notation (its parse_action, format_action and all_actions)."""
     state_class: ClassVar[type[BeloteState]]
@@ -261,6 +274,42 @@ class BeloteGame:
         except AttributeError:
             out = state.cached = self._result(state)
             return out
+
+    def _view(
+        self, state: BeloteState, seat: Seat | None, fields: dict[str, JSON], **secret: JSON
+    ) -> dict[str, JSON]:
+        """A view: the game, the phase, the dealer, the seat to act, the hand sizes and the
+        tricks, and the game's ``fields``; then ``seat``'s hand and what only it knows
+        (``secret``, where not ``None``); the result once the deal is over."""
+        out: dict[str, JSON] = {
+            "game": self.name,
+            "phase": Phase(state.phase).name.lower(),
+            "dealer": state.ctx.dealer,
+            "to_act": self.current_seat(state),
+            "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
+            "trick": [
+                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
+                for i, c in enumerate(state.trick)
+            ],
+            "tricks": [t.to_json() for t in state.tricks],
+            **fields,
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = names(cards_in(state.hand(seat)))
+            out.update((k, v) for k, v in secret.items() if v is not None)
+        if state.phase == OVER:
+            out["result"] = self.result(state).to_json()
+        return out
+
+    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
+        raise NotImplementedError
+
+    def _audit(self, state: BeloteState) -> dict[str, JSON]:
+        """The view of an auditor: every hand."""
+        out = self.view(state, None)
+        out["hands"] = [names(cards_in(state.hand(p))) for p in range(4)]
+        return out
 
     def card_locations(self, state: BeloteState) -> dict[str, CardSet]:
         where = {f"hand{s}": state.hand(s) for s in range(4)}

@@ -197,24 +197,30 @@ def playable_cards(state: BeloteState) -> CardSet:
 NEW_CTX: Final = Ctx.__new__
 
 
-def next_ctx(
-    base: Ctx,
-    calls: tuple[tuple[Seat, Action], ...],
-    top: Action,
-    contract: int,
-    bidder: Seat,
-    level: int,
-    passes: int,
+def deal_ctx(
+    rules: Any,
+    dealer: Seat,
+    first: Seat,
+    stock: tuple[Card, ...],
+    rest: int,
+    dealt: int,
+    table: Any,
+    calls: tuple[tuple[Seat, Action], ...] = (),
+    top: Action = -1,
+    contract: int = -1,
+    bidder: Seat = -1,
+    level: int = 1,
+    passes: int = 0,
 ) -> Ctx:
-    """A ctx with the fixed fields of ``base`` and this auction (no play tables)."""
+    """A ctx of these fields (a new deal's by default), without the play tables."""
     c = NEW_CTX(Ctx)
-    c.rules = base.rules
-    c.dealer = base.dealer
-    c.first = base.first
-    c.stock = base.stock
-    c.rest = base.rest
-    c.dealt = base.dealt
-    c.table = base.table
+    c.rules = rules
+    c.dealer = dealer
+    c.first = first
+    c.stock = stock
+    c.rest = rest
+    c.dealt = dealt
+    c.table = table
     c.calls = calls
     c.top = top
     c.contract = contract
@@ -224,22 +230,15 @@ def next_ctx(
     return c
 
 
-def deal_ctx(
-    rules: Any,
-    dealer: Seat,
-    first: Seat,
-    stock: tuple[Card, ...],
-    rest: int,
-    dealt: int,
-    table: Any,
+def next_ctx(
+    b: Ctx,
+    calls: tuple[tuple[Seat, Action], ...],
+    top: Action,
+    contract: int,
+    bidder: Seat,
+    level: int,
+    passes: int,
 ) -> Ctx:
-    """The ctx of a new deal, before any call."""
-    c = NEW_CTX(Ctx)
-    c.rules = rules
-    c.dealer = dealer
-    c.first = first
-    c.stock = stock
-    c.rest = rest
-    c.dealt = dealt
-    c.table = table
-    return next_ctx(c, (), -1, -1, -1, 1, 0)
+    """The ctx of ``b``'s deal after an auction call (without the play tables)."""
+    return deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table,
+                    calls, top, contract, bidder, level, passes)  # fmt: skip

@@ -393,23 +393,13 @@ class Coinche(BeloteGame):
                 bel |= 1 << (a & 63)
         n = len(state.tricks)
         revealed = n > 1 or (n == 1 and bool(state.trick)) or state.phase == OVER
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": ctx.dealer,
+        fields: dict[str, JSON] = {
             "first_hand": ctx.first,
-            "to_act": self.current_seat(state),
             "calls": [{"seat": p, "action": self.format_action(a)} for p, a in ctx.calls],
             "standing_bid": self.format_action(ctx.top)[4:] if ctx.top >= 0 else None,
             "bidder": ctx.bidder if ctx.bidder >= 0 else None,
             "coinche": LEVEL_NAMES[ctx.level],
             "contract": contract_json(ct) if ct is not None else None,
-            "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
-            "trick": [
-                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
-                for i, c in enumerate(state.trick)
-            ],
-            "tricks": [t.to_json() for t in state.tricks],
             "card_points": list(team_tally(state.tricks)[0]),
             "announcements": [
                 self._ann_json(p, i, ct)
@@ -417,22 +407,15 @@ class Coinche(BeloteGame):
                 else {"seat": p, "kind": FR_KINDS[i]}
                 for p, i in anns
             ],
-            "belote": [CARD_NAMES[c] for c in cards_in(bel)],
-            "rebelote": [CARD_NAMES[c] for c in cards_in(rebel)],
+            "belote": names(cards_in(bel)),
+            "rebelote": names(cards_in(rebel)),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hand(seat))]
-            if ct is not None:
-                out["my_announcements"] = [self._ann_json(p, i, ct) for p, i in anns if p == seat]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        mine = None if ct is None else [self._ann_json(p, i, ct) for p, i in anns if p == seat]
+        return self._view(state, seat, fields, my_announcements=mine)
 
     def audit_view(self, state: BeloteState) -> dict[str, JSON]:
         ctx = state.ctx
-        out = self.view(state, None)
-        out["hands"] = [[CARD_NAMES[c] for c in cards_in(state.hand(p))] for p in range(4)]
+        out = self._audit(state)
         out["dealt"] = [names(cards_in((ctx.dealt >> (p << 6)) & LOW)) for p in range(4)]
         if state.phase != AUCTION and ctx.top >= 0:
             out["announcements"] = [self._ann_json(p, i, ctx) for p, i in state.decls]

@@ -19,7 +19,6 @@ from referee.rules.seats import Seat
 SA: Final = NO_TRUMPS
 TA: Final = ALL_TRUMPS
 DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
-DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "tout atout")
 
 # -- action codes (cards 0..51 are plays) -----------------------------------------------------
 
