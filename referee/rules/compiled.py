@@ -34,6 +34,7 @@ MODULES: Final = (
     "referee.rules.games.belote_declarations",
     "referee.rules.games.belote_game",
     "referee.rules.games.belote_play",
+    "referee.rules.games.belote_state",
     "referee.rules.games.coinche_state",
     "referee.rules.games.coinche",
 )

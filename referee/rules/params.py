@@ -159,3 +159,8 @@ def _check(spec: ParamSpec, value: object) -> ParamValue:
             f"rule parameter {spec.name!r} must be one of {', '.join(spec.choices)}; got {value!r}"
         )
     return value
+
+
+def choice(rule: str, doc: str, *choices: str) -> Any:
+    """A rule parameter that is one of ``choices``, the first being the default."""
+    return param(choices[0], rule, doc, choices=choices)

@@ -9,7 +9,7 @@ what each phase expects (``EXPECTED``); the messages are written once here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
 from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
@@ -17,7 +17,16 @@ from referee.rules.errors import IllegalActionError, InvalidActionError, NotYour
 from referee.rules.game import JSON, Action, HandResult, TrickTaken, cards_taken
 from referee.rules.seats import Seat
 
-__all__ = ["Phased", "PhasedState", "parse_suit", "played", "word_action"]
+__all__ = [
+    "Phased",
+    "PhasedState",
+    "action_text",
+    "known",
+    "not_your_turn",
+    "parse_suit",
+    "played",
+    "word_action",
+]
 
 
 class PhasedState(Protocol):
@@ -68,24 +77,15 @@ class Phased:
 
     def _known(self, action: Action) -> bool:
         """Whether ``action`` is an action code of this game."""
-        try:
-            self.format_action(action)
-        except (KeyError, IndexError):
-            return False
-        return True
+        return known(self.format_action, action)
 
     def _text(self, action: Action) -> str:
         """The action in notation, or its code when it is no action of this game."""
-        return self.format_action(action) if self._known(action) else str(action)
+        return action_text(self.format_action, action)
 
     def _not_your_turn(self, state: PhasedState, seat: Seat, action: Action) -> NotYourTurnError:
-        what = self._text(action)
-        if state.phase == self.OVER:
-            return NotYourTurnError(f"{what!r}: the deal is over", self.TURN_RULES[self.OVER])
-        return NotYourTurnError(
-            f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s",
-            self.TURN_RULES[state.phase],
-        )
+        rule = self.TURN_RULES[state.phase]
+        return not_your_turn(self._text(action), state.phase == self.OVER, state.to_act, seat, rule)
 
     def _not_now(self, state: PhasedState, text: str) -> IllegalActionError:
         """The refusal of an action of another phase: what this phase expects."""
@@ -118,6 +118,27 @@ class Phased:
         if state.phase == self.OVER:
             out["result"] = self.result(state).to_json()
         return out
+
+
+def known(format_action: Callable[[Action], str], action: Action) -> bool:
+    """Whether ``format_action`` writes ``action``: whether it is an action code of the game."""
+    try:
+        format_action(action)
+    except (KeyError, IndexError):
+        return False
+    return True
+
+
+def action_text(format_action: Callable[[Action], str], action: Action) -> str:
+    """The action in notation, or its code when it is no action of the game."""
+    return format_action(action) if known(format_action, action) else str(action)
+
+
+def not_your_turn(what: str, over: bool, to_act: Seat, seat: Seat, rule: str) -> NotYourTurnError:
+    """The refusal of action ``what`` by ``seat`` when the deal is ``over`` or ``to_act`` acts."""
+    if over:
+        return NotYourTurnError(f"{what!r}: the deal is over", rule)
+    return NotYourTurnError(f"{what!r}: it is seat {to_act}'s turn, not seat {seat}'s", rule)
 
 
 def played(tricks: Iterable[TrickTaken], trick: Iterable[Card]) -> CardSet:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from referee.rules import phased
 from referee.rules.cards import (
     CARD_NAMES,
     KING,
@@ -22,21 +23,17 @@ from referee.rules.cards import (
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games.belot_state import (
-    ALL_DECLARATIONS,
     BELOT_BASE,
     BID_BASE,
     CONTRA,
-    DECL_MASK,
     DECLARE_BASE,
     MODE_NAMES,
     MODE_TITLES,
     RECONTRA,
     VERB_NAMES,
     VERBS,
-    BelotState,
-    playable_cards,
 )
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS, COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_game import (
     AUCTION,
@@ -45,6 +42,8 @@ from referee.rules.games.belote_game import (
     read_action,
     read_king_or_queen,
 )
+from referee.rules.games.belote_state import BeloteState, playable_cards
+from referee.rules.phased import known
 from referee.rules.seats import Seat
 
 
@@ -96,8 +95,8 @@ def format_action(action: Action) -> str:
         return "play:" + CARD_NAMES[action]
     if BELOT_BASE <= action < BELOT_BASE + 52:
         return "belot:" + CARD_NAMES[action - BELOT_BASE]
-    if action in DECL_MASK:
-        return "declare:" + ",".join(CARD_NAMES[c] for c in decl_cards(action))
+    if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
+        return "declare:" + ",".join(CARD_NAMES[c] for c in COMBO_CARDS[action - DECLARE_BASE])
     if BID_BASE <= action < BID_BASE + 6:
         return "bid:" + MODE_NAMES[action - BID_BASE]
     return VERB_NAMES[action]
@@ -106,44 +105,25 @@ def format_action(action: Action) -> str:
 def all_actions() -> list[Action]:
     belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
     return sorted(
-        [*PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots, *ALL_DECLARATIONS]
+        [*PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
+         *range(DECLARE_BASE, DECLARE_BASE + len(COMBO_MASKS))]
     )
 
 
-
-def known(action: Action) -> bool:
-    """Whether ``action`` is an action code of the game."""
-    try:
-        format_action(action)
-    except (KeyError, IndexError):
-        return False
-    return True
-
-
-def decl_cards(code: Action) -> tuple[Card, ...]:
-    return COMBO_CARDS[code - DECLARE_BASE]
-
-
 _DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
-DECL_NAMES: Final = {code: tuple(CARD_NAMES[c] for c in decl_cards(code)) for code in DECL_MASK}
-"""The names of the cards of each declaration code."""
 
 
 # -- refusals -------------------------------------------------------------------------------------
 
 
-def not_your_turn(state: BelotState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = text_of(action)
-    if state.phase == OVER:
-        return NotYourTurnError(f"{what!r}: the deal is over", "BG-B7")
-    return NotYourTurnError(
-        f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", "BG-B7"
-    )
+def not_your_turn(state: BeloteState, seat: Seat, action: Action) -> NotYourTurnError:
+    what = phased.action_text(format_action, action)
+    return phased.not_your_turn(what, state.phase == OVER, state.to_act, seat, "BG-B7")
 
 
-def illegal(state: BelotState, action: Action) -> IllegalActionError:
+def illegal(state: BeloteState, action: Action) -> IllegalActionError:
     """Explain why ``action`` is refused, naming the rule."""
-    if not known(action):
+    if not known(format_action, action):
         return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
     text = format_action(action)
     if state.phase == AUCTION:
@@ -154,19 +134,19 @@ def illegal(state: BelotState, action: Action) -> IllegalActionError:
         c = action - BELOT_BASE if action >= BELOT_BASE else action
         if not (hand >> c) & 1:
             return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
-        playable = playable_cards(state, seat, hand)
+        playable = playable_cards(state)
         if not (playable >> c) & 1:
             return illegal_card(state, seat, hand, playable, c, text)
         return illegal_belot(state, hand, c, text)
-    if action in DECL_MASK:
+    if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
         return illegal_declaration(state, seat, hand, action, text)
     return IllegalActionError(
         f"{text!r}: the auction is over; play a card (play:<card>)", "BG-B6"
     )
 
 
-def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionError:
-    top = state.contract
+def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalActionError:
+    top = state.ctx.contract
     if action < VERB_BASE or action >= BELOT_BASE:
         return IllegalActionError(
             f"{text!r}: the auction is on: call pass, bid:<contract>, contra or recontra "
@@ -174,7 +154,7 @@ def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionE
             "BG-B1",
         )
     if BID_BASE <= action < BID_BASE + 6:
-        if state.rules.bg_double_freezes_auction and state.level > 1:
+        if state.ctx.rules.bg_double_freezes_auction and state.ctx.level > 1:
             return IllegalActionError(
                 f"{text!r}: after a contra no higher contract may be bid "
                 "(bg_double_freezes_auction)",
@@ -186,7 +166,7 @@ def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionE
             "all trumps)",
             "BG-B2",
         )
-    ours = top >= 0 and not (state.to_act ^ state.bidder) & 1
+    ours = top >= 0 and not (state.to_act ^ state.ctx.bidder) & 1
     if action == CONTRA:
         why = (
             "there is no contract to double"
@@ -199,23 +179,23 @@ def illegal_call(state: BelotState, action: Action, text: str) -> IllegalActionE
     if action == RECONTRA:
         why = (
             "only a doubled contract can be redoubled"
-            if top < 0 or state.level != 2
+            if top < 0 or state.ctx.level != 2
             else "only the team that bid the contract may redouble"
         )
         return IllegalActionError(f"'recontra': {why}", "BG-B4")
     why = (
         "surcontra is not played under these rules (bg_surcontra)"
-        if not state.rules.bg_surcontra
+        if not state.ctx.rules.bg_surcontra
         else "only the defenders may answer a recontra with surcontra"
     )
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
 
 def illegal_card(
-    state: BelotState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
+    state: BeloteState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
 ) -> IllegalActionError:
     led = SUIT_OF[state.trick[0]]
-    mode = state.contract
+    mode = state.ctx.contract
     names = " ".join(CARD_NAMES[d] for d in cards_in(playable))
     follow = hand & SUIT_MASKS[led]
     if follow and SUIT_OF[c] != led:
@@ -244,9 +224,9 @@ def illegal_card(
 
 
 def illegal_belot(
-    state: BelotState, hand: CardSet, c: Card, text: str
+    state: BeloteState, hand: CardSet, c: Card, text: str
 ) -> IllegalActionError:
-    mode = state.contract
+    mode = state.ctx.contract
     if mode == NO_TRUMPS:
         return IllegalActionError(f"{text!r}: there is no belot in no trumps", "BG-A2")
     if mode != ALL_TRUMPS and SUIT_OF[c] != mode:
@@ -267,24 +247,24 @@ def illegal_belot(
 
 
 def illegal_declaration(
-    state: BelotState, seat: Seat, hand: CardSet, code: Action, text: str
+    state: BeloteState, seat: Seat, hand: CardSet, code: Action, text: str
 ) -> IllegalActionError:
-    if state.contract == NO_TRUMPS and not state.rules.bg_nt_declarations:
+    if state.ctx.contract == NO_TRUMPS and not state.ctx.rules.bg_nt_declarations:
         return IllegalActionError(f"{text!r}: there are no declarations in no trumps", "BG-A2")
     if state.tricks:
         return IllegalActionError(
             f"{text!r}: declarations are made only with your card to the first trick",
             "BG-A3",
         )
-    m = DECL_MASK[code]
+    m = COMBO_MASKS[code - DECLARE_BASE]
     if hand & m != m:
         missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
         return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
     for who, other in state.decls:
-        if who == seat and DECL_MASK[other] & m:
+        if who == seat and COMBO_MASKS[other] & m:
             return IllegalActionError(
                 f"{text!r}: a card counts in one declaration only, and you already "
-                f"declared {format_action(other)}",
+                f"declared {format_action(DECLARE_BASE + other)}",
                 "BG-A4",
             )
     return IllegalActionError(
@@ -292,9 +272,3 @@ def illegal_declaration(
         "BG-A1",
     )
 
-
-
-
-def text_of(action: Action) -> str:
-    """The action's notation for a message, or its code if it is no Belot action."""
-    return format_action(action) if known(action) else str(action)

@@ -15,7 +15,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from referee.rules.cards import ACE, JACK, KING, NINE, QUEEN, SUITS, TEN, Card, CardSet, cards_in
+from referee.rules.cards import (
+    ACE,
+    CARD_NAMES,
+    JACK,
+    KING,
+    NINE,
+    QUEEN,
+    SUITS,
+    TEN,
+    Card,
+    CardSet,
+    cards_in,
+)
+from referee.rules.game import JSON
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belote_family import (
     CARRE_RANKS,
@@ -41,6 +54,16 @@ COMBO_BY_MASK: Final = {m: i for i, m in enumerate(COMBO_MASKS)}
 """The combination of a set of cards."""
 COMBO_CARDS: Final[tuple[tuple[Card, ...], ...]] = tuple(tuple(cards_in(m)) for m in COMBO_MASKS)
 """Each combination's cards, lowest first."""
+
+
+def combo_names(index: int) -> list[str]:
+    """The names of a combination's cards, lowest first."""
+    return [CARD_NAMES[c] for c in COMBO_CARDS[index]]
+
+
+def combo_json(seat: Seat, index: int, kind: str, points: int) -> dict[str, JSON]:
+    """A declaration shown: who made it, what it is called, its cards and what it scores."""
+    return {"seat": seat, "kind": kind, "cards": combo_names(index), "points": points}
 
 
 def _length(index: int) -> int:

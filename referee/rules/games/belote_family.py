@@ -48,18 +48,10 @@ TRUMP_ORDER: Final[tuple[int, ...]] = (SEVEN, EIGHT, QUEEN, KING, TEN, ACE, NINE
 """Lowest to highest in a trump suit (and every suit in all trumps)."""
 PLAIN_ORDER: Final[tuple[int, ...]] = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
 """Lowest to highest in a non-trump suit (and every suit in no trumps)."""
-SEQUENCE_ORDER: Final[tuple[int, ...]] = RANKS
-"""Lowest to highest for sequences (terca / tierce ...)."""
-
 TRUMP_STRENGTH: Final[tuple[int, ...]] = tuple(
     TRUMP_ORDER.index(r) if r in TRUMP_ORDER else -1 for r in range(13)
 )
 """``TRUMP_STRENGTH[rank]``: 0 (7) .. 7 (J) in TRUMP order; -1 for ranks not in the pack."""
-PLAIN_STRENGTH: Final[tuple[int, ...]] = tuple(
-    PLAIN_ORDER.index(r) if r in PLAIN_ORDER else -1 for r in range(13)
-)
-"""``PLAIN_STRENGTH[rank]``: 0 (7) .. 7 (A) in PLAIN order."""
-
 TRUMP_VALUES: Final[dict[int, int]] = {
     JACK: 20, NINE: 14, ACE: 11, TEN: 10, KING: 4, QUEEN: 3, EIGHT: 0, SEVEN: 0
 }
@@ -73,16 +65,10 @@ LAST_TRICK_BONUS: Final = 10
 """Points for winning the last trick ("last ten", "dix de der")."""
 
 
-def is_trump(mode: Mode, suit: int) -> bool:
-    """Whether ``suit`` uses TRUMP order and values under ``mode``."""
-    return mode in (ALL_TRUMPS, suit)
-
-
 def _points(mode: Mode, c: Card) -> int:
     if not (PACK_MASK >> c) & 1:
         return 0
-    table = TRUMP_VALUES if is_trump(mode, SUIT_OF[c]) else PLAIN_VALUES
-    return table[RANK_OF[c]]
+    return (TRUMP_VALUES if mode in (ALL_TRUMPS, SUIT_OF[c]) else PLAIN_VALUES)[RANK_OF[c]]
 
 
 CARD_POINTS: Final[tuple[tuple[int, ...], ...]] = tuple(
@@ -102,28 +88,13 @@ TABLES: Final[tuple[TrickTables, ...]] = tuple(_tables(m) for m in MODES)
 """``TABLES[mode]``: the trick tables of a contract (BG-C3, BG-C4, BG-T1, CO-C3). All trumps
 and no trumps have no trump suit: a card off the led suit never wins there."""
 
-STRENGTH: Final[tuple[tuple[int, ...], ...]] = tuple(t.strength for t in TABLES)
-"""``STRENGTH[mode][card]``: rank within its own suit, in the order that suit uses."""
-
-POWER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(t.power for t in TABLES)
-"""``POWER[mode][led][card]``: the highest power wins the trick (BG-T1, CO-C3); -1 never wins."""
-
-ABOVE: Final[tuple[tuple[CardSet, ...], ...]] = tuple(t.above for t in TABLES)
-"""``ABOVE[mode][card]``: the cards of the same suit that beat ``card`` under ``mode``."""
-
 
 def trick_winner_index(mode: Mode, cards: tuple[Card, ...] | list[Card]) -> int:
     """Index in ``cards`` (in play order, the lead first) of the card that wins the trick."""
-    return winner_index(POWER[mode][SUIT_OF[cards[0]]], cards)
+    return winner_index(TABLES[mode].power[SUIT_OF[cards[0]]], cards)
 
 
 # -- sequences and carrés (BG-A1, CO-A1) -------------------------------------------------------
-
-SEQ_INDEX: Final[tuple[int, ...]] = tuple(
-    RANKS.index(r) if r in RANKS else -1 for r in range(13)
-)
-"""``SEQ_INDEX[rank]``: 0 (7) .. 7 (A) in SEQUENCE order."""
-
 
 SEQUENCES: Final[tuple[tuple[int, int, int], ...]] = tuple(
     (s, low, length)
@@ -131,15 +102,10 @@ SEQUENCES: Final[tuple[tuple[int, int, int], ...]] = tuple(
     for length in range(3, 9)
     for low in range(0, 9 - length)
 )
-"""Every possible sequence of 3 to 8 cards as ``(suit, lowest SEQ_INDEX, length)``."""
-
-
-def sequence_mask(suit: int, low: int, length: int) -> CardSet:
-    """The cards of the run of ``length`` in ``suit`` starting at SEQUENCE index ``low``."""
-    return sum(1 << card(RANKS[i], suit) for i in range(low, low + length))
-
-
-SEQUENCE_MASKS: Final[tuple[CardSet, ...]] = tuple(sequence_mask(*q) for q in SEQUENCES)
+"""Every possible sequence of 3 to 8 cards as ``(suit, lowest index in RANKS, length)``."""
+SEQUENCE_MASKS: Final[tuple[CardSet, ...]] = tuple(
+    sum(1 << card(RANKS[i], s) for i in range(low, low + n)) for s, low, n in SEQUENCES
+)
 """``SEQUENCE_MASKS[i]``: the cards of ``SEQUENCES[i]``."""
 
 CARRE_RANKS: Final[tuple[int, ...]] = (NINE, TEN, JACK, QUEEN, KING, ACE)
@@ -153,29 +119,6 @@ RANK_MASKS: Final[tuple[CardSet, ...]] = tuple(
 def sequence_points(length: int) -> int:
     """Bulgarian and French value of a run: 3 → 20, 4 → 50, 5 or more → 100."""
     return 20 if length == 3 else 50 if length == 4 else 100
-
-
-def runs_in(hand: CardSet, minimum: int = 3) -> list[tuple[int, int, int]]:
-    """The maximal runs of at least ``minimum`` cards in ``hand``, as ``(suit, low, length)``."""
-    out = []
-    for s in SUITS:
-        i = 0
-        while i < 8:
-            if (hand >> card(RANKS[i], s)) & 1:
-                j = i
-                while j < 8 and (hand >> card(RANKS[j], s)) & 1:
-                    j += 1
-                if j - i >= minimum:
-                    out.append((s, i, j - i))
-                i = j
-            else:
-                i += 1
-    return out
-
-
-def carres_in(hand: CardSet) -> list[int]:
-    """The ranks of which ``hand`` holds all four cards and that make a carré."""
-    return [r for r in CARRE_RANKS if hand & RANK_MASKS[r] == RANK_MASKS[r]]
 
 
 def sequence_key(low: int, length: int) -> tuple[int, int]:

@@ -7,40 +7,56 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping
-from typing import ClassVar, Final, NamedTuple, Protocol, TypeAlias
+from typing import ClassVar, Final, NamedTuple, TypeAlias
 
-from referee.rules.cards import KING, PACK_32, QUEEN, RANK_OF, Card, parse_card
+from referee.rules.cards import (
+    CARD_NAMES,
+    KING,
+    PACK_32,
+    QUEEN,
+    RANK_OF,
+    SUIT_OF,
+    Card,
+    CardSet,
+    cards_in,
+    names,
+    parse_card,
+)
 from referee.rules.compiled import mypyc_attr
-from referee.rules.errors import InvalidActionError
-from referee.rules.game import Action
+from referee.rules.errors import IllegalActionError, InvalidActionError
+from referee.rules.game import (
+    JSON,
+    VERB_BASE,
+    Action,
+    Announced,
+    Fact,
+    HandEnded,
+    HandResult,
+    Step,
+    TrickTaken,
+)
+from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK
+from referee.rules.games.belote_state import (
+    AUCTION,
+    LANE_BITS,
+    LOW,
+    OVER,
+    PLAY,
+    BeloteState,
+    Ctx,
+    Phase,
+)
 from referee.rules.seats import Seat
 
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "read_action"]
 
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    AUCTION = 0
-    PLAY = 1
-    OVER = 2
-
-
-# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
-AUCTION: Final = 0
-PLAY: Final = 1
-OVER: Final = 2
-assert tuple(Phase) == (AUCTION, PLAY, OVER)
-
-
-class Dealing(Protocol):
-    """What :class:`BeloteGame` reads of a deal's state."""
-
-    @property
-    def phase(self) -> int: ...
-
-    @property
-    def to_act(self) -> Seat: ...
+new_tuple: Final = tuple.__new__
+STEP: Final = Step
+TRICK_TAKEN: Final = TrickTaken
+"""``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
+N_COMBOS: Final = len(COMBO_MASKS)
 
 
 class Notation(NamedTuple):
@@ -90,19 +106,34 @@ def read_king_or_queen(text: str, arg: str, why: str) -> Card:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class BeloteGame:
     """The base of :class:`~referee.rules.games.belot.Belot` and
-    :class:`~referee.rules.games.coinche.Coinche`."""
+    :class:`~referee.rules.games.coinche.Coinche`: the card play, declarations and belots,
+    written once on the one state encoding (:mod:`belote_state`); each game adds its deal,
+    auction, scoring, views and words through the hooks below."""
 
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
     match_length: ClassVar[str] = "target_score"
     pack: ClassVar[tuple[Card, ...]] = PACK_32
+    name: ClassVar[str]
     notation: ClassVar[Notation]
     """The game's notation (its parse_action, format_action and all_actions)."""
+    state_class: ClassVar[type[BeloteState]]
+    declare_base: ClassVar[Action]
+    """The code of combination 0 (``belote_declarations.COMBO_MASKS``); codes past the
+    combinations and below :data:`VERB_BASE` plus 64 are cards said with a belot."""
+    declared: ClassVar[str]
+    """The fact of a declaration: ``declaration`` or ``announce``."""
+    kinds: ClassVar[tuple[str, ...]]
+    """What the others hear of each combination (``belote_declarations.BG_KINDS`` ...)."""
+    last_ten: ClassVar[int] = 0
+    """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
+    undealt: ClassVar[str]
+    """The name of the cards not dealt yet in :meth:`card_locations`."""
 
-    def current_seat(self, state: Dealing) -> Seat | None:
+    def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
 
-    def is_terminal(self, state: Dealing) -> bool:
+    def is_terminal(self, state: BeloteState) -> bool:
         return state.phase == OVER
 
     def parse_action(self, text: str) -> Action:
@@ -114,9 +145,214 @@ class BeloteGame:
     def all_actions(self) -> list[Action]:
         return self.notation.every()
 
-    def _text(self, action: Action) -> str:
-        """The action's notation for a message, or its code if it is no action of the game."""
+    # -- the deal -------------------------------------------------------------------------
+
+    def _new_state(self, ctx: Ctx, hands: int) -> BeloteState:
+        """The state at the start of the auction: ``hands`` the cards held in it, packed."""
+        cls = self.state_class
+        s = cls.__new__(cls)
+        s.ctx = ctx
+        s.hands = hands
+        s.phase = AUCTION
+        s.to_act = ctx.first
+        s.leader = -1
+        s.trick = ()
+        s.best = -1
+        s.winner = -1
+        s.tricks = ()
+        s.decls = ()
+        s.belots = ()
+        return s
+
+    def _start_play(self, s: BeloteState, facts: tuple[Fact, ...] = ()) -> Step:
+        """The auction is over with a contract (``s.ctx`` has its tables): the cards dealt
+        after it (BG-D2, CO-D4); the first hand leads (BG-D3, CO-D3)."""
+        ctx = s.ctx
+        s.hands |= ctx.rest
+        s.phase = PLAY
+        s.to_act = s.leader = ctx.first
+        return new_tuple(STEP, (s, (*facts, Announced("contract", self._contract_json(ctx)))))
+
+    # -- the play -------------------------------------------------------------------------
+
+    def legal_actions(self, state: BeloteState) -> list[Action]:
+        phase = state.phase
+        if phase == PLAY:
+            legal = state.playable()
+            out = [
+                *CARDS_C[(legal >> 5) & 0xFF],
+                *CARDS_D[(legal >> 18) & 0xFF],
+                *CARDS_H[(legal >> 31) & 0xFF],
+                *CARDS_S[(legal >> 44) & 0xFF],
+            ]
+            self._extras(state, state.to_act, legal, out)
+            return out
+        if phase == AUCTION:
+            return list(self._calls(state, state.to_act))
+        return []
+
+    def apply(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+        if state.phase != PLAY or seat != state.to_act or not 0 <= action < VERB_BASE:
+            return self._apply_other(state, seat, action)
+        if not (state.playable() >> action) & 1:
+            raise self._illegal(state, seat, action)
+        return self._play(state, seat, action, (), state.belots)
+
+    def _announce(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+        """In play, anything but a plain card: a declaration (BG-A3, CO-A2), or a card played
+        saying belot, belote or rebelote (BG-A7, CO-A4)."""
+        if action not in self.legal_actions(state):
+            raise self._illegal(state, seat, action)
+        index = action - self.declare_base
+        if not 0 <= index < N_COMBOS:
+            said = (*state.belots, (seat, action))
+            return self._play(state, seat, action & 63, (self._said(seat, action),), said)
+        s = state.copy()
+        s.decls = (*state.decls, (seat, index))
+        return STEP(s, (Announced(self.declared, {"seat": seat, "kind": self.kinds[index]}),))
+
+    def _play(
+        self,
+        state: BeloteState,
+        seat: Seat,
+        c: Card,
+        facts: tuple[Fact, ...],
+        belots: tuple[tuple[Seat, Action], ...],
+    ) -> Step:
+        """Play ``c`` (BG-T1, CO-C3), the cards said with it being ``belots``."""
+        ctx = state.ctx
+        cls = self.state_class
+        s = cls.__new__(cls)
+        s.ctx = ctx
+        s.phase = PLAY
+        s.hands = state.hands ^ LANE_BITS[seat][c]
+        s.decls = state.decls
+        s.belots = belots
+        trick = state.trick
+        if not trick:
+            if len(state.tricks) == 1 and state.decls:
+                facts = (*facts, *self._reveal(state))
+            s.trick = (c,)
+            s.leader = s.winner = seat
+            s.best = c
+            s.to_act = (seat + 1) & 3
+            s.tricks = state.tricks
+            return new_tuple(STEP, (s, facts))
+        power = ctx.power[SUIT_OF[trick[0]]]
+        if power[c] > power[state.best]:
+            s.best = c
+            s.winner = winner = seat
+        else:
+            s.best = state.best
+            s.winner = winner = state.winner
+        lead = s.leader = state.leader
+        if len(trick) < 3:
+            s.trick = trick + (c,)  # noqa: RUF005 (concatenation is cheaper)
+            s.to_act = (seat + 1) & 3
+            s.tricks = state.tricks
+            return new_tuple(STEP, (s, facts))
+        c0, c1, c2 = trick
+        pts = ctx.points
+        n = len(state.tricks) + 1
+        plays = ((lead, c0), ((lead + 1) & 3, c1), ((lead + 2) & 3, c2), (seat, c))
+        points = pts[c0] + pts[c1] + pts[c2] + pts[c] + (self.last_ten if n == 8 else 0)
+        taken = new_tuple(TRICK_TAKEN, (n, plays, winner, points))
+        s.tricks = state.tricks + (taken,)  # noqa: RUF005 (concatenation is cheaper)
+        s.trick = ()
+        s.best = -1
+        s.leader = s.to_act = winner
+        if n == 8:
+            s.phase = OVER
+            return new_tuple(STEP, (s, (*facts, taken, HandEnded(self.result(s)))))
+        return new_tuple(STEP, (s, (*facts, taken)))
+
+    # -- results and views ----------------------------------------------------------------
+
+    def result(self, state: BeloteState) -> HandResult:
         try:
-            return self.format_action(action)
-        except (KeyError, IndexError):
-            return str(action)
+            return state.cached
+        except AttributeError:
+            out = state.cached = self._result(state)
+            return out
+
+    def _view(
+        self, state: BeloteState, seat: Seat | None, fields: dict[str, JSON], **secret: JSON
+    ) -> dict[str, JSON]:
+        """A view: the game, the phase, the dealer, the seat to act, the hand sizes and the
+        tricks, and the game's ``fields``; then ``seat``'s hand and what only it knows
+        (``secret``, where not ``None``); the result once the deal is over."""
+        out: dict[str, JSON] = {
+            "game": self.name,
+            "phase": Phase(state.phase).name.lower(),
+            "dealer": state.ctx.dealer,
+            "to_act": self.current_seat(state),
+            "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
+            "trick": [
+                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
+                for i, c in enumerate(state.trick)
+            ],
+            "tricks": [t.to_json() for t in state.tricks],
+            **fields,
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = names(cards_in(state.hand(seat)))
+            out.update((k, v) for k, v in secret.items() if v is not None)
+        if state.phase == OVER:
+            out["result"] = self.result(state).to_json()
+        return out
+
+    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
+        raise NotImplementedError
+
+    def _audit(self, state: BeloteState) -> dict[str, JSON]:
+        """The view of an auditor: every hand."""
+        out = self.view(state, None)
+        out["hands"] = [names(cards_in(state.hand(p))) for p in range(4)]
+        return out
+
+    def card_locations(self, state: BeloteState) -> dict[str, CardSet]:
+        where = {f"hand{s}": state.hand(s) for s in range(4)}
+        dealt = state.phase == PLAY or (state.phase == OVER and state.ctx.contract >= 0)
+        undealt = 0 if dealt else unlane(state.ctx.rest)
+        where["played"] = PACK_MASK & ~unlane(state.hands) & ~undealt
+        where[self.undealt] = undealt
+        return where
+
+    # -- the hooks of each game -----------------------------------------------------------
+
+    def _calls(self, state: BeloteState, seat: Seat) -> tuple[Action, ...]:
+        """The calls open to ``seat`` in the auction."""
+        raise NotImplementedError
+
+    def _apply_other(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+        """Everything but a legal card play by the seat to act: the turn, the auction, and in
+        play :meth:`_announce`."""
+        raise NotImplementedError
+
+    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[Action]) -> None:
+        """Add to ``out`` (the playable cards) the declarations and belots ``seat`` may make."""
+        raise NotImplementedError
+
+    def _said(self, seat: Seat, action: Action) -> Announced:
+        """The fact of a card played saying belot, belote or rebelote."""
+        raise NotImplementedError
+
+    def _reveal(self, state: BeloteState) -> tuple[Fact, ...]:
+        """The facts of the declarations shown as trick 2 starts."""
+        return ()
+
+    def _contract_json(self, ctx: Ctx) -> dict[str, JSON]:
+        raise NotImplementedError
+
+    def _illegal(self, state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
+        """Why ``action`` is refused, naming the rule."""
+        raise NotImplementedError
+
+    def _result(self, state: BeloteState) -> HandResult:
+        raise NotImplementedError
+
+
+def unlane(packed: int) -> CardSet:
+    """The union of the four lanes of packed hands."""
+    return (packed | (packed >> 64) | (packed >> 128) | (packed >> 192)) & LOW

@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
-from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, SUITS, Card, CardSet, cards_in
+from referee.rules.cards import CARD_NAMES, PACK_32, Card, CardSet, cards_in, names
 from referee.rules.dealing import check_deal
+from referee.rules.errors import IllegalActionError
 from referee.rules.game import (
     JSON,
     Action,
@@ -40,24 +41,25 @@ from referee.rules.game import (
 )
 from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import (
-    COMBO_MASKS,
     FR_KINDS,
     co_announceable,
     co_resolve,
     co_value,
+    combo_json,
 )
-from referee.rules.games.belote_family import (
-    BELOT_PARTNER,
-    CARDS_C,
-    CARDS_D,
-    CARDS_H,
-    CARDS_S,
-    KING_QUEEN,
-    LAST_TRICK_BONUS,
-    PACK_MASK,
-)
+from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
-from referee.rules.games.belote_play import legal_cards, play_rules, team_tally
+from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_state import (
+    LOW,
+    BeloteState,
+    Ctx,
+    deal_ctx,
+    hand_sets,
+    pack,
+    playable_cards,
+    stock_rest,
+)
 from referee.rules.games.coinche_rules import CoincheRules
 from referee.rules.games.coinche_scoring import card_points_table, score
 from referee.rules.games.coinche_state import (
@@ -69,25 +71,13 @@ from referee.rules.games.coinche_state import (
     DEALERS,
     GENERALE_LI,
     LEVEL_NAMES,
-    NEW_CONTRACT,
-    NEW_FIXED,
-    NEW_STATE,
-    NUMERIC_VALUES,
     PASS,
     REBELOTE_BASE,
-    SA,
-    STEP,
     SURCOINCHE,
-    TA,
-    TRICK_TAKEN,
     CoincheState,
-    Contract,
-    Fixed,
     auction_cache,
     bid_code,
-    fast_hands,
-    new_tuple,
-    playable_cards,
+    make_ctx,
 )
 from referee.rules.games.coinche_text import (
     all_actions,
@@ -99,7 +89,6 @@ from referee.rules.games.coinche_text import (
 )
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
-from referee.rules.tricks import Trick, play
 
 __all__ = [  # the game, and the rules, scoring and announcement functions it is made of
     "AUCTION",
@@ -116,21 +105,10 @@ __all__ = [  # the game, and the rules, scoring and announcement functions it is
     "score",
 ]
 
-# -- announcements (CO-A1 .. CO-A3: belote_declarations) ----------------------------------
-
-
-def combo_kind(index: int) -> str:
-    """The public name of a combination: tierce, cinquante, cent, carre."""
-    return FR_KINDS[index]
-
-
 combo_value: Final = co_value
 """CO-A1: a combination's points (:func:`belote_declarations.co_value`)."""
 resolve_announcements: Final = co_resolve
 """CO-A3: the announcement contest (:func:`belote_declarations.co_resolve`)."""
-
-
-# -- the game ------------------------------------------------------------------------------------
 
 
 class Coinche(BeloteGame):
@@ -148,6 +126,12 @@ class Coinche(BeloteGame):
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
     notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
+    state_class: ClassVar[type[BeloteState]] = CoincheState
+    declare_base: ClassVar[Action] = ANNOUNCE_BASE
+    declared: ClassVar[str] = "announce"
+    kinds: ClassVar[tuple[str, ...]] = FR_KINDS
+    last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
+    undealt: ClassVar[str] = "not_yet_dealt"
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
 
@@ -168,38 +152,18 @@ class Coinche(BeloteGame):
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
         k = rules.cards_before_auction
-        fx = NEW_FIXED(Fixed)
-        fx.rules = rules
-        fx.dealer = dealer
-        fx.first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        fx.calls = auction_cache(rules)
         if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):
-            start = check_deal(deal, PACK_32, (k, k, k, k), 4 * (8 - k), "coinche")
-            full = list(start)
-            for i in range(4):
-                for c in deal.stock[i * (8 - k) : (i + 1) * (8 - k)]:
-                    full[(dealer + 1 + i) % 4] |= 1 << c
+            held = pack(check_deal(deal, PACK_32, (k, k, k, k), 4 * (8 - k), "coinche"))
+            rest = stock_rest(deal.stock, 8 - k, dealer + 1)
         else:
-            fast = fast_hands(deal)
-            full = (
-                fast if fast is not None else check_deal(deal, PACK_32, (8, 8, 8, 8), 0, "coinche")
-            )
-            start = full if k == 8 else [sum(1 << c for c in h[:k]) for h in deal.hands]
-        fx.full = tuple(full)
-        fx.start = tuple(start)
-        fx.pending = sum(full) - sum(start)
-        s = NEW_STATE(CoincheState)
-        s._fx = fx
-        s.phase = AUCTION
-        s.to_act = fx.first
-        s._auc = ((), -1, -1, 1, 0)
-        s.calls = None
-        s.ct = None
-        s.decl = ((), (0, 0, 0, 0), 0, 0)
-        s.played = 0
-        s.trick = None
-        s.tricks = ()
-        s.pm = -1
+            full = hand_sets(deal, 8, 0) or check_deal(deal, PACK_32, (8, 8, 8, 8), 0, "coinche")
+            held = pack(full if k == 8 else [sum(1 << c for c in h[:k]) for h in deal.hands])
+            rest = pack(full) ^ held
+        first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
+        table = auction_cache(rules)
+        ctx = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest, table)
+        s = self._new_state(ctx, held)
+        assert isinstance(s, CoincheState)
         return s
 
     def position(
@@ -217,74 +181,31 @@ class Coinche(BeloteGame):
         current trick in order. Every other card counts as played in earlier tricks."""
         code = self.parse_action("bid:" + bid)
         full = [0, 0, 0, 0]
-        played = 0
         for seat, cs in hands.items():
             for c in cs:
                 full[seat] |= 1 << c
         for seat, c in trick:
             full[seat] |= 1 << c
-            played |= 1 << c
-        rest = PACK_MASK & ~sum(full)
-        full[0] |= rest
-        fx = NEW_FIXED(Fixed)
-        fx.rules = rules
-        fx.dealer = dealer
-        fx.first = (dealer + 1) % 4
-        fx.calls = auction_cache(rules)
-        fx.full = fx.start = tuple(full)
-        fx.pending = 0
-        s = NEW_STATE(CoincheState)
-        s._fx = fx
-        s._auc = ((), code, bidder, 1, 3)
-        s.calls = None
-        s.ct = None
-        s.decl = ((), (0, 0, 0, 0), 0, 0)
-        s.tricks = ()
-        s.played = 0
-        s.trick = None
-        ct = self._start_play(s).state.ct  # the contract the auction formed
-        assert isinstance(ct, Contract)
-        s.played = played | rest
+        held = pack(full)
+        full[0] |= PACK_MASK & ~sum(full)
+        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full), auction_cache(rules))
+        s = self._new_state(make_ctx(base, (), code, bidder, 1, 3, True), held)
+        self._start_play(s)
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
-            s.played &= ~(1 << c)
             s.to_act = seat
-            s.pm = 1 << c  # the position is taken as given: its trick is played unchecked
+            s.legal = 1 << c  # the position is taken as given: its trick is played unchecked
             s = self.apply(s, seat, c).state
-        s.pm = self._playable(s, ct)
+        assert isinstance(s, CoincheState)
         return s
 
-    # -- play ------------------------------------------------------------------------------------
+    # -- the auction (CO-B1 .. CO-B8) --------------------------------------------------------
 
-    def legal_actions(self, state: CoincheState) -> list[Action]:
-        phase = state.phase
-        if phase == PLAY:
-            pm = state.pm
-            out = [
-                *CARDS_C[(pm >> 5) & 0xFF],
-                *CARDS_D[(pm >> 18) & 0xFF],
-                *CARDS_H[(pm >> 31) & 0xFF],
-                *CARDS_S[(pm >> 44) & 0xFF],
-            ]
-            ct = state.ct
-            assert ct is not None
-            if not state.tricks:
-                out.extend(self._announcements(state, state.to_act))
-            bc = pm & ct.belcards[state.to_act]
-            if bc:
-                out.extend(self._belote_codes(state, bc))
-            return out
-        if phase == AUCTION:
-            calls = state.calls
-            if calls is None:
-                calls = state.calls = self._calls(state, state.to_act)
-            return list(calls)
-        return []
-
-    def _calls(self, state: CoincheState, seat: Seat) -> tuple[Action, ...]:
+    def _calls(self, state: BeloteState, seat: Seat) -> tuple[Action, ...]:
         """CO-B1 .. CO-B8: the calls open to ``seat`` in the auction."""
-        r = state._fx.rules
-        _, top, bidder, level, _ = state._auc
+        ctx = state.ctx
+        r = ctx.rules
+        top, bidder, level = ctx.top, ctx.bidder, ctx.level
         bids_open = top < 0 or level == 1 or (level == 2 and not r.coinche_freezes)
         li = -1 if top < 0 else (top - BID_BASE) // 6
         same_team = top >= 0 and (seat - bidder) % 2 == 0
@@ -292,7 +213,7 @@ class Coinche(BeloteGame):
             top >= 0 and level == 1 and not same_team and (r.capot_doublable or li < CAPOT_LI)
         )
         can_sur = level == 2 and same_team
-        cache = state._fx.calls
+        cache: dict[int, tuple[Action, ...]] = ctx.table
         key = (top if bids_open else -2) * 4 + 2 * can_coinche + can_sur
         found = cache.get(key)
         if found is None:
@@ -314,264 +235,132 @@ class Coinche(BeloteGame):
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _playable(self, s: CoincheState, ct: Contract) -> CardSet:
-        """CO-P1 .. CO-P6: the cards the seat to act may play."""
-        return playable_cards(s, ct)
-
-    def _announcements(self, s: CoincheState, seat: Seat) -> list[Action]:
-        """CO-A1, CO-A2: combinations still open to ``seat`` during trick 1."""
-        ct = s.ct
-        assert ct is not None
-        avail = ct.full[seat] & ~s.played & ~s.decl[1][seat]
-        return [ANNOUNCE_BASE + i for i in co_announceable(avail)]
-
-    def _belote_codes(self, s: CoincheState, bc: CardSet) -> list[Action]:
-        """CO-A4: ``belote`` with the first of K/Q of a trump suit, ``rebelote`` with the
-        second when ``belote`` was said with the first."""
-        out: list[Action] = []
-        rebel: list[Action] = []
-        said = s.decl[2]
-        for c in cards_in(bc):
-            other = BELOT_PARTNER[c]
-            if not (s.played >> other) & 1:
-                out.append(BELOTE_BASE + c)
-            elif (said >> other) & 1:
-                rebel.append(REBELOTE_BASE + c)
-        return out + rebel
-
-    def apply(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        ct = state.ct
-        if ct is None or state.phase != PLAY or seat != state.to_act or not 0 <= action < 64:
-            return self._apply_other(state, seat, action)
-        if not (state.pm >> action) & 1:
-            raise illegal(state, seat, action)
-        # play the card (CO-C3); the new state comes with the next seat's playable cards (pm)
-        c = action
-        facts: tuple[Fact, ...] = ()
-        s = NEW_STATE(CoincheState)
-        s.ct = ct
-        played = s.played = state.played | (1 << c)
-        s.decl = state.decl
-        trick = state.trick
-        if trick is not None:
-            trick = play(trick, ct.power[trick.led], seat, c)
-            lead, cards, led, win_seat, win_card = trick
-            if len(cards) == 4:  # the trick is complete (CO-C3)
-                c0, c1, c2, c3 = cards
-                pts = ct.points
-                tpts = pts[c0] + pts[c1] + pts[c2] + pts[c3]
-                tricks = state.tricks
-                n = len(tricks) + 1
-                if n == 8:
-                    tpts += LAST_TRICK_BONUS
-                plays = ((lead, c0), ((lead + 1) & 3, c1), ((lead + 2) & 3, c2), (seat, c3))
-                taken = new_tuple(TRICK_TAKEN, (n, plays, win_seat, tpts))
-                s.tricks = (*tricks, taken)
-                s.trick = None
-                s.to_act = win_seat
-                if n == 8:
-                    s.phase = OVER
-                    s.pm = 0
-                    return Step(s, (taken, HandEnded(self.result(s))))
-                s.phase = PLAY
-                s.pm = ct.full[win_seat] & ~played  # CO-P1
-                return new_tuple(STEP, (s, (taken,)))
-        else:
-            led, win_seat, win_card = SUIT_OF[c], seat, c
-            trick = new_tuple(Trick, (seat, (c,), led, seat, c))
-            if len(state.tricks) == 1 and state.decl[0]:
-                facts = (self._reveal(state, ct),)
-        s.trick = trick
-        s.phase = PLAY
-        s.tricks = state.tricks
-        nxt = s.to_act = (seat + 1) & 3
-        # the next seat's playable cards (CO-P2 .. CO-P6)
-        s.pm = legal_cards(ct.play, ct.full[nxt] & ~played, nxt, led, win_card, win_seat)
-        return new_tuple(STEP, (s, facts))
-
-    def _apply_other(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        """Everything but a plain card play by the seat to act: calls, announcements,
-        belote / rebelote, and the refusals."""
-        ct = state.ct
+    def _apply_other(self, state: BeloteState, seat: Seat, action: Action) -> Step:
         phase = state.phase
         if phase == OVER or seat != state.to_act:
             if (
                 phase == AUCTION
                 and action == COINCHE
-                and state.fx.rules.coinche_out_of_turn
+                and state.ctx.rules.coinche_out_of_turn
                 and COINCHE in self._calls(state, seat)
             ):
                 return self._auction(state, seat, action)
             raise not_your_turn(state, seat, action)
-        if phase == AUCTION:
-            calls = state.calls
-            if calls is None:
-                calls = state.calls = self._calls(state, seat)
-            if action not in calls:
-                raise illegal(state, seat, action)
-            return self._auction(state, seat, action)
-        if action not in self.legal_actions(state):
+        if phase == PLAY:
+            return self._announce(state, seat, action)
+        if action not in self._calls(state, seat):
             raise illegal(state, seat, action)
-        assert ct is not None
-        if action >= BELOTE_BASE:  # CO-A4: the card is played saying belote or rebelote
-            anns, used, bel, rebel = state.decl
-            said = state.copy()
-            if action >= REBELOTE_BASE:
-                c = action - REBELOTE_BASE
-                fact = Announced("rebelote", {"seat": seat, "card": CARD_NAMES[c]})
-                said.decl = (anns, used, bel, rebel | (1 << c))
-            else:
-                c = action - BELOTE_BASE
-                fact = Announced("belote", {"seat": seat, "card": CARD_NAMES[c]})
-                said.decl = (anns, used, bel | (1 << c), rebel)
-            step = self.apply(said, seat, c)
-            return new_tuple(STEP, (step.state, (fact, *step.facts)))
-        # announce: the kind is public now, the cards when trick 2 starts (CO-A2)
-        index = action - ANNOUNCE_BASE
-        s = state.copy()
-        anns, used, bel, rebel = state.decl
-        new_used = list(used)
-        new_used[seat] |= COMBO_MASKS[index]
-        s.decl = ((*anns, (seat, index)), tuple(new_used), bel, rebel)
-        return Step(s, (Announced("announce", {"seat": seat, "kind": combo_kind(index)}),))
+        return self._auction(state, seat, action)
 
-    def _auction(self, state: CoincheState, seat: Seat, action: Action) -> Step:
-        s = NEW_STATE(CoincheState)
-        s._fx = state._fx
-        s.calls = None
-        s.ct = None
-        s.phase = AUCTION
-        s.decl = state.decl
-        s.played = state.played
-        s.trick = state.trick
-        s.tricks = state.tricks
-        s.pm = -1
-        calls, top, bidder, level, passes = state._auc
-        calls = (*calls, (seat, action))
+    def _auction(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+        ctx = state.ctx
+        calls = (*ctx.calls, (seat, action))
+        top, bidder, passes = ctx.top, ctx.bidder, ctx.passes + 1
+        s = state.copy()
         s.to_act = (seat + 1) & 3
         if action == PASS:
-            passes += 1
-            s._auc = (calls, top, bidder, level, passes)
+            s.ctx = make_ctx(ctx, calls, top, bidder, ctx.level, passes, top >= 0 and passes == 3)
             if top < 0 and passes == 4:  # CO-B6c: thrown in
                 s.phase = OVER
                 return Step(s, (HandEnded(self.result(s)),))
             if top >= 0 and passes == 3:  # CO-B6b
                 return self._start_play(s)
-            return new_tuple(STEP, (s, ()))
+            return Step(s, ())
         if action == COINCHE:  # CO-B4
-            s._auc = (calls, top, bidder, 2, 0)
+            s.ctx = make_ctx(ctx, calls, top, bidder, 2, 0)
             return Step(s, (Announced("coinche", {"seat": seat}),))
         if action == SURCOINCHE:  # CO-B5: ends the auction at once
-            s._auc = (calls, top, bidder, 4, 0)
+            s.ctx = make_ctx(ctx, calls, top, bidder, 4, 0, True)
             return self._start_play(s, (Announced("surcoinche", {"seat": seat}),))
         # a bid (CO-B2, CO-B3); with coinche_freezes off it cancels a coinche
-        s._auc = (calls, action, seat, 1, 0)
+        s.ctx = make_ctx(ctx, calls, action, seat, 1, 0)
         return Step(s, ())
 
-    def _start_play(self, s: CoincheState, facts: tuple[Fact, ...] = ()) -> Step:
-        r = s._fx.rules
-        _, top, bidder, level, _ = s._auc
-        li, denom = divmod(top - BID_BASE, 6)
-        ct = NEW_CONTRACT(Contract)
-        ct.fx = s._fx
-        ct.auc = s._auc
-        ct.full = s._fx.full
-        ct.play = play = play_rules(
-            denom,
-            undertrump=r.undertrump_required,
-            raise_over_partner=r.ta_raise_over_partner,
-        )
-        ct.denom = denom
-        ct.li = li
-        ct.value = (
-            r.capot_value
-            if li == CAPOT_LI
-            else r.generale_value
-            if li == GENERALE_LI
-            else NUMERIC_VALUES[li]
-        )
-        ct.bidder = bidder
-        ct.level = level
-        ct.power = play.power
-        ct.points = card_points_table(denom, r)
-        trumps = () if denom == SA else SUITS if denom == TA else (denom,)
-        belcards = []
-        for seat in range(4):
-            m = 0
-            for t in trumps:
-                if s._fx.full[seat] & KING_QUEEN[t] == KING_QUEEN[t]:
-                    m |= KING_QUEEN[t]
-            belcards.append(m)
-        ct.belcards = tuple(belcards)
-        s.ct = ct
-        s.phase = PLAY
-        # the first hand leads whoever won the auction (§0.1, CO-D3)
-        first = s.to_act = ct.fx.first
-        s.pm = ct.full[first] & ~s.played  # CO-P1
-        fact = Announced("contract", contract_json(ct))
-        return Step(s, (*facts, fact))
+    def _contract_json(self, ctx: Ctx) -> dict[str, JSON]:
+        return contract_json(ctx)
 
-    def _reveal(self, state: CoincheState, ct: Contract) -> Announced:
+    # -- play (CO-P*, CO-A*) -----------------------------------------------------------------
+
+    def _playable(self, state: BeloteState, ct: Ctx | None) -> CardSet:
+        """CO-P1 .. CO-P6: the cards the seat to act may play (computed afresh)."""
+        return playable_cards(state)
+
+    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[Action]) -> None:
+        if not state.tricks:  # CO-A1, CO-A2: combinations still open during trick 1
+            avail = state.hand(seat) & ~state.declared(seat)
+            out.extend(ANNOUNCE_BASE + i for i in co_announceable(avail))
+        bc = legal & state.ctx.kq[seat]
+        if bc:  # CO-A4: belote with the first of K/Q of trumps, rebelote with the second
+            hand = state.hand(seat)
+            said = 0
+            for _, a in state.belots:
+                if a < REBELOTE_BASE:
+                    said |= 1 << (a & 63)
+            rebel: list[Action] = []
+            for c in cards_in(bc):
+                other = BELOT_PARTNER[c]
+                if (hand >> other) & 1:
+                    out.append(BELOTE_BASE + c)
+                elif (said >> other) & 1:
+                    rebel.append(REBELOTE_BASE + c)
+            out.extend(rebel)
+
+    def _said(self, seat: Seat, action: Action) -> Announced:
+        what = "rebelote" if action >= REBELOTE_BASE else "belote"
+        return Announced(what, {"seat": seat, "card": CARD_NAMES[action & 63]})
+
+    def _reveal(self, state: BeloteState) -> tuple[Fact, ...]:
         """CO-A2: the announcements are shown and resolved as trick 2 starts."""
-        r = state.fx.rules
-        anns = state.decl[0]
-        a0, a1, team = co_resolve(anns, ct.denom, r)
-        return Announced(
-            "announcements",
-            {
-                "shown": [self._ann_json(seat, i, ct.denom, r) for seat, i in anns],
-                "scoring_team": team,
-                "points": [a0, a1],
-            },
-        )
+        ctx = state.ctx
+        a0, a1, team = co_resolve(state.decls, ctx.contract, ctx.rules)
+        shown: list[JSON] = [self._ann_json(seat, i, ctx) for seat, i in state.decls]
+        data = {"shown": shown, "scoring_team": team, "points": [a0, a1]}
+        return (Announced("announcements", data),)
 
-    def _ann_json(self, seat: Seat, index: int, denom: int, r: CoincheRules) -> dict[str, JSON]:
-        return {
-            "seat": seat,
-            "kind": combo_kind(index),
-            "cards": [CARD_NAMES[c] for c in cards_in(COMBO_MASKS[index])],
-            "points": co_value(index, denom, r),
-        }
+    def _ann_json(self, seat: Seat, index: int, ctx: Ctx) -> dict[str, JSON]:
+        return combo_json(seat, index, FR_KINDS[index], co_value(index, ctx.contract, ctx.rules))
+
+    def _illegal(self, state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
+        return illegal(state, seat, action)
 
     # -- scoring ------------------------------------------------------------------------------
-
 
     def check_result(self, result: HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.coinche(result, rules)
-    def result(self, state: CoincheState) -> HandResult:
-        res: HandResult | None = getattr(state, "res", None)
-        if res is None:
-            res = state.res = self._result(state)
-        return res
 
-    def _result(self, state: CoincheState) -> HandResult:
-        ct = state.ct
-        if ct is None:
+    def _result(self, state: BeloteState) -> HandResult:
+        ctx = state.ctx
+        if state.phase == AUCTION or ctx.top < 0:
             return HandResult((0, 0), {"redeal": True}, void=True)
-        r = state.fx.rules
-        anns, _, _, rebel = state.decl
-        taker = ct.bidder & 1
+        r = ctx.rules
+        anns = state.decls
+        taker = ctx.bidder & 1
         card, tricks, _ = team_tally(state.tricks)
         for team in (0, 1):
             if tricks[team] == 8:  # capot (CO-S1)
                 card[team], card[1 - team] = r.capot_card_points, 0
-        a0, a1, _ = co_resolve(anns, ct.denom, r)
+        a0, a1, _ = co_resolve(anns, ctx.contract, r)
         bel = [0, 0]
         if r.belote_must_be_said:
-            for c in cards_in(rebel):
-                bel[self._holder(state, c) & 1] += 20
+            for seat, a in state.belots:
+                if a >= REBELOTE_BASE:
+                    bel[seat & 1] += 20
         else:
             for seat in range(4):
-                bel[seat & 1] += 20 * (ct.belcards[seat].bit_count() // 2)
-        kind = "capot" if ct.li == CAPOT_LI else "generale" if ct.li == GENERALE_LI else "numeric"
-        all_tricks = state.won[ct.bidder] == 8 if kind == "generale" else tricks[taker] == 8
+                bel[seat & 1] += 20 * (ctx.kq[seat].bit_count() // 2)
+        li = (ctx.top - BID_BASE) // 6
+        kind = "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else "numeric"
+        if kind == "generale":
+            all_tricks = sum(t.winner == ctx.bidder for t in state.tricks) == 8
+        else:
+            all_tricks = tricks[taker] == 8
         made, points = score(
             r,
-            value=ct.value,
+            value=ctx.value,
             kind=kind,
-            level=ct.level,
+            level=ctx.level,
             card=(card[0], card[1]),
             ann=(a0, a1),
             bel=(bel[0], bel[1]),
@@ -579,87 +368,58 @@ class Coinche(BeloteGame):
             all_tricks=all_tricks,
         )
         detail: dict[str, JSON] = {
-            "contract": contract_json(ct),
+            "contract": contract_json(ctx),
             "made": made,
             "tricks": list(tricks),
             "card_points": card,
-            "announcements": [self._ann_json(s, i, ct.denom, r) for s, i in anns],
+            "announcements": [self._ann_json(s, i, ctx) for s, i in anns],
             "announcement_points": [a0, a1],
             "belote": bel,
             "capot": 8 in tricks,
         }
         return HandResult(points, detail)
 
-    def _holder(self, state: CoincheState, c: Card) -> Seat:
-        for seat in range(4):
-            if (state.fx.full[seat] >> c) & 1:
-                return seat
-        raise AssertionError(c)
-
     # -- views --------------------------------------------------------------------------------
 
-    def view(self, state: CoincheState, seat: Seat | None) -> dict[str, JSON]:
-        ct = state.ct
-        calls, top, bidder, level, _ = state.auc
-        anns, _, bel, rebel = state.decl
-        trick = state.trick
-        revealed = (
-            len(state.tricks) > 1
-            or (len(state.tricks) == 1 and trick is not None)
-            or state.phase == OVER
-        )
-        out: dict[str, JSON] = {
-            "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
-            "dealer": state.fx.dealer,
-            "first_hand": state.fx.first,
-            "to_act": self.current_seat(state),
-            "calls": [{"seat": p, "action": self.format_action(a)} for p, a in calls],
-            "standing_bid": self.format_action(top)[4:] if top >= 0 else None,
-            "bidder": bidder if bidder >= 0 else None,
-            "coinche": LEVEL_NAMES[level],
+    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
+        ctx = state.ctx
+        ct = ctx if state.phase != AUCTION and ctx.top >= 0 else None
+        anns = state.decls
+        bel = rebel = 0
+        for _, a in state.belots:
+            if a >= REBELOTE_BASE:
+                rebel |= 1 << (a & 63)
+            else:
+                bel |= 1 << (a & 63)
+        n = len(state.tricks)
+        revealed = n > 1 or (n == 1 and bool(state.trick)) or state.phase == OVER
+        fields: dict[str, JSON] = {
+            "first_hand": ctx.first,
+            "calls": [{"seat": p, "action": self.format_action(a)} for p, a in ctx.calls],
+            "standing_bid": self.format_action(ctx.top)[4:] if ctx.top >= 0 else None,
+            "bidder": ctx.bidder if ctx.bidder >= 0 else None,
+            "coinche": LEVEL_NAMES[ctx.level],
             "contract": contract_json(ct) if ct is not None else None,
-            "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
-            "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick.plays()]
-            if trick is not None
-            else [],
-            "tricks": [t.to_json() for t in state.tricks],
-            "card_points": list(state.points),
+            "card_points": list(team_tally(state.tricks)[0]),
             "announcements": [
-                self._ann_json(p, i, ct.denom, state.fx.rules)
+                self._ann_json(p, i, ct)
                 if revealed and ct is not None
-                else {"seat": p, "kind": combo_kind(i)}
+                else {"seat": p, "kind": FR_KINDS[i]}
                 for p, i in anns
             ],
-            "belote": [CARD_NAMES[c] for c in cards_in(bel)],
-            "rebelote": [CARD_NAMES[c] for c in cards_in(rebel)],
+            "belote": names(cards_in(bel)),
+            "rebelote": names(cards_in(rebel)),
         }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = [CARD_NAMES[c] for c in cards_in(state.hand(seat))]
-            if ct is not None:
-                out["my_announcements"] = [
-                    self._ann_json(p, i, ct.denom, state.fx.rules) for p, i in anns if p == seat
-                ]
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        mine = None if ct is None else [self._ann_json(p, i, ct) for p, i in anns if p == seat]
+        return self._view(state, seat, fields, my_announcements=mine)
 
-    def audit_view(self, state: CoincheState) -> dict[str, JSON]:
-        out = self.view(state, None)
-        out["hands"] = [[CARD_NAMES[c] for c in cards_in(state.hand(p))] for p in range(4)]
-        out["dealt"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.fx.full]
-        if state.ct is not None:
-            out["announcements"] = [
-                self._ann_json(p, i, state.ct.denom, state.fx.rules) for p, i in state.decl[0]
-            ]
+    def audit_view(self, state: BeloteState) -> dict[str, JSON]:
+        ctx = state.ctx
+        out = self._audit(state)
+        out["dealt"] = [names(cards_in((ctx.dealt >> (p << 6)) & LOW)) for p in range(4)]
+        if state.phase != AUCTION and ctx.top >= 0:
+            out["announcements"] = [self._ann_json(p, i, ctx) for p, i in state.decls]
         return out
-
-    def card_locations(self, state: CoincheState) -> dict[str, CardSet]:
-        where = {f"hand{p}": state.hand(p) for p in range(4)}
-        where["played"] = state.played
-        where["not_yet_dealt"] = state.fx.pending if state.ct is None else 0
-        return where
 
     # -- match level (CO-D1, CO-G1 .. CO-G3) ----------------------------------------------------
 

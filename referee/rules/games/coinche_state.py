@@ -4,37 +4,21 @@ its tables) and the state of a deal, with the tables of dealing and of the aucti
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Final, TypeAlias
+from typing import Final
 
-from referee.rules.cards import (
-    CardSet,
-)
+from referee.rules.cards import SUITS, CardSet
 from referee.rules.compiled import mypyc_attr
-from referee.rules.game import (
-    VERB_BASE,
-    Action,
-    Deal,
-    HandResult,
-    Step,
-    TrickTaken,
-)
-from referee.rules.games.belote_family import (
-    ALL_TRUMPS,
-    NO_TRUMPS,
-    PACK_MASK,
-)
-from referee.rules.games.belote_game import Phase
-from referee.rules.games.belote_play import PlayRules, legal_cards, team_tally
+from referee.rules.game import VERB_BASE, Action
+from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
+from referee.rules.games.belote_play import play_rules
+from referee.rules.games.belote_state import AUCTION, LOW, BeloteState, Ctx, next_ctx
 from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.games.coinche_scoring import card_points_table
 from referee.rules.seats import Seat
-from referee.rules.tricks import Trick
 
 SA: Final = NO_TRUMPS
 TA: Final = ALL_TRUMPS
 DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
-DENOM_WORDS: Final = ("clubs", "diamonds", "hearts", "spades", "sans atout", "tout atout")
-
-
 
 # -- action codes (cards 0..51 are plays) -----------------------------------------------------
 
@@ -69,130 +53,62 @@ def li_text(li: int) -> str:
 # -- state ---------------------------------------------------------------------------------------
 
 
-
-Auction: TypeAlias = tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]
-"""``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code (-1 for
-none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
-
-
 @mypyc_attr(serializable=True, acyclic=True)
-class Fixed:
-    """What does not change during a deal: rules, dealer, the cards dealt."""
-
-    rules: CoincheRules
-    dealer: Seat
-    first: Seat
-    start: tuple[CardSet, ...]  # held during the auction
-    full: tuple[CardSet, ...]  # held from the play on (8 cards)
-    pending: CardSet  # dealt after the auction (cards_before_auction < 8)
-    calls: dict[int, tuple[Action, ...]]  # the legal-calls cache for these rules
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class Contract:
-    """Everything that stays fixed from the play on: the deal (``fx``), the finished auction
-    and the contract with its lookup tables. A play state carries only this one reference for
-    all of it, so a new state per card assigns few fields."""
-
-    fx: Fixed
-    auc: Auction  # the auction as it ended
-    full: tuple[CardSet, ...]  # fx.full
-    denom: int
-    li: int
-    value: int
-    bidder: Seat
-    level: int
-    play: PlayRules  # what decides the legal cards (CO-P*, with the CO-P3 and CO-P5d variants)
-    power: tuple[tuple[int, ...], ...]  # play.power (POWER[denom])
-    points: tuple[int, ...]
-    belcards: tuple[CardSet, ...]  # per seat: K and Q of each trump suit where it holds both
-
-
-Decl: TypeAlias = tuple[tuple[tuple[Seat, int], ...], tuple[CardSet, ...], CardSet, CardSet]
-"""``(anns, used, bel, rebel)``: announcements as ``(seat, combination)`` in order, the cards
-each seat has used in them, cards played saying belote, cards played saying rebelote."""
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class CoincheState:
-    """One Coinche deal. Treat as immutable: :meth:`Coinche.apply` returns a new one."""
-
-    _fx: Fixed  # set during the auction only; from the play on it is ct.fx
-    _auc: Auction  # likewise; from the play on it is ct.auc
-    calls: tuple[Action, ...] | None  # auction: the legal calls of to_act once computed
-    phase: int
-    to_act: Seat
-    ct: Contract | None
-    decl: Decl
-    played: CardSet
-    trick: Trick | None  # the trick in play (the kernel's), None between tricks
-    tricks: tuple[TrickTaken, ...]
-    res: HandResult  # the result, set when first computed (read with getattr)
-    pm: CardSet  # play: the cards to_act may play (computed with the state); else -1
+class CoincheState(BeloteState):
+    """One Coinche deal (:class:`belote_state.BeloteState`), with what it shows of its ctx."""
 
     @property
-    def fx(self) -> Fixed:
-        """Rules, dealer and the cards dealt."""
-        ct = self.ct
-        return self._fx if ct is None else ct.fx
+    def auc(self) -> tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]:
+        """``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code
+        (-1 for none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
+        c = self.ctx
+        return c.calls, c.top, c.bidder, c.level, c.passes
 
     @property
-    def auc(self) -> Auction:
-        """The auction so far (as it ended, from the play on)."""
-        ct = self.ct
-        return self._auc if ct is None else ct.auc
+    def ct(self) -> Ctx | None:
+        """The ctx with the contract's tables, from the play on; ``None`` before."""
+        return None if self.phase == AUCTION or self.ctx.top < 0 else self.ctx
 
     @property
-    def points(self) -> tuple[int, int]:
-        """Card points won per team so far, last ten included."""
-        a, b = team_tally(self.tricks)[0]
-        return a, b
-
-    @property
-    def won(self) -> tuple[int, int, int, int]:
-        """Tricks won per seat so far."""
-        w = [0, 0, 0, 0]
-        for t in self.tricks:
-            w[t.winner] += 1
-        return w[0], w[1], w[2], w[3]
-
-    def copy(self) -> CoincheState:
-        """A shallow copy (every field is immutable)."""
-        s = NEW_STATE(CoincheState)
-        s.ct = ct = self.ct
-        if ct is None:
-            s._fx = self._fx
-            s._auc = self._auc
-        s.calls = None
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.decl = self.decl
-        s.played = self.played
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.pm = self.pm
-        return s
-
-    def hand(self, seat: Seat) -> CardSet:
-        """The cards ``seat`` holds now."""
-        ct = self.ct
-        if ct is not None:
-            return ct.full[seat] & ~self.played
-        return self._fx.start[seat]
-
-    def __repr__(self) -> str:
-        return f"<CoincheState phase={Phase(self.phase).name} to_act={self.to_act}>"
+    def pm(self) -> CardSet:
+        """The cards the seat to act may play."""
+        return self.playable()
 
 
-NEW_STATE: Final = CoincheState.__new__
-NEW_FIXED: Final = Fixed.__new__
-NEW_CONTRACT: Final = Contract.__new__
-"""Allocators: ``NEW_STATE(CoincheState)`` is a bare instance whose fields the caller sets
-(``object.__new__`` from source; compiled, the class's own allocator)."""
-new_tuple: Final = tuple.__new__
-STEP: Final = Step
-TRICK_TAKEN: Final = TrickTaken
-"""``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
+def make_ctx(
+    base: Ctx,
+    calls: tuple[tuple[Seat, Action], ...],
+    top: Action,
+    bidder: Seat,
+    level: int,
+    passes: int,
+    play: bool = False,
+) -> Ctx:
+    """``base`` after an auction call; with the contract's tables when ``play``."""
+    li, denom = divmod(top - BID_BASE, 6)
+    c = next_ctx(base, calls, top, -1 if top < 0 else denom, bidder, level, passes)
+    if play:
+        r = c.rules
+        c.play = rules_of_play = play_rules(
+            denom, undertrump=r.undertrump_required, raise_over_partner=r.ta_raise_over_partner
+        )
+        c.power = rules_of_play.power
+        c.points = card_points_table(denom, r)
+        c.value = (
+            r.capot_value
+            if li == CAPOT_LI
+            else r.generale_value
+            if li == GENERALE_LI
+            else NUMERIC_VALUES[li]
+        )
+        trumps = () if denom == SA else SUITS if denom == TA else (denom,)
+        kq = []
+        for seat in range(4):
+            full = (c.dealt >> (seat << 6)) & LOW
+            kq.append(sum(KING_QUEEN[t] for t in trumps if full & KING_QUEEN[t] == KING_QUEEN[t]))
+        c.kq = tuple(kq)
+        c.decl_ok = True
+    return c
 
 
 def auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
@@ -221,31 +137,3 @@ DEALERS: Final = tuple(
 
 AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
 """Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
-
-
-def fast_hands(deal: Deal) -> list[CardSet] | None:
-    """The hands as sets when ``deal`` is a well-formed 8-card deal, else ``None`` (then
-    :func:`check_deal` says what is wrong)."""
-    if deal.stock or len(deal.hands) != 4:
-        return None
-    out = []
-    union = 0
-    for h in deal.hands:
-        if len(h) != 8:
-            return None
-        m = 0
-        for c in h:
-            m |= 1 << c
-        out.append(m)
-        union |= m
-    return out if union == PACK_MASK else None
-
-
-def playable_cards(s: CoincheState, ct: Contract) -> CardSet:
-    """CO-P1 .. CO-P6: the cards the seat to act may play."""
-    seat = s.to_act
-    hand = ct.full[seat] & ~s.played
-    trick = s.trick
-    if trick is None:
-        return hand  # CO-P1
-    return legal_cards(ct.play, hand, seat, trick.led, trick.best, trick.winner)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from referee.rules import phased
 from referee.rules.cards import (
     CARD_NAMES,
     KING,
@@ -28,6 +29,7 @@ from referee.rules.games.belote_family import (
     PACK_MASK,
 )
 from referee.rules.games.belote_game import AUCTION, OVER, Reader, read_action, read_king_or_queen
+from referee.rules.games.belote_state import BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -45,11 +47,8 @@ from referee.rules.games.coinche_state import (
     TA,
     VERB_NAMES,
     VERBS,
-    CoincheState,
-    Contract,
     bid_code,
     li_text,
-    playable_cards,
 )
 from referee.rules.seats import Seat
 
@@ -151,20 +150,11 @@ def all_actions() -> list[Action]:
     )
 
 
-
-def text_of(action: Action) -> str:
-    """The action's notation for a message, or its code if it is no Coinche action."""
-    try:
-        return format_action(action)
-    except (KeyError, IndexError):
-        return str(action)
-
-
-def contract_json(ct: Contract) -> dict[str, JSON]:
+def contract_json(ct: Ctx) -> dict[str, JSON]:
     return {
-        "bid": _BID_TEXT[bid_code(ct.li, ct.denom)],
+        "bid": _BID_TEXT[ct.top],
         "value": ct.value,
-        "denomination": DENOM_NAMES[ct.denom],
+        "denomination": DENOM_NAMES[ct.contract],
         "bidder": ct.bidder,
         "team": ct.bidder & 1,
         "coinche": LEVEL_NAMES[ct.level],
@@ -182,35 +172,28 @@ ALL_ACTIONS: Final = frozenset(all_actions())
 # -- refusals -------------------------------------------------------------------------------------
 
 
-def not_your_turn(state: CoincheState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = text_of(action)
-    if state.phase == OVER:
-        return NotYourTurnError(f"{what!r}: the deal is over", "CO-B6")
-    rule = (
-        "CO-B4"
-        if action == COINCHE and state.phase == AUCTION
-        else ("CO-D3" if state.phase == AUCTION else "CO-C3")
-    )
-    return NotYourTurnError(
-        f"{what!r}: it is seat {state.to_act}'s turn, not seat {seat}'s", rule
-    )
+def not_your_turn(state: BeloteState, seat: Seat, action: Action) -> NotYourTurnError:
+    what = phased.action_text(format_action, action)
+    phase = state.phase
+    rule = "CO-B6" if phase == OVER else "CO-C3" if phase != AUCTION else (
+        "CO-B4" if action == COINCHE else "CO-D3")
+    return phased.not_your_turn(what, phase == OVER, state.to_act, seat, rule)
 
 
-def illegal(state: CoincheState, seat: Seat, action: Action) -> IllegalActionError:
+def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
     """Explain why ``action`` is refused, naming the rule."""
     if action not in ALL_ACTIONS:
         return IllegalActionError(f"action code {action} is not a Coinche action", "CO-B1")
     text = format_action(action)
     if state.phase == AUCTION:
         return illegal_call(state, seat, action, text)
-    ct = state.ct
-    assert ct is not None
+    ct = state.ctx
     if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
         return IllegalActionError(
             f"{text!r}: the auction is over; the contract is {contract_json(ct)['bid']}",
             "CO-B6",
         )
-    hand = state.fx.full[seat] & ~state.played
+    hand = state.hand(seat)
     if ANNOUNCE_BASE <= action < BELOTE_BASE:
         m = COMBO_MASKS[action - ANNOUNCE_BASE]
         if state.tricks:
@@ -228,12 +211,12 @@ def illegal(state: CoincheState, seat: Seat, action: Action) -> IllegalActionErr
         return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "CO-P1")
     if action >= BELOTE_BASE:
         pair = KING_QUEEN[SUIT_OF[c]]
-        if not ct.belcards[seat] & pair:
+        if not ct.kq[seat] & pair:
             return IllegalActionError(
                 f"{text!r}: belote is the king and queen of a trump suit, both dealt to you",
                 "CO-A4",
             )
-        if (playable_cards(state, ct) >> c) & 1:
+        if (playable_cards(state) >> c) & 1:
             if action >= REBELOTE_BASE:
                 return IllegalActionError(
                     f"{text!r}: rebelote goes with the second of the pair, after belote "
@@ -244,17 +227,14 @@ def illegal(state: CoincheState, seat: Seat, action: Action) -> IllegalActionErr
                 f"{text!r}: belote is said with the first of the pair; this is the second",
                 "CO-A4",
             )
-    return illegal_card(state, seat, c, hand, ct, text)
+    return illegal_card(state, c, hand, ct, text)
 
 
-def illegal_card(
-    s: CoincheState, seat: Seat, c: Card, hand: CardSet, ct: Contract, text: str
-) -> IllegalActionError:
-    legal = " ".join(CARD_NAMES[x] for x in cards_in(playable_cards(s, ct)))
-    trick = s.trick
-    assert trick is not None
-    led, win_card = trick.led, trick.best
-    d = ct.denom
+def illegal_card(s: BeloteState, c: Card, hand: CardSet, ct: Ctx, text: str
+                 ) -> IllegalActionError:
+    legal = " ".join(CARD_NAMES[x] for x in cards_in(playable_cards(s)))
+    led, win_card = SUIT_OF[s.trick[0]], s.best
+    d = ct.contract
     if hand & SUIT_MASKS[led] and SUIT_OF[c] != led:
         return IllegalActionError(
             f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {legal}",
@@ -281,10 +261,10 @@ def illegal_card(
 
 
 def illegal_call(
-    state: CoincheState, seat: Seat, action: Action, text: str
+    state: BeloteState, seat: Seat, action: Action, text: str
 ) -> IllegalActionError:
-    r = state.fx.rules
-    _, top, bidder, level, _ = state.auc
+    ctx = state.ctx
+    r, top, bidder, level = ctx.rules, ctx.top, ctx.bidder, ctx.level
     if action < VERB_BASE or action >= ANNOUNCE_BASE:
         what = (
             "cards are played"

@@ -1,0 +1,244 @@
+"""The one state encoding of the belote family (Bulgarian Belot and Coinche).
+
+A deal's state is a :class:`BeloteState`: the four hands packed in one ``int`` (64 bits a seat,
+:data:`LANE_BITS`), the trick in play (its cards, leader, best card and winner), the completed
+tricks, the declarations and the belots said. What the play never changes (the rules, the
+dealer, the cards dealt after the auction, the auction and its contract, the contract's
+tables) is one immutable :class:`Ctx`, built anew by each auction call and shared by every
+state of the card play, so that a card played assigns few fields.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Final
+
+from referee.rules.cards import SUIT_OF, Card, CardSet
+from referee.rules.compiled import mypyc_attr
+from referee.rules.game import Action, Deal, HandResult, TrickTaken
+from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_family import PACK_MASK
+from referee.rules.games.belote_play import PlayRules, legal_cards
+from referee.rules.seats import Seat
+
+
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
+
+    AUCTION = 0
+    PLAY = 1
+    OVER = 2
+
+
+# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
+AUCTION: Final = 0
+PLAY: Final = 1
+OVER: Final = 2
+assert tuple(Phase) == (AUCTION, PLAY, OVER)
+
+LOW: Final = (1 << 64) - 1
+"""One seat's lane of the packed hands."""
+LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in range(4))
+"""Per seat, per card 0..63: the card's bit in the packed hands."""
+
+
+def hand_sets(deal: Deal, size: int, stock: int) -> list[CardSet] | None:
+    """The hands of ``deal`` as sets when it is ``size`` cards a seat and ``stock`` more, each
+    card of the pack once; else ``None`` (then ``dealing.check_deal`` says what is wrong)."""
+    if len(deal.hands) != 4 or len(deal.stock) != stock:
+        return None
+    out = []
+    union = 0
+    try:
+        for h in deal.hands:
+            if len(h) != size:
+                return None
+            m = 0
+            for c in h:
+                m |= 1 << c
+            out.append(m)
+            union |= m
+        for c in deal.stock:
+            union |= 1 << c
+    except (TypeError, ValueError):
+        return None
+    return out if union == PACK_MASK else None
+
+
+def stock_rest(stock: tuple[Card, ...], each: int, first: Seat) -> int:
+    """The ``stock`` packed as the hands: ``each`` cards a seat in turn from ``first``."""
+    rest = 0
+    for i, c in enumerate(stock):
+        rest |= 1 << (c + (((first + i // each) & 3) << 6))
+    return rest
+
+
+def pack(hands: tuple[CardSet, ...] | list[CardSet]) -> int:
+    """Four hands as sets, packed 64 bits a seat."""
+    return hands[0] | hands[1] << 64 | hands[2] << 128 | hands[3] << 192
+
+
+@mypyc_attr(serializable=True, acyclic=True)
+class Ctx:
+    """The part of a deal that the card play never changes. Immutable once built."""
+
+    rules: Any
+    dealer: Seat
+    first: Seat
+    """The first hand: it speaks first and leads to trick 1."""
+    stock: tuple[Card, ...]
+    """The cards dealt after the auction, in the order of the deal."""
+    rest: int
+    """The same, packed as the hands: OR-ed into them when the play starts."""
+    dealt: int
+    """Every seat's cards from the play on, packed (the hands as dealt in full)."""
+    calls: tuple[tuple[Seat, Action], ...]
+    """The auction's calls so far, ``(seat, call)``."""
+    top: Action
+    """The standing bid's code, -1 before a bid."""
+    contract: int
+    """The contract's mode (``belote_family.MODES``), -1 before a bid."""
+    bidder: Seat
+    level: int
+    """1, 2 (doubled), 4 (redoubled) or 8."""
+    passes: int
+    """Passes since the last bid or double."""
+    table: Any
+    """The game's tables of legal calls for these rules."""
+    auction: Any
+    """The game's legal calls now, where it looks them up once per call."""
+    play: PlayRules
+    """The contract's play rules (the play tables are set once the auction ends)."""
+    power: tuple[tuple[int, ...], ...]
+    """``play.power``: per led suit, the power of each card."""
+    points: tuple[int, ...]
+    """Per card, its points under the contract."""
+    kq: tuple[CardSet, ...]
+    """Per seat, the kings and queens that may carry a belot / belote."""
+    decl_ok: bool
+    """Whether declarations are made under the contract."""
+    value: int
+    """The contract's value where the game has one."""
+
+
+@mypyc_attr(serializable=True, acyclic=True, allow_interpreted_subclasses=True)
+class BeloteState:
+    """One deal. Treat as immutable: the game's ``apply`` returns a new one."""
+
+    ctx: Ctx
+    phase: int
+    to_act: Seat
+    hands: int
+    leader: Seat
+    trick: tuple[Card, ...]
+    best: Card
+    winner: Seat
+    tricks: tuple[TrickTaken, ...]
+    decls: tuple[tuple[Seat, int], ...]
+    """Declarations / announcements, ``(seat, combination index)`` in the order made."""
+    belots: tuple[tuple[Seat, Action], ...]
+    """The cards played saying belot, belote or rebelote: ``(seat, action)``."""
+    cached: HandResult
+    """The result, once computed (unset until then)."""
+    legal: CardSet
+    """The playable cards of the seat to act, once computed (unset until then)."""
+
+    def copy(self) -> BeloteState:
+        """A shallow copy (every field is immutable), without the cached result and legal set."""
+        s = type(self).__new__(type(self))
+        s.ctx = self.ctx
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.leader = self.leader
+        s.trick = self.trick
+        s.best = self.best
+        s.winner = self.winner
+        s.tricks = self.tricks
+        s.decls = self.decls
+        s.belots = self.belots
+        return s
+
+    def hand(self, seat: Seat) -> CardSet:
+        """The cards ``seat`` holds now."""
+        return (self.hands >> (seat << 6)) & LOW
+
+    def declared(self, seat: Seat) -> CardSet:
+        """The cards ``seat`` has shown in its declarations (a card counts in one only)."""
+        used = 0
+        for who, i in self.decls:
+            if who == seat:
+                used |= COMBO_MASKS[i]
+        return used
+
+    def playable(self) -> CardSet:
+        """The cards the seat to act may play, computed once per state."""
+        try:
+            return self.legal
+        except AttributeError:
+            legal = self.legal = playable_cards(self)
+            return legal
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} phase={Phase(self.phase).name} to_act={self.to_act}>"
+
+
+def playable_cards(state: BeloteState) -> CardSet:
+    """BG-P1 .. BG-P7, CO-P1 .. CO-P6: the cards the seat to act may play
+    (:func:`belote_play.legal_cards`)."""
+    seat = state.to_act
+    hand = (state.hands >> (seat << 6)) & LOW
+    trick = state.trick
+    if not trick:
+        return hand
+    return legal_cards(state.ctx.play, hand, seat, SUIT_OF[trick[0]], state.best, state.winner)
+
+
+NEW_CTX: Final = Ctx.__new__
+
+
+def deal_ctx(
+    rules: Any,
+    dealer: Seat,
+    first: Seat,
+    stock: tuple[Card, ...],
+    rest: int,
+    dealt: int,
+    table: Any,
+    calls: tuple[tuple[Seat, Action], ...] = (),
+    top: Action = -1,
+    contract: int = -1,
+    bidder: Seat = -1,
+    level: int = 1,
+    passes: int = 0,
+) -> Ctx:
+    """A ctx of these fields (a new deal's by default), without the play tables."""
+    c = NEW_CTX(Ctx)
+    c.rules = rules
+    c.dealer = dealer
+    c.first = first
+    c.stock = stock
+    c.rest = rest
+    c.dealt = dealt
+    c.table = table
+    c.calls = calls
+    c.top = top
+    c.contract = contract
+    c.bidder = bidder
+    c.level = level
+    c.passes = passes
+    return c
+
+
+def next_ctx(
+    b: Ctx,
+    calls: tuple[tuple[Seat, Action], ...],
+    top: Action,
+    contract: int,
+    bidder: Seat,
+    level: int,
+    passes: int,
+) -> Ctx:
+    """The ctx of ``b``'s deal after an auction call (without the play tables)."""
+    return deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table,
+                    calls, top, contract, bidder, level, passes)  # fmt: skip
