@@ -71,12 +71,18 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: in
         app, address, interceptors=hooks, max_workers=app.settings.grpc_workers,
         reuse_port=reuse_port, private_socket=socket,
     )
+    host = address.rsplit(":", 1)[0]
+    try:  # the HTTP port bound before anything serves: a port in use is one line, nothing runs
+        gateway = None if socket is None else Gateway(f"unix:{socket}", host, http_port,
+                                                      reuse_port=reuse_port)
+    except OSError as exc:
+        server.stop(0)
+        app.close()
+        shutil.rmtree(os.path.dirname(str(socket)), ignore_errors=True)
+        raise OSError(f"cannot serve HTTP on {host}:{http_port}: {exc.strerror or exc}") from exc
     tune_gc()
     stopping = stop_event()  # before "listening on": a SIGTERM right after it stops gracefully
     server.start()
-    host = address.rsplit(":", 1)[0]
-    gateway = None if socket is None else Gateway(f"unix:{socket}", host, http_port,
-                                                  reuse_port=reuse_port)
     log.warning("referee serving on %s:%d (store: %s)", host, port, settings.store_location)
     http = "" if gateway is None else f", HTTP on {host}:{gateway.port}"
     print(f"listening on {host}:{port} ({settings.store_location}){http}", flush=True)

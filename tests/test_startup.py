@@ -78,11 +78,25 @@ def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
                               "in use (another `referee serve`?)")
 
 
+def test_an_http_port_in_use_is_one_line(tmp_path: Path) -> None:
+    """``--http``: the gateway's port is bound before anything serves (issue 22)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve(tmp_path, "--address", "127.0.0.1:0", "--http", str(port))
+    assert done.returncode == 1
+    line = one_line(done)
+    assert line.startswith(f"referee serve: cannot serve HTTP on 127.0.0.1:{port}: ")
+    assert "in use" in line
+
+
 def test_bad_flags_are_one_line(tmp_path: Path) -> None:
     for args, says in [(["--grace", "-1"], "argument --grace: '-1' is not a number of seconds"),
                        (["--log-level", "LOUD"], "argument --log-level: invalid choice"),
                        (["--workers", "many"], "argument --workers: 'many' is not a number"),
-                       (["--projections", "later"], "argument --projections: invalid choice")]:
+                       (["--projections", "later"], "argument --projections: invalid choice"),
+                       (["--http", "web"], "argument --http: 'web' is not a port")]:
         done = serve(tmp_path, *args)
         assert done.returncode == 2
         assert one_line(done).startswith(f"referee serve: {says}"), done.stderr
