@@ -19,7 +19,7 @@ from uuid import UUID
 import grpc
 import pytest
 
-from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker
+from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker, post
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
@@ -294,3 +294,11 @@ def test_referee_projections_sends_them_where_the_server_leaves_the_views_to_it(
         hooks.view.close()
     assert [r.payload["type"] for r in got.values()] == ["match.finished"]
     assert all(r.verified for r in receiver.received)
+
+
+def test_an_attempt_to_a_host_that_cannot_be_reached_fails_and_never_raises() -> None:
+    """The sender records a failed attempt whatever the URL's host does (here: a label too
+    long for IDNA, refused before any lookup; a closed port)."""
+    for url in ("http://a" + "b" * 300 + ".invalid/", f"http://127.0.0.1:{free_port()}/"):
+        answer = post(url, {}, b"{}", 1.0)
+        assert answer.status == 0 and answer.error and not answer.ok
