@@ -105,7 +105,7 @@ class Answer:
 
 def post(url: str, headers: Mapping[str, str], body: bytes, timeout: float) -> Answer:
     """POST ``body`` to ``url`` (redirects are not followed: a 3xx is a failure, as the spec
-    advises); never raises."""
+    advises); never raises for what the network or the URL's host does."""
     parts = urlsplit(url)
     cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     path = parts.path or "/"
@@ -123,7 +123,8 @@ def post(url: str, headers: Mapping[str, str], body: bytes, timeout: float) -> A
         return Answer(response.status, error, after)
     except TimeoutError:
         return Answer(0, f"no answer within {timeout:g} s")
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a host
+        # that does not encode (IDNA), a bad port: the attempt fails, never the worker
         return Answer(0, (f"{type(exc).__name__}: {exc}")[:MAX_ERROR])
     finally:
         conn.close()

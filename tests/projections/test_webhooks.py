@@ -19,7 +19,7 @@ from uuid import UUID
 import grpc
 import pytest
 
-from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker
+from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker, post
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
@@ -294,3 +294,38 @@ def test_referee_projections_sends_them_where_the_server_leaves_the_views_to_it(
         hooks.view.close()
     assert [r.payload["type"] for r in got.values()] == ["match.finished"]
     assert all(r.verified for r in receiver.received)
+
+
+def test_an_attempt_to_a_host_that_cannot_be_reached_fails_and_never_raises() -> None:
+    """The sender records a failed attempt whatever the URL's host does (here: a label too
+    long for IDNA, refused before any lookup; a closed port)."""
+    for url in ("http://a" + "b" * 300 + ".invalid/", f"http://127.0.0.1:{free_port()}/"):
+        answer = post(url, {}, b"{}", 1.0)
+        assert answer.status == 0 and answer.error and not answer.ok
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("env", ["postgres"], indirect=True)
+def test_two_senders_on_one_database_send_each_webhook_once(app: Referee) -> None:
+    """Replicas on one PostgreSQL: the holder of the view's advisory lock sends; the other
+    stands by (each delivery attempted once, though both followed the log)."""
+    from projections.outbox import open_webhooks
+
+    receiver = Receiver(SECRET).start()
+    senders = [WebhookWorker(app.event_log, FAST, poll=0.05).start() for _ in range(2)]
+    hooks = open_webhooks(app.settings)
+    try:
+        match_id, tokens = new_match(app)
+        hooks.add("match", str(match_id), receiver.url, SECRET, [], app.event_log.head())
+        play(app, match_id, tokens, random.Random(9))
+        hands = len([e for e in app.repository.event_store.get(match_id)
+                     if type(e).__name__ == "HandScored"])
+        receiver.wait_for(hands + 1)
+        time.sleep(0.5)  # time for a second sender to send again, if it were going to
+    finally:
+        for sender in senders:
+            sender.stop()
+        receiver.stop()
+        hooks.view.close()
+    ids = [r.message_id for r in receiver.received]
+    assert len(ids) == len(set(ids)) == hands + 1

@@ -141,11 +141,14 @@ def test_no_webhook_is_lost_or_resent_across_sigkill_restarts(server: Server) ->
         with server.start() as channel:
             second = first + play_out(channel, new_table(channel), 2) + 1
             deadline = time.monotonic() + 30
-            while not any(r.attempts for r in logged(channel, endpoint)[first:]):
-                assert time.monotonic() < deadline, "no attempt while the receiver was down"
+            while True:  # every event enqueued, and attempts failing
+                rows = logged(channel, endpoint)[first:]
+                if len(rows) == second - first and any(r.attempts for r in rows):
+                    break
+                assert time.monotonic() < deadline, "not enqueued, or no attempt made"
                 time.sleep(0.1)
-            pending = [r.message_id for r in logged(channel, endpoint)[first:]]
-            assert len(pending) == second - first
+            assert all(r.state == wpb.DELIVERY_STATE_PENDING for r in rows)
+            pending = [r.message_id for r in rows]
         server.kill()
         receiver.start()
         with server.start() as channel:
