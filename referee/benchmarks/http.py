@@ -15,7 +15,6 @@ import asyncio
 import os
 import platform
 import random
-import re
 import socket
 import statistics
 import sys
@@ -69,22 +68,16 @@ def run(tables: int = 50, seconds: float = 10.0, rounds: int = 3) -> dict[str, A
 
 
 def _start(env: dict[str, str], cwd: str) -> tuple[Any, str, str]:
-    import subprocess
+    """``referee serve --http`` on free ports: the process, its gRPC and HTTP addresses."""
+    from referee.benchmarks.service import _start as start_server
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         free = s.getsockname()[1]
-    proc = subprocess.Popen(
+    proc, address = start_server(
         [sys.executable, "-m", "referee", "serve", "--address", "127.0.0.1:0",
-         "--metrics-port", "0", "--http", str(free)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=cwd)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    found = re.search(r"listening on (\S+) .*HTTP on (\S+)", line)
-    if not found:
-        proc.kill()
-        raise RuntimeError(f"the server did not start: {line!r}")
-    return proc, found.group(1), found.group(2)
+         "--metrics-port", "0", "--http", str(free)], env, cwd)
+    return proc, address, f"127.0.0.1:{free}"
 
 
 async def _round(kind: str, grpc_address: str, http_address: str, tables: int,

@@ -4,13 +4,15 @@ descriptors: every RPC of every public service, none routed by hand."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import pkgutil
 from collections.abc import Mapping
 
 from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
-from referee.api.v1 import projections_pb2, referee_pb2
+from referee.api import v1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,9 +28,12 @@ class Method:
 
 
 def services() -> tuple[ServiceDescriptor, ...]:
-    """The public services, in the order of the API's files."""
-    return tuple(s for f in (referee_pb2.DESCRIPTOR, projections_pb2.DESCRIPTOR)
-                 for s in f.services_by_name.values())
+    """The public services: every service of every file of ``referee.api.v1`` (a service
+    added to the proto is served over HTTP with nothing else to do)."""
+    files = [importlib.import_module(f"{v1.__name__}.{m.name}").DESCRIPTOR
+             for m in sorted(pkgutil.iter_modules(v1.__path__), key=lambda m: m.name)
+             if m.name.endswith("_pb2")]
+    return tuple(s for f in files for s in f.services_by_name.values())
 
 
 def public_methods() -> Mapping[str, Method]:
