@@ -358,6 +358,6 @@ class Referee(Application[UUID]):
         if acting is not None:
             acting.close()
         loop = getattr(self, "_loop", None)
-        if loop is not None:
+        if loop is not None and not loop.is_closed():  # closed already: a second close()
             loop.call_soon_threadsafe(loop.stop)
         super().close()
