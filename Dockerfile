@@ -34,8 +34,9 @@ RUN pip install --constraint /wheels/constraints.txt \
 
 USER 10001
 VOLUME ["/var/lib/referee"]
-# gRPC (referee.api.v1, grpc.health.v1, reflection) and Prometheus /metrics.
-EXPOSE 50051 9464
+# gRPC (referee.api.v1, grpc.health.v1, reflection), the same API as JSON over HTTP
+# (docs/http.md) and Prometheus /metrics.
+EXPOSE 50051 8080 9464
 
 HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 \
     CMD ["referee", "health", "--address", "127.0.0.1:50051"]
@@ -44,4 +45,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 \
 # orchestrator's kill timeout above it).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["referee"]
-CMD ["serve", "--address", "0.0.0.0:50051", "--grace", "20"]
+CMD ["serve", "--address", "0.0.0.0:50051", "--grace", "20", "--http", "8080"]

@@ -184,6 +184,7 @@ def test_referee_pods_run_what_referee_serve_accepts() -> None:
         grpc_port = port_of(args.address)
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         assert ports["grpc"] == grpc_port
+        assert ports.get("http") == (args.http or None)  # --http N: its port is declared
         assert ports["metrics"] == int(config[metrics.PORT_ENV])
         annotations = deployment["spec"]["template"]["metadata"]["annotations"]
         assert int(annotations["prometheus.io/port"]) == ports["metrics"]
@@ -302,7 +303,9 @@ def test_referee_pods_network_policy_lets_in_grpc_and_metrics_and_out_only_dns_a
                            for rule in policy["ingress"]), (d["metadata"]["name"], port)
     assert not selects(policy["podSelector"], {"cnpg.io/cluster": "referee-db"})
     ingress = {p["port"]: rule.get("from") for rule in policy["ingress"] for p in rule["ports"]}
-    assert ingress == {grpc_port: None, metrics_port: [{"namespaceSelector": {}}]}, ingress
+    http_port = serve_args(pod_spec(deployments["referee"])["containers"][0]["args"]).http
+    assert ingress == {grpc_port: None, http_port: None,
+                       metrics_port: [{"namespaceSelector": {}}]}, ingress
     cluster = by_kind(docs, "Cluster")["referee-db"]["metadata"]["name"]
     egress = {(p["protocol"], p["port"]): rule["to"] for rule in policy["egress"]
               for p in rule["ports"]}
@@ -316,6 +319,19 @@ def test_referee_pods_network_policy_lets_in_grpc_and_metrics_and_out_only_dns_a
     for d in deployments.values():
         labels = d["spec"]["template"]["metadata"]["labels"]
         assert any(selects(sel, labels) for sel in admitted), d["metadata"]["name"]
+
+
+def test_only_the_projection_workers_may_send_webhooks_out() -> None:
+    """They deliver the webhooks (REFEREE_PROJECTIONS=separate): HTTP(S) out for them, for no
+    other pod of ours."""
+    docs = overlay_docs()
+    policy = by_kind(docs, "NetworkPolicy")["referee-webhooks"]["spec"]
+    assert policy["policyTypes"] == ["Egress"]
+    assert {p["port"] for rule in policy["egress"] for p in rule["ports"]} == {80, 443}
+    for d in by_kind(docs, "Deployment").values():
+        labels = d["spec"]["template"]["metadata"]["labels"]
+        sends = any(c["args"][0] == "projections" for c in pod_spec(d)["containers"])
+        assert selects(policy["podSelector"], labels) == sends, d["metadata"]["name"]
 
 
 def test_projection_workers_one_replica_per_view() -> None:
@@ -375,7 +391,7 @@ def test_dockerfile_runs_referee_serve_as_a_non_root_user() -> None:
     assert args.address.startswith("0.0.0.0:")
     grpc_port = port_of(args.address)
     exposed = {int(p.split("/")[0]) for p in ops["EXPOSE"].split()}
-    assert exposed == {grpc_port, metrics.DEFAULT_PORT}
+    assert exposed == {grpc_port, args.http, metrics.DEFAULT_PORT}
     env_names = set()
     for op, rest in instructions:
         if op == "ENV":
