@@ -273,9 +273,11 @@ def test_verify_follows_a_void_successor_whatever_came_after(app: Referee) -> No
         play(app, c.match_id, c.seat_tokens, random.Random(seed), stop_after_hand=1)
         if not app.get_match(c.match_id).over:
             break
-    redeal(app, c.match_id, 1)
+    record_ruling(app, c.match_id, AUDITOR, 1, "penalty", [1, 0], "slow play")
+    redeal(app, c.match_id, 1)  # the penalty stays in force (docs/tournaments.md)
     running, _ = app.match_record(c.match_id, c.seat_tokens[0])
     assert running["hands"] == [] and [d["hand"] for d in running["cancelled"]] == [1, 2]
+    assert running["rulings"][0]["hand"] == 1  # names the hand being replayed
     assert verify_data(running)[0] == 0, verify_data(running)
     forged = copy.deepcopy(running)
     forged["cancelled"][1]["dealer"] = running["cancelled"][0]["dealer"]  # not passed on
