@@ -978,9 +978,11 @@ class RefereeClient:
         """An auditor's ruling: ``penalty`` (points taken per side), ``correction`` (points
         added), ``annul`` (the hand's scores undone), ``artificial`` (``grades`` per side),
         ``weighted`` (points: each side's percentage), ``withdraw`` / ``amend`` (the ruling
-        at version ``ref``), ``appeal``; ``rule``: the rule or regulation cited
-        (docs/tournaments.md). Returns the match version of the ruling and the adjustment
-        per side. A ``command_id`` is generated when not given: retries are applied once."""
+        at version ``ref``), ``appeal``, ``redeal`` (the hand in progress, or the last scored
+        one while the match goes on, cancelled and dealt anew: the version is the new
+        deal's); ``rule``: the rule or regulation cited (docs/tournaments.md). Returns the
+        match version of the ruling and the adjustment per side. A ``command_id`` is
+        generated when not given: retries are applied once."""
         req = ppb.RecordRulingRequest(token=token, match_id=match_id, hand=hand, kind=kind,
                                       points=list(points), reason=reason, rule=rule, ref=ref,
                                       grades=list(grades),

@@ -164,6 +164,7 @@ def read_record(data: object) -> HandRecord | MatchRecord:
     match_id = obj.get("match_id", "")
     if not isinstance(match_id, str):
         raise RecordError("match_id must be a string", "match_id")
+    cancelled = _cancelled(game, rules, obj.get("cancelled", []), len(hands))
     return MatchRecord(
         game=game.name,
         rules=rules,
@@ -174,9 +175,11 @@ def read_record(data: object) -> HandRecord | MatchRecord:
         ),
         result=_optional_object(obj.get("result"), "result"),
         match_id=match_id,
-        rulings=_rulings(obj.get("rulings", []), sides_of(game), len(hands)),
+        # A ruling may name a cancelled hand whose replay is not finished yet.
+        rulings=_rulings(obj.get("rulings", []), sides_of(game),
+                         max([len(hands), *(c.hand for c in cancelled)])),
         substitutions=_substitutions(obj.get("substitutions", []), game.num_seats),
-        cancelled=_cancelled(game, rules, obj.get("cancelled", []), len(hands)),
+        cancelled=cancelled,
     )
 
 

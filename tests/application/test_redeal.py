@@ -18,6 +18,7 @@ from referee.application import Referee
 from referee.config import settings_from_env
 from referee.domain.deal import commitment
 from referee.domain.errors import (
+    BoardInPlayError,
     CommandIdReusedError,
     HandNotFoundError,
     InvalidRulingError,
@@ -231,7 +232,6 @@ def test_a_cancelled_deal_is_shown_as_a_finished_hand_but_not_a_board_in_play(
     # Seats see their own new cards only; the board stays hidden while table b plays it.
     view = app.get_view(a.match_id, a.seat_tokens[0])
     assert view.state != app.get_view(a.match_id, AUDITOR).state
-    from referee.domain.errors import BoardInPlayError
     for token in (a.seat_tokens[1], a.spectator_token):
         with pytest.raises(BoardInPlayError):
             app.match_record(a.match_id, token)
@@ -273,9 +273,11 @@ def test_verify_follows_a_void_successor_whatever_came_after(app: Referee) -> No
         play(app, c.match_id, c.seat_tokens, random.Random(seed), stop_after_hand=1)
         if not app.get_match(c.match_id).over:
             break
-    redeal(app, c.match_id, 1)
+    record_ruling(app, c.match_id, AUDITOR, 1, "penalty", [1, 0], "slow play")
+    redeal(app, c.match_id, 1)  # the penalty stays in force (docs/tournaments.md)
     running, _ = app.match_record(c.match_id, c.seat_tokens[0])
     assert running["hands"] == [] and [d["hand"] for d in running["cancelled"]] == [1, 2]
+    assert running["rulings"][0]["hand"] == 1  # names the hand being replayed
     assert verify_data(running)[0] == 0, verify_data(running)
     forged = copy.deepcopy(running)
     forged["cancelled"][1]["dealer"] = running["cancelled"][0]["dealer"]  # not passed on
@@ -291,3 +293,16 @@ def test_verify_follows_a_void_successor_whatever_came_after(app: Referee) -> No
     assert len(record["hands"]) == 1 and record["cancelled"][-1]["hand"] == 2
     code, out = verify_data(record)
     assert code == 0, out
+
+
+def test_a_redeal_on_a_timed_table_starts_the_turn_afresh(app: Referee) -> None:
+    c = app.create_match("euchre", EUCHRE, time_control={"action_ms": 60_000, "policy": "auto"})
+    act(app, c.match_id, c.seat_tokens, 1, random.Random(30))
+    app.pause_clocks(c.match_id, AUDITOR, "a card fell on the floor")
+    redeal(app, c.match_id, 1)
+    m = app.get_match(c.match_id)
+    assert m.clock is not None and m.clock.paused and m.deadline() is None  # still paused
+    app.resume_clocks(c.match_id, AUDITOR)
+    m = app.get_match(c.match_id)
+    deadline = m.deadline()
+    assert deadline is not None and m.to_act is not None and m.hand.actions == []

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from projections.queries import Queries
 from referee.application import Referee
+from referee.domain.errors import BoardInPlayError
 from referee.rules.cards import CARD_NAMES
 from referee.rules.registry import find_game
 from referee.tournaments import attach_match, create_tournament, record_ruling, register_entrant
@@ -65,6 +68,13 @@ def test_a_board_hand_dealt_anew_leaves_the_comparison(app: Referee) -> None:
     for t, sides in zip(tables, (["a", "b"], ["c", "d"], ["e", "f"]), strict=True):
         attach_match(app, AUDITOR, tid, t.match_id, sides, board="1")
     record_ruling(app, tables[0].match_id, AUDITOR, 1, "redeal", [], "deck fouled")
+    # The cancelled deal is the board's pack: hidden on the read side while others play it.
+    catch_up(app)
+    q = Queries(app)
+    for token in (tables[0].seat_tokens[0], tables[0].spectator_token):
+        with pytest.raises(BoardInPlayError):
+            q.match_record(tables[0].match_id, token)
+    assert q.match_record(tables[0].match_id, AUDITOR)["cancelled"][0]["pack"] == pack
     for i, t in enumerate(tables):
         play(app, t.match_id, t.seat_tokens, random.Random(10 + i), stop_after_hand=1)
     catch_up(app)
