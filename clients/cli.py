@@ -150,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--organiser-token", default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
                    metavar="TOKEN", help="the server's organiser credential, where it requires "
                    "one (default: $REFEREE_ORGANISER_TOKEN)")
+    p.add_argument("--unchecked-claims", choices=["off", "consent"],
+                   help="with consent a claim of all the remaining tricks may be put to the "
+                        "other sides, unchecked (docs/claims.md)")
     p.add_argument("--undo", choices=["off", "consent"],
                    help="the undo policy (default off): with consent a seat may ask to "
                         "withdraw its last action (docs/undo.md)")
@@ -179,6 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="concede the remaining tricks of the hand instead")
     p.add_argument("--concede-match", action="store_true",
                    help="concede the whole match (resign): it ends at once")
+    p.add_argument("--unchecked", action="store_true",
+                   help="put a claim of all the remaining tricks to the other sides instead "
+                        "(a match created with --unchecked-claims consent)")
+    p.add_argument("--accept", action="store_true", help="accept the pending unchecked claim")
+    p.add_argument("--reject", action="store_true", help="reject the pending unchecked claim")
     p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
 
     p = add("undo", "ask to withdraw your last action (a match whose undo policy is consent); "
@@ -504,7 +512,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                                 fixed_deals=_load_deals(args.deals) if args.deals else (),
                                 organiser_token=args.organiser_token,
                                 time_control=_time_control(args),
-                                policies={"undo": args.undo} if args.undo else None)
+                                policies=_policies(args))
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
@@ -584,15 +592,21 @@ def cmd_claim(args: argparse.Namespace) -> int:
         if args.concede or args.concede_match:
             r = client.concede(args.match, _token(args), command_id=args.command_id,
                                whole_match=args.concede_match)
+        elif args.accept or args.reject:
+            r = client.answer_claim(args.match, _token(args), args.accept,
+                                    command_id=args.command_id)
         else:
-            r = client.claim(args.match, _token(args), args.tricks, command_id=args.command_id)
+            r = client.claim(args.match, _token(args), args.tricks, command_id=args.command_id,
+                             unchecked=args.unchecked)
     data = {"version": r.version, "seat": r.seat, "action": r.action, "hand_over": r.hand_over,
             "match_over": r.match_over, "scores": r.scores, "replayed": r.replayed,
             "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
     what = ("match conceded" if args.concede_match else
-            "concession" if args.concede else "claim")
-    lines = [f"seat {r.seat}: {what}"
-             + ("" if args.concede_match else " accepted") + f" (version {r.version})"
+            "concession accepted" if args.concede else
+            "claim put to the other sides" if args.unchecked else
+            "claim accepted" if args.accept else "claim rejected" if args.reject else
+            "claim accepted")
+    lines = [f"seat {r.seat}: {what} (version {r.version})"
              + (" [replayed]" if r.replayed else "")]
     lines += [_fact_text(f.kind, f.data) for f in r.facts]
     _emit(args, data, "\n".join(line for line in lines if line))
@@ -640,6 +654,11 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
                 "claimed all the remaining tricks" if tricks == -1 else
                 f"claimed {tricks} more tricks")
         return f"  seat {data.get('seat')} {what}: the hand is played out"
+    if kind == "claim_proposed":
+        return f"  seat {data.get('seat')} puts a claim of all the remaining tricks to the " \
+               "other sides (unchecked)"
+    if kind == "claim_answered":
+        return f"  seat {data.get('seat')} " + ("accepted" if data.get("accept") else "rejected")
     if kind == "undo_requested":
         return f"  seat {data.get('seat')} asks to withdraw its last action (undo policy)"
     if kind == "undo_answered":
@@ -787,6 +806,13 @@ def standings_text(s: Standings) -> str:
     if not s.standings:
         lines.append("  (no entrants yet)")
     return "\n".join(lines)
+
+
+def _policies(args: argparse.Namespace) -> dict[str, str] | None:
+    """The table policies the ``create`` flags give (None: the defaults)."""
+    chosen = {k: v for k, v in (("undo", args.undo),
+                                ("unchecked_claims", args.unchecked_claims)) if v}
+    return chosen or None
 
 
 def _time_control(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -214,3 +214,10 @@ class UndoPendingError(RefereeError):
     answer before anything else is played (the match's undo policy, ``consent``)."""
 
     reason = "UNDO_PENDING"
+
+
+class ClaimPendingError(RefereeError):
+    """A seat put a claim to the other sides (the match's unchecked claims policy,
+    ``consent``): the table waits for their answer before anything else is played."""
+
+    reason = "CLAIM_PENDING"

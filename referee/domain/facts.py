@@ -20,6 +20,8 @@ SEAT_SUBSTITUTED = "seat_substituted"
 MATCH_CONCEDED = "match_conceded"
 UNDO_REQUESTED = "undo_requested"
 MATCH_ABANDONED = "match_abandoned"
+CLAIM_PROPOSED = "claim_proposed"
+CLAIM_ANSWERED = "claim_answered"
 UNDO_ANSWERED = "undo_answered"
 ACTION_WITHDRAWN = "action_withdrawn"
 
