@@ -218,8 +218,7 @@ class ScoreboardProjection(Projection[DocView]):
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
         if e.kind == "unchecked":  # carried by the other sides: the clocks run again
-            doc["claim"] = None
-            _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
+            _answered(doc, "claim", e)
         to_act = doc.get("to_act")
         if to_act is not None:  # the turn to act ends with the claim (as the aggregate's)
             _tick(doc, e, lambda clock: clock.acted(to_act, e.timestamp))
@@ -249,8 +248,7 @@ class ScoreboardProjection(Projection[DocView]):
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
         if not e.accept:  # rejected: the clocks run again (carried: see CLAIM_ACCEPTED)
-            doc["claim"] = None
-            _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
+            _answered(doc, "claim", e)
         self._save(doc, tracking)
 
     @process_event.register(UNDO_REQUESTED)
@@ -267,8 +265,7 @@ class ScoreboardProjection(Projection[DocView]):
         if e.agree:
             doc["undo"]["agreed"].append(side_of(find_game(doc["game"]), e.seat))
         else:
-            doc["undo"] = None
-            _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
+            _answered(doc, "undo", e)
         self._save(doc, tracking)
 
     @process_event.register(ACTION_WITHDRAWN)
@@ -360,6 +357,12 @@ class ScoreboardProjection(Projection[DocView]):
             if h["hand"] == e.hand:
                 h["rulings"].append(ruling)
         self._save(doc, tracking)
+
+
+def _answered(doc: Doc, key: str, e: Any) -> None:
+    """A proposal (``undo``, ``claim``) ended by its answer: the clocks run again."""
+    doc[key] = None
+    _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
 
 
 def _abandoned(e: Any, hand: int) -> Doc:

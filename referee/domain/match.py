@@ -855,12 +855,8 @@ class Match(Aggregate):
         self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
         self.forfeit = {"seat": seat, "hand": len(self.hands), "conceded": True}
         self.undo_request = self.claim_proposal = None
-        outcome = Outcome(seat, "concede:match", command_id,
-                          [{"kind": MATCH_CONCEDED, "seat": seat, "winner": winner}],
-                          self.version + 1)
-        self.last_outcome = outcome
-        if command_id:
-            self.outcomes[self.command_key(seat, command_id)] = outcome
+        self._outcome(seat, "concede:match", command_id,
+                      {"kind": MATCH_CONCEDED, "seat": seat, "winner": winner})
 
     @event(MatchAbandoned)
     def _match_abandoned(self, faults: list[bool], policy: str, reason: str, by: str,
@@ -895,11 +891,7 @@ class Match(Aggregate):
         if kind == "unchecked":  # part of the answer that carried it
             self._caused(fact)
             return
-        outcome = Outcome(seat, self.claim_text(kind, tricks), command_id, [fact],
-                          self.version + 1)
-        self.last_outcome = outcome
-        if command_id:
-            self.outcomes[self.command_key(seat, command_id)] = outcome
+        self._outcome(seat, self.claim_text(kind, tricks), command_id, fact)
 
     @event(ClaimLineAction)
     def _claim_line_action(
