@@ -1039,7 +1039,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"game": rep.game, "dealer": rep.dealer, "hands": rep.hands,
                      "stock": rep.stock, "steps": [vars(s) for s in rep.steps],
-                     "tricks": rep.tricks, "result": rep.result, "error": rep.error})
+                     "tricks": rep.tricks, "result": rep.result, "error": rep.error,
+                     "withdrawn": rep.withdrawn})
         return 1 if rep.error else 0
     _print(f"{rep.game} hand, dealer seat {rep.dealer}")
     for seat, cards in enumerate(rep.hands):
@@ -1047,11 +1048,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if rep.stock:
         _print(f"  stock: {cards_text(rep.stock, sort=False)}")
     seats = words_table(rep.game, players, len(rep.hands), rep.dealer)
+
+    def withdrawn(at: int) -> None:  # actions withdrawn by consent where they were made
+        for w in rep.withdrawn:
+            if w["index"] == at:
+                _print(f"     ({seat_name(w['seat'], players)} withdrew "
+                       f"{action_text(w['action'])} here, by consent)")
+
     for s in rep.steps:
         if args.at is not None and s.index >= args.at:
             break
         if args.legal:
             _print(f"    legal: {', '.join(s.legal)}")
+        withdrawn(s.index)
         _print(f"{s.index + 1:3}. {seat_name(s.seat, players)}: {action_text(s.action)}")
         for t in s.tricks:
             _print(_fact_text("trick_taken", t) + (f" ({t['points']} points)" if t["points"]
@@ -1062,6 +1071,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             _print(f"     ILLEGAL: {safe(s.error['message'])}")
         if args.step:
             input("     [Enter] ")
+    if args.at is None:
+        withdrawn(len(rep.steps))
     if args.at is not None:
         shown = [s for s in rep.steps if s.index < args.at]
         table = shown[-1].table if shown else {}
@@ -1126,12 +1137,25 @@ def _server_replay(args: argparse.Namespace) -> int:
         elif item.get("type") == "ruling":
             _print(f"ruling: {safe(str(item.get('kind')))} {item.get('adjust')}: "
                    f"{safe(str(item.get('reason')))}")
+        elif item.get("type") in _PROPOSALS:
+            _print(f"{item['time']}: {seat_name(item.get('seat'), board.players)} "
+                   + _PROPOSALS[item["type"]](item))
     if last.scoring:
         table = words_table(board.game, board.players)
         _print("result: " + "\n  ".join(
             result_lines(board.game, last.scoring.get("result"), table)))
         _print(f"scores after: {last.scoring.get('scores_after')}")
     return 0
+
+
+#: The dispute replay's timeline items of undo requests and unchecked claims, in words.
+_PROPOSALS: dict[str, Any] = {
+    "undo_request": lambda i: f"asked to withdraw {action_text(i['action'])} (undo policy)",
+    "undo_answer": lambda i: "agreed to the undo" if i.get("agree") else "refused the undo",
+    "withdrawn": lambda i: f"withdrew {action_text(i['action'])}, the other sides agreeing",
+    "claim_proposal": lambda i: "put a claim of all the remaining tricks to the other sides",
+    "claim_answer": lambda i: "accepted the claim" if i.get("accept") else "rejected the claim",
+}
 
 
 def _location(key: str, players: Sequence[str]) -> str:
