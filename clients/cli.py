@@ -765,6 +765,12 @@ def board_text(board: Scoreboard) -> str:
                      f"{', '.join(f'{a:+d}' for a in r.adjust)}: {safe(r.reason)}")
     if board.rulings:
         lines.append(f"with rulings: {scores_text(board.adjusted_scores, seats)}")
+    ab = board.abandoned
+    if ab:
+        faulty = [side_name(i, seats, len(board.scores)) for i, f in enumerate(ab["at_fault"])
+                  if f]
+        lines.append(f"abandoned in hand {ab['hand']} ({ab['policy']}; at fault: "
+                     f"{', '.join(faulty) or 'nobody'}): {safe(ab['reason'])}")
     return "\n".join(lines)
 
 

@@ -452,6 +452,9 @@ class Scoreboard:
     head_hash: str = ""
     """The chain head: the hash of the event at ``version`` (save it to anchor a later
     :meth:`RefereeClient.check_chain`)."""
+    abandoned: dict[str, Any] | None = None
+    """Set when the arbiter ended the match as abandoned: ``at_fault`` (per side),
+    ``policy``, ``hand``, ``reason`` (docs/tournaments.md)."""
 
     @property
     def over(self) -> bool:
@@ -468,6 +471,9 @@ class Scoreboard:
                              json.loads(h.detail_json or "{}"),
                              [Ruling.from_pb(r) for r in h.rulings]) for h in b.hands],
             rulings=[Ruling.from_pb(r) for r in b.rulings], head_hash=b.head_hash,
+            abandoned=({"at_fault": list(b.abandoned.at_fault), "policy": b.abandoned.policy,
+                        "hand": b.abandoned.hand, "reason": b.abandoned.reason}
+                       if b.HasField("abandoned") else None),
         )
 
     def to_json(self) -> dict[str, Any]:
