@@ -152,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--organiser-token", default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
                    metavar="TOKEN", help="the server's organiser credential, where it requires "
                    "one (default: $REFEREE_ORGANISER_TOKEN)")
+    p.add_argument("--unchecked-claims", choices=["off", "consent"],
+                   help="with consent a claim of all the remaining tricks may be put to the "
+                        "other sides, unchecked (docs/claims.md)")
     p.add_argument("--undo", choices=["off", "consent"],
                    help="the undo policy (default off): with consent a seat may ask to "
                         "withdraw its last action (docs/undo.md)")
@@ -181,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="concede the remaining tricks of the hand instead")
     p.add_argument("--concede-match", action="store_true",
                    help="concede the whole match (resign): it ends at once")
+    p.add_argument("--unchecked", action="store_true",
+                   help="put a claim of all the remaining tricks to the other sides instead "
+                        "(a match created with --unchecked-claims consent)")
+    p.add_argument("--accept", action="store_true", help="accept the pending unchecked claim")
+    p.add_argument("--reject", action="store_true", help="reject the pending unchecked claim")
     p.add_argument("--command-id", help="idempotency key (default: a fresh one)")
 
     p = add("undo", "ask to withdraw your last action (a match whose undo policy is consent); "
@@ -548,7 +556,7 @@ def cmd_create(args: argparse.Namespace) -> int:
                                 fixed_deals=_load_deals(args.deals) if args.deals else (),
                                 organiser_token=args.organiser_token,
                                 time_control=_time_control(args),
-                                policies={"undo": args.undo} if args.undo else None)
+                                policies=_policies(args))
         game = client.get_view(m.match_id, m.spectator_token).game
     if args.save:
         local_state.save_tokens(_state_path(args), m.match_id, seats=dict(enumerate(m.tokens)),
@@ -628,15 +636,21 @@ def cmd_claim(args: argparse.Namespace) -> int:
         if args.concede or args.concede_match:
             r = client.concede(args.match, _token(args), command_id=args.command_id,
                                whole_match=args.concede_match)
+        elif args.accept or args.reject:
+            r = client.answer_claim(args.match, _token(args), args.accept,
+                                    command_id=args.command_id)
         else:
-            r = client.claim(args.match, _token(args), args.tricks, command_id=args.command_id)
+            r = client.claim(args.match, _token(args), args.tricks, command_id=args.command_id,
+                             unchecked=args.unchecked)
     data = {"version": r.version, "seat": r.seat, "action": r.action, "hand_over": r.hand_over,
             "match_over": r.match_over, "scores": r.scores, "replayed": r.replayed,
             "command_id": r.command_id, "facts": [{"kind": f.kind, **f.data} for f in r.facts]}
     what = ("match conceded" if args.concede_match else
-            "concession" if args.concede else "claim")
-    lines = [f"seat {r.seat}: {what}"
-             + ("" if args.concede_match else " accepted") + f" (version {r.version})"
+            "concession accepted" if args.concede else
+            "claim put to the other sides" if args.unchecked else
+            "claim accepted" if args.accept else "claim rejected" if args.reject else
+            "claim accepted")
+    lines = [f"seat {r.seat}: {what} (version {r.version})"
              + (" [replayed]" if r.replayed else "")]
     lines += [_fact_text(f.kind, f.data) for f in r.facts]
     _emit(args, data, "\n".join(line for line in lines if line))
@@ -688,6 +702,11 @@ def _fact_text(kind: str, data: dict[str, Any], table: Table | None = None) -> s
         why = safe(str(data.get("reason")))
         return (f"  hand {data.get('hand')} cancelled by the arbiter ({why}): scores back to "
                 f"{data.get('scores')}, dealt anew by seat {data.get('dealer')}")
+    if kind == "claim_proposed":
+        return f"  seat {data.get('seat')} puts a claim of all the remaining tricks to the " \
+               "other sides (unchecked)"
+    if kind == "claim_answered":
+        return f"  seat {data.get('seat')} " + ("accepted" if data.get("accept") else "rejected")
     if kind == "undo_requested":
         return f"  seat {data.get('seat')} asks to withdraw its last action (undo policy)"
     if kind == "undo_answered":
@@ -793,6 +812,12 @@ def board_text(board: Scoreboard) -> str:
         lines.append(ruling_text(r))
     if any(r.kind != "redeal" for r in board.rulings):
         lines.append(f"with rulings: {scores_text(board.adjusted_scores, seats)}")
+    ab = board.abandoned
+    if ab:
+        faulty = [side_name(i, seats, len(board.scores)) for i, f in enumerate(ab["at_fault"])
+                  if f]
+        lines.append(f"abandoned in hand {ab['hand']} ({ab['policy']}; at fault: "
+                     f"{', '.join(faulty) or 'nobody'}): {safe(ab['reason'])}")
     return "\n".join(lines)
 
 
@@ -846,6 +871,13 @@ def standings_text(s: Standings) -> str:
     if not s.standings:
         lines.append("  (no entrants yet)")
     return "\n".join(lines)
+
+
+def _policies(args: argparse.Namespace) -> dict[str, str] | None:
+    """The table policies the ``create`` flags give (None: the defaults)."""
+    chosen = {k: v for k, v in (("undo", args.undo),
+                                ("unchecked_claims", args.unchecked_claims)) if v}
+    return chosen or None
 
 
 def _time_control(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -1129,7 +1161,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"game": rep.game, "dealer": rep.dealer, "hands": rep.hands,
                      "stock": rep.stock, "steps": [vars(s) for s in rep.steps],
-                     "tricks": rep.tricks, "result": rep.result, "error": rep.error})
+                     "tricks": rep.tricks, "result": rep.result, "error": rep.error,
+                     "withdrawn": rep.withdrawn})
         return 1 if rep.error else 0
     _print(f"{rep.game} hand, dealer seat {rep.dealer}")
     if args.cancelled:
@@ -1140,11 +1173,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if rep.stock:
         _print(f"  stock: {cards_text(rep.stock, sort=False)}")
     seats = words_table(rep.game, players, len(rep.hands), rep.dealer)
+
+    def withdrawn(at: int) -> None:  # actions withdrawn by consent where they were made
+        for w in rep.withdrawn:
+            if w["index"] == at:
+                _print(f"     ({seat_name(w['seat'], players)} withdrew "
+                       f"{action_text(w['action'])} here, by consent)")
+
     for s in rep.steps:
         if args.at is not None and s.index >= args.at:
             break
         if args.legal:
             _print(f"    legal: {', '.join(s.legal)}")
+        withdrawn(s.index)
         _print(f"{s.index + 1:3}. {seat_name(s.seat, players)}: {action_text(s.action)}")
         for t in s.tricks:
             _print(_fact_text("trick_taken", t) + (f" ({t['points']} points)" if t["points"]
@@ -1155,6 +1196,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             _print(f"     ILLEGAL: {safe(s.error['message'])}")
         if args.step:
             input("     [Enter] ")
+    if args.at is None:
+        withdrawn(len(rep.steps))
     if args.at is not None:
         shown = [s for s in rep.steps if s.index < args.at]
         table = shown[-1].table if shown else {}
@@ -1219,12 +1262,25 @@ def _server_replay(args: argparse.Namespace) -> int:
         elif item.get("type") == "ruling":
             _print(f"ruling: {safe(str(item.get('kind')))} {item.get('adjust')}: "
                    f"{safe(str(item.get('reason')))}")
+        elif item.get("type") in _PROPOSALS:
+            _print(f"{item['time']}: {seat_name(item.get('seat'), board.players)} "
+                   + _PROPOSALS[item["type"]](item))
     if last.scoring:
         table = words_table(board.game, board.players)
         _print("result: " + "\n  ".join(
             result_lines(board.game, last.scoring.get("result"), table)))
         _print(f"scores after: {last.scoring.get('scores_after')}")
     return 0
+
+
+#: The dispute replay's timeline items of undo requests and unchecked claims, in words.
+_PROPOSALS: dict[str, Any] = {
+    "undo_request": lambda i: f"asked to withdraw {action_text(i['action'])} (undo policy)",
+    "undo_answer": lambda i: "agreed to the undo" if i.get("agree") else "refused the undo",
+    "withdrawn": lambda i: f"withdrew {action_text(i['action'])}, the other sides agreeing",
+    "claim_proposal": lambda i: "put a claim of all the remaining tricks to the other sides",
+    "claim_answer": lambda i: "accepted the claim" if i.get("accept") else "rejected the claim",
+}
 
 
 def _location(key: str, players: Sequence[str]) -> str:

@@ -181,6 +181,13 @@ class ClaimNotAllowed(RefereeError):
     reason_name = "CLAIM_NOT_ALLOWED"
 
 
+class ClaimPending(RefereeError):
+    """A seat put an unchecked claim to the other sides: the table waits for their answer
+    (docs/claims.md)."""
+
+    reason_name = "CLAIM_PENDING"
+
+
 class UndoNotAllowed(RefereeError):
     """No undo request or answer now: the match's undo policy is off, the last action is
     not the caller's, no request is pending, or the caller's side asked (docs/undo.md)."""
@@ -254,6 +261,7 @@ BY_REASON: dict[str, type[RefereeError]] = {
         PermissionDenied, VersionConflict, StoreUnavailable, Internal, HandInProgress,
         InvalidRuling, TournamentNotFound, ActionIndexOutOfRange, ViewNotReady, ServerStopping,
         ClaimRefused, ClaimNotAllowed, UndoNotAllowed, UndoPending,
+        ClaimPending,
     )
 }
 """ErrorInfo reason -> exception class."""

@@ -167,9 +167,15 @@ def render_view(view: Any) -> str:
     lines.append(f"dealer: {seat_name(view.dealer, players)}   phase: {s.get('phase', '-')}")
     clock = getattr(view, "clock", None)
     undo = getattr(view, "undo", None)
+    claim = getattr(view, "claim", None)
     if clock is not None:
-        lines.append("clock: stopped until the undo request is answered" if undo
-                     else clock_text(clock, players))
+        lines.append("clock: stopped until the undo request is answered" if undo else
+                     "clock: stopped until the claim is answered" if claim else
+                     clock_text(clock, players))
+    if claim:
+        lines.append(f"claim: {seat_name(claim['seat'], players)} claims all the remaining "
+                     f"tricks, unchecked; the other sides accept or reject "
+                     f"(referee-client claim --accept | --reject)")
     if undo:
         lines.append(f"undo: {seat_name(undo['seat'], players)} asks to withdraw "
                      f"{action_text(undo['action'])}; the other sides agree or refuse "

@@ -59,7 +59,7 @@ RETRIED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "GetMatchRecord"), (_REFEREE, "VerifyDeal"), (_REFEREE, "ListRejections"),
     (_REFEREE, "SubmitAction"),  # its command_id makes it idempotent
     (_REFEREE, "SubmitClaim"), (_REFEREE, "Concede"),  # so do theirs
-    (_REFEREE, "RequestUndo"), (_REFEREE, "AnswerUndo"),
+    (_REFEREE, "RequestUndo"), (_REFEREE, "AnswerUndo"), (_REFEREE, "AnswerClaim"),
     (_PROJECTIONS, "GetScoreboard"), (_PROJECTIONS, "GetReplay"), (_PROJECTIONS, "ExportHand"),
     (_PROJECTIONS, "ExportMatch"), (_PROJECTIONS, "CheckChain"), (_PROJECTIONS, "GetHandView"),
     (_TOURNAMENTS, "GetStandings"),
@@ -208,6 +208,8 @@ FACT_KINDS = {
     pb.FACT_KIND_UNDO_ANSWERED: "undo_answered",
     pb.FACT_KIND_ACTION_WITHDRAWN: "action_withdrawn",
     pb.FACT_KIND_MATCH_ABANDONED: "match_abandoned",
+    pb.FACT_KIND_CLAIM_PROPOSED: "claim_proposed",
+    pb.FACT_KIND_CLAIM_ANSWERED: "claim_answered",
 }
 
 R = TypeVar("R")
@@ -291,6 +293,8 @@ class View:
     players: list[str]
     deal_commitment: str
     clock: Clock | None = None
+    claim: dict[str, Any] | None = None
+    """The pending unchecked claim: ``seat``, ``agreed_sides``, ``version`` (docs/claims.md)."""
     undo: dict[str, Any] | None = None
     """The pending undo request: ``seat``, ``index``, ``action`` ("hidden" when the caller
     may not see it), ``agreed_sides``, ``version`` (docs/undo.md)."""
@@ -306,6 +310,8 @@ class View:
             state=json.loads(v.state_json or "{}"), players=list(v.players),
             deal_commitment=v.deal_commitment,
             clock=Clock.from_pb(v.clock) if v.HasField("clock") else None,
+            claim=({"seat": v.claim.seat, "agreed_sides": list(v.claim.agreed_sides),
+                    "version": v.claim.version} if v.HasField("claim") else None),
             undo=({"seat": v.undo.seat, "index": v.undo.index, "action": v.undo.action,
                    "agreed_sides": list(v.undo.agreed_sides), "version": v.undo.version}
                   if v.HasField("undo") else None),
@@ -461,6 +467,9 @@ class Scoreboard:
     head_hash: str = ""
     """The chain head: the hash of the event at ``version`` (save it to anchor a later
     :meth:`RefereeClient.check_chain`)."""
+    abandoned: dict[str, Any] | None = None
+    """Set when the arbiter ended the match as abandoned: ``at_fault`` (per side),
+    ``policy``, ``hand``, ``reason`` (docs/tournaments.md)."""
 
     @property
     def over(self) -> bool:
@@ -477,6 +486,9 @@ class Scoreboard:
                              json.loads(h.detail_json or "{}"),
                              [Ruling.from_pb(r) for r in h.rulings]) for h in b.hands],
             rulings=[Ruling.from_pb(r) for r in b.rulings], head_hash=b.head_hash,
+            abandoned=({"at_fault": list(b.abandoned.at_fault), "policy": b.abandoned.policy,
+                        "hand": b.abandoned.hand, "reason": b.abandoned.reason}
+                       if b.HasField("abandoned") else None),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -797,16 +809,27 @@ class RefereeClient:
         return ActionResult.from_pb(resp, command_id)
 
     def claim(self, match_id: str, token: str, tricks: int | None = None, *,
-              command_id: str | None = None) -> ActionResult:
+              command_id: str | None = None, unchecked: bool = False) -> ActionResult:
         """Claim for the token's seat's side (the seat to act) all the remaining tricks
         (``tricks`` None) or at least ``tricks`` more. The referee checks it against every
         defence: accepted, the hand is played out along the winning line (the answer holds
         its facts); refused, :class:`~clients.errors.ClaimRefused` and nothing changes
-        (docs/claims.md). A ``command_id`` is generated when not given; retries reuse it."""
+        (docs/claims.md). A ``command_id`` is generated when not given; retries reuse it.
+        ``unchecked``: put the claim of all the tricks to the other sides instead (a match
+        whose unchecked claims policy is ``consent``); they answer with :meth:`answer_claim`."""
         command_id = command_id or uuid.uuid4().hex
         request = pb.SubmitClaimRequest(match_id=match_id, token=token, tricks=tricks or 0,
-                                        command_id=command_id)
+                                        command_id=command_id, unchecked=unchecked)
         return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request), command_id)
+
+    def answer_claim(self, match_id: str, token: str, accept: bool, *,
+                     command_id: str | None = None) -> ActionResult:
+        """Answer the pending unchecked claim for the token's seat's side: the last
+        acceptance plays the hand out for the claiming side (docs/claims.md)."""
+        command_id = command_id or uuid.uuid4().hex
+        request = pb.AnswerClaimRequest(match_id=match_id, token=token, accept=accept,
+                                        command_id=command_id)
+        return ActionResult.from_pb(self._call(self.stub.AnswerClaim, request), command_id)
 
     def concede(self, match_id: str, token: str, *, command_id: str | None = None,
                 whole_match: bool = False) -> ActionResult:

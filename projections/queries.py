@@ -282,7 +282,7 @@ class Queries:
                 items.append({"time": r.time, "type": "rejection", "seat": r.seat,
                               "action": r.action, "reason": r.reason, "rule": r.rule,
                               "message": r.message})
-        for u in h.get("undo", ()):  # requests and answers (docs/undo.md)
+        for u in h.get("proposals", ()):  # undo requests, unchecked claims, their answers
             items.append({k: v for k, v in u.items() if k != "version"})
         for w in h.get("withdrawn", ()):
             items.append({"time": w["time"], "type": "withdrawn", "index": w["index"],

@@ -57,6 +57,8 @@ POLICIES_SET = Match.PoliciesSet
 UNDO_REQUESTED = Match.UndoRequested
 UNDO_ANSWERED = Match.UndoAnswered
 ACTION_WITHDRAWN = Match.ActionWithdrawn
+CLAIM_PROPOSED = Match.ClaimProposed
+CLAIM_ANSWERED = Match.ClaimAnswered
 TOURNAMENT_CREATED = _event_class(Tournament, "Created")
 ENTRANT_REGISTERED = _event_class(Tournament, "EntrantRegistered")
 MATCH_ATTACHED = _event_class(Tournament, "MatchAttached")
@@ -237,6 +239,8 @@ class ScoreboardProjection(Projection[DocView]):
     @process_event.register(CLAIM_ACCEPTED)
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
+        if e.kind == "unchecked":  # carried by the other sides: the clocks run again
+            _answered(doc, "claim", e)
         to_act = doc.get("to_act")
         if to_act is not None:  # the turn to act ends with the claim (as the aggregate's)
             _tick(doc, e, lambda clock: clock.acted(to_act, e.timestamp))
@@ -255,6 +259,20 @@ class ScoreboardProjection(Projection[DocView]):
         doc["policies"] = dict(e.policies)
         self._save(doc, tracking)
 
+    @process_event.register(CLAIM_PROPOSED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)  # an unchecked claim put to the other sides stops the clocks
+        doc["claim"] = {"seat": e.seat, "version": e.originator_version}
+        _tick(doc, e, lambda clock: clock.pause(e.timestamp))
+        self._save(doc, tracking)
+
+    @process_event.register(CLAIM_ANSWERED)
+    def _(self, e: Any, tracking: Tracking) -> None:
+        doc = self._doc(e)
+        if not e.accept:  # rejected: the clocks run again (carried: see CLAIM_ACCEPTED)
+            _answered(doc, "claim", e)
+        self._save(doc, tracking)
+
     @process_event.register(UNDO_REQUESTED)
     def _(self, e: Any, tracking: Tracking) -> None:
         doc = self._doc(e)
@@ -269,8 +287,7 @@ class ScoreboardProjection(Projection[DocView]):
         if e.agree:
             doc["undo"]["agreed"].append(side_of(find_game(doc["game"]), e.seat))
         else:
-            doc["undo"] = None
-            _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
+            _answered(doc, "undo", e)
         self._save(doc, tracking)
 
     @process_event.register(ACTION_WITHDRAWN)
@@ -370,6 +387,12 @@ class ScoreboardProjection(Projection[DocView]):
         doc["rulings"].append(_redeal(e))
         doc.update(scores=list(e.scores), dealer=e.dealer, to_act=None, redealing=True)
         self._save(doc, tracking)
+
+
+def _answered(doc: Doc, key: str, e: Any) -> None:
+    """A proposal (``undo``, ``claim``) ended by its answer: the clocks run again."""
+    doc[key] = None
+    _tick(doc, e, lambda clock: clock.resume(e.timestamp, 0))
 
 
 def _abandoned(e: Any, hand: int) -> Doc:
@@ -492,14 +515,20 @@ class HandsProjection(Projection[DocView]):
 
     @process_event.register(UNDO_REQUESTED)
     @process_event.register(UNDO_ANSWERED)
+    @process_event.register(CLAIM_PROPOSED)
+    @process_event.register(CLAIM_ANSWERED)
     def _(self, e: Any, tracking: Tracking) -> None:
-        doc = self._hand(e)
+        doc = self._hand(e)  # what the seats put to each other, for the replay's timeline
         item = {"seat": e.seat, "version": e.originator_version, "time": _ts(e)}
         if isinstance(e, UNDO_REQUESTED):
             item.update(type="undo_request", index=e.index, action=e.action)
-        else:
+        elif isinstance(e, UNDO_ANSWERED):
             item.update(type="undo_answer", agree=e.agree)
-        doc.setdefault("undo", []).append(item)
+        elif isinstance(e, CLAIM_PROPOSED):
+            item.update(type="claim_proposal")
+        else:
+            item.update(type="claim_answer", accept=e.accept)
+        doc.setdefault("proposals", []).append(item)
         self._put_hand(doc, tracking)
 
     @process_event.register(ACTION_WITHDRAWN)

@@ -54,6 +54,8 @@ class View:
     """The clock (``referee.domain.clock.Clock.to_json``); None for an untimed match."""
     undo: dict[str, Any] | None = None
     """The pending undo request (``referee.domain.match.Match.undo_json``), if any."""
+    claim: dict[str, Any] | None = None
+    """The pending unchecked claim (``referee.domain.match.Match.claim_json``), if any."""
 
 
 @dataclasses.dataclass(frozen=True)

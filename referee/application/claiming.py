@@ -84,19 +84,37 @@ class SeatCommands:
 class Claiming(SeatCommands):
     """``SubmitClaim`` and ``Concede``."""
 
-    def claim(self, match_id: UUID, token: str, tricks: int = ALL, command_id: str = ""
-              ) -> Answer:
+    def claim(self, match_id: UUID, token: str, tricks: int = ALL, command_id: str = "",
+              unchecked: bool = False) -> Answer:
         """The seat of ``token`` claims ``tricks`` more tricks for its side (:data:`ALL`:
-        all the remaining ones).
+        all the remaining ones). ``unchecked``: put the claim (of all the tricks) to the
+        other sides instead, where the match's unchecked claims policy allows it.
 
         :raises ClaimRefusedError: the claim does not hold (nothing changes).
         :raises ClaimNotAllowedError: no claim may be made now."""
         if tricks != ALL and not 1 <= tricks <= MAX_CLAIM_TRICKS:
             raise MalformedRequestError(
                 f"tricks must be 1..{MAX_CLAIM_TRICKS}, or all of them", field="tricks")
+        if unchecked:
+            if tricks != ALL:
+                raise MalformedRequestError("an unchecked claim is of all the remaining "
+                                            "tricks (tricks 0)", field="tricks")
+            return self._run(match_id, token, command_id, "claim:unchecked",
+                             lambda match, seat: match.propose_claim(seat, command_id))
         text = Match.claim_text("claim", tricks)
         return self._run(match_id, token, command_id, text,
                          lambda match, seat: match.claim(seat, tricks, command_id))
+
+    def answer(self, match_id: UUID, token: str, accept: bool, command_id: str = ""
+               ) -> Answer:
+        """The seat of ``token`` answers the pending unchecked claim for its side; the last
+        acceptance plays the hand out for the claiming side.
+
+        :raises ClaimNotAllowedError: nothing pending, or the seat may not answer it."""
+        text = "claim:accept" if accept else "claim:reject"
+        return self._run(match_id, token, command_id, text,
+                         lambda match, seat: match.answer_claim(seat, accept, command_id),
+                         "answer a claim")
 
     def concede(self, match_id: UUID, token: str, command_id: str = "",
                 whole_match: bool = False) -> Answer:

@@ -141,7 +141,11 @@ class Timers:
         self._workers.shutdown(wait=False, cancel_futures=True)
 
 
-CLOCK_TOPICS = (get_topic(Match.TimeControlled), get_topic(Match.ClockResumed))
+#: The events after which a table's clocks may run again with a new deadline: a time control,
+#: a resume, and the answers that end an undo request or an unchecked claim (docs/undo.md).
+CLOCK_TOPICS = tuple(get_topic(e) for e in (
+    Match.TimeControlled, Match.ClockResumed, Match.UndoAnswered, Match.ActionWithdrawn,
+    Match.ClaimAnswered))
 ENDED_TOPIC = get_topic(Match.MatchEnded)
 
 

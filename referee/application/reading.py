@@ -24,6 +24,8 @@ from referee.domain.errors import HandNotFinishedError, HandNotFoundError
 from referee.domain.facts import (
     ACTION_WITHDRAWN,
     CLAIM_ACCEPTED,
+    CLAIM_ANSWERED,
+    CLAIM_PROPOSED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
     HAND_CANCELLED,
@@ -157,7 +159,9 @@ def view_of(match: Match, who: Principal) -> View:
     legal: list[str] = []
     undo = match.undo_json(who.seat if who.role is Role.SEAT else None,
                            who.role is Role.AUDITOR)
-    if to_act is not None and who.role is Role.SEAT and who.seat == to_act and undo is None:
+    claim = match.claim_json()
+    if (to_act is not None and who.role is Role.SEAT and who.seat == to_act and undo is None
+            and claim is None):
         legal = [game.format_action(a) for a in game.legal_actions(state)]
     result = match_result(match.match_state.scores, match.match_state.winner, match.over,
                           match.rulings, match.forfeit, match.abandoned)
@@ -167,7 +171,7 @@ def view_of(match: Match, who: Principal) -> View:
         legal_actions=legal, scores=result["scores"],
         match_over=match.over, winner=result["winner"], state=shown,
         players=list(match.players), commitment=match.hand.commitment,
-        clock=match.clock_json(datetime.now(UTC)), undo=undo,
+        clock=match.clock_json(datetime.now(UTC)), undo=undo, claim=claim,
     )
 
 
@@ -224,6 +228,12 @@ def _redacted(match: Match, who: Principal, after: int, stored: Iterable[Any]
             kind = UNDO_REQUESTED if isinstance(e, Match.UndoRequested) else ACTION_WITHDRAWN
             out.append(PublicEvent(v, hand, e.seat, text,
                                    [{"kind": kind, "seat": e.seat, "index": e.index}]))
+        elif isinstance(e, Match.ClaimProposed):
+            out.append(PublicEvent(v, hand, e.seat, "", [
+                {"kind": CLAIM_PROPOSED, "seat": e.seat, "tricks": -1}]))
+        elif isinstance(e, Match.ClaimAnswered):
+            out.append(PublicEvent(v, hand, e.seat, "", [
+                {"kind": CLAIM_ANSWERED, "seat": e.seat, "accept": e.accept}]))
         elif isinstance(e, Match.UndoAnswered):
             out.append(PublicEvent(v, hand, e.seat, "", [
                 {"kind": UNDO_ANSWERED, "seat": e.seat, "agree": e.agree}]))

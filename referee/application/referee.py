@@ -213,10 +213,15 @@ class Referee(Application[UUID]):
         return self._run(self.acting.submit(match_id, token, action, command_id,
                                             expected_version, seat))
 
-    def claim(self, match_id: UUID, token: str, tricks: int = -1, command_id: str = ""
-              ) -> Answer:
+    def claim(self, match_id: UUID, token: str, tricks: int = -1, command_id: str = "",
+              unchecked: bool = False) -> Answer:
         """See :meth:`referee.application.claiming.Claiming.claim` (-1: all the tricks)."""
-        return self.claiming.claim(match_id, token, tricks, command_id)
+        return self.claiming.claim(match_id, token, tricks, command_id, unchecked)
+
+    def answer_claim(self, match_id: UUID, token: str, accept: bool, command_id: str = ""
+                     ) -> Answer:
+        """See :meth:`referee.application.claiming.Claiming.answer`."""
+        return self.claiming.answer(match_id, token, accept, command_id)
 
     def concede(self, match_id: UUID, token: str, command_id: str = "",
                 whole_match: bool = False) -> Answer:

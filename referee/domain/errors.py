@@ -234,3 +234,10 @@ class WebhookNotFoundError(RefereeError):
     """No webhook endpoint has this id (never registered, or removed)."""
 
     reason = "WEBHOOK_NOT_FOUND"
+
+
+class ClaimPendingError(RefereeError):
+    """A seat put a claim to the other sides (the match's unchecked claims policy,
+    ``consent``): the table waits for their answer before anything else is played."""
+
+    reason = "CLAIM_PENDING"

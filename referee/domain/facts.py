@@ -21,6 +21,8 @@ MATCH_CONCEDED = "match_conceded"
 HAND_CANCELLED = "hand_cancelled"
 UNDO_REQUESTED = "undo_requested"
 MATCH_ABANDONED = "match_abandoned"
+CLAIM_PROPOSED = "claim_proposed"
+CLAIM_ANSWERED = "claim_answered"
 UNDO_ANSWERED = "undo_answered"
 ACTION_WITHDRAWN = "action_withdrawn"
 

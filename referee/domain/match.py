@@ -22,6 +22,7 @@ from referee.domain.clock import Clock, TimeControl
 from referee.domain.deal import commitment
 from referee.domain.errors import (
     ClaimNotAllowedError,
+    ClaimPendingError,
     ClaimRefusedError,
     ClockPausedError,
     ClockStateError,
@@ -34,6 +35,8 @@ from referee.domain.errors import (
 from referee.domain.facts import (
     ACTION_WITHDRAWN,
     CLAIM_ACCEPTED,
+    CLAIM_ANSWERED,
+    CLAIM_PROPOSED,
     HAND_DEALT,
     HAND_ENDED,
     MATCH_CONCEDED,
@@ -43,9 +46,17 @@ from referee.domain.facts import (
     fact_json,
 )
 from referee.domain.policies import TablePolicies
+from referee.domain.proposals import answering_side, carried
 from referee.domain.result import REDEAL, abandoned_winner
 from referee.rules.cards import parse_card
-from referee.rules.claims import ALL, ClaimError, check_claim, concession_line, in_trick_play
+from referee.rules.claims import (
+    ALL,
+    ClaimError,
+    check_claim,
+    claim_sides,
+    concession_line,
+    in_trick_play,
+)
 from referee.rules.game import (
     Game,
     HandEnded,
@@ -229,6 +240,22 @@ class Match(Aggregate):
         action: str
         index: int
 
+    class ClaimProposed(Event):
+        """``seat`` put a claim of all the remaining tricks to the other sides, unchecked
+        (the unchecked claims policy ``consent``): the clocks stop until they answer."""
+
+        seat: int
+        command_id: str
+
+    class ClaimAnswered(Event):
+        """``seat`` answered the pending unchecked claim for its side: ``accept``. A
+        rejection ends it and the clocks run again; once every other side has accepted, the
+        claim is played out (``ClaimAccepted`` with ``kind`` ``unchecked``, then its line)."""
+
+        seat: int
+        accept: bool
+        command_id: str
+
     class HandScored(Event):
         hand: int
         result: dict[str, Any]
@@ -373,6 +400,8 @@ class Match(Aggregate):
         #: The pending undo request: ``{"seat", "action", "index", "version", "agreed"}``
         #: (``agreed``: the sides that agreed so far).
         self.undo_request: dict[str, Any] | None = None
+        #: The pending unchecked claim: ``{"seat", "version", "agreed"}``.
+        self.claim_proposal: dict[str, Any] | None = None
 
     # -- derived ---------------------------------------------------------------------------
     @cached_property
@@ -585,12 +614,65 @@ class Match(Aggregate):
         self._policies_set(policies=policies.to_dict())
 
     def _check_no_undo_pending(self) -> None:
+        """:raises UndoPendingError, ClaimPendingError: the table waits for an answer."""
         request = self.undo_request
         if request is not None:
             raise UndoPendingError(
                 f"seat {request['seat']} asked to withdraw its last action: the table waits "
                 f"for the other sides to answer (undo policy: consent)",
                 seat=request["seat"], policy="undo")
+        proposal = self.claim_proposal
+        if proposal is not None:
+            raise ClaimPendingError(
+                f"seat {proposal['seat']} put a claim of all the remaining tricks to the "
+                f"other sides: the table waits for their answer (unchecked claims policy: "
+                f"consent)", seat=proposal["seat"], policy="unchecked_claims")
+
+    def propose_claim(self, seat: int, command_id: str) -> None:
+        """``seat`` (the seat to act, in trick play) puts a claim of all the remaining tricks
+        to the other sides, unchecked (docs/claims.md). The clocks stop until they answer.
+
+        :raises ClaimNotAllowedError: the unchecked claims policy is off, not in trick play,
+            ``seat`` is not to act."""
+        if self.policies.unchecked_claims != "consent":
+            raise ClaimNotAllowedError(
+                "this match's unchecked claims policy is off: every claim is checked by the "
+                "referee", policy="unchecked_claims", value=self.policies.unchecked_claims)
+        self._check_playing()
+        game, state = self.game, self.hand_state
+        if not in_trick_play(game, state):
+            raise ClaimNotAllowedError("a claim is made in the trick play of a hand",
+                                       policy="unchecked_claims")
+        if game.current_seat(state) != seat:
+            raise ClaimNotAllowedError(f"only the seat to act may claim; it is seat "
+                                       f"{game.current_seat(state)}, not seat {seat}",
+                                       seat=seat, policy="unchecked_claims")
+        self._claim_proposed(seat=seat, command_id=command_id)
+
+    def answer_claim(self, seat: int, accept: bool, command_id: str) -> None:
+        """``seat`` answers the pending unchecked claim for its side. A rejection ends it;
+        the last acceptance plays the hand out as the other sides' concession
+        (``referee.rules.claims.concession_line``): the claiming side takes every trick the
+        cards allow.
+
+        :raises ClaimNotAllowedError: nothing pending, ``seat`` is on the claiming side or
+            its side already accepted."""
+        if self.over:
+            raise MatchOverError("the match is over", matchId=self.id)
+        proposal = self.claim_proposal
+        if proposal is None:
+            raise ClaimNotAllowedError("no unchecked claim is pending (unchecked claims "
+                                       f"policy: {self.policies.unchecked_claims})",
+                                       policy="unchecked_claims", seat=seat)
+        claimer = proposal["seat"]
+        sides = list(claim_sides(self.game, self.hand_state))
+        answering_side(sides, seat, claimer, proposal["agreed"], ClaimNotAllowedError,
+                       "a claim of all the remaining tricks", "unchecked claims policy: "
+                       "consent")
+        self._claim_answered(seat=seat, accept=accept, command_id=command_id)
+        if accept and carried(sides, proposal["agreed"]):
+            line = concession_line(self.game, self.hand_state, seat)
+            self._play_out(claimer, "unchecked", ALL, "", line)
 
     def request_undo(self, seat: int, command_id: str) -> None:
         """``seat`` asks to withdraw its last action, which must be the last action of the
@@ -638,21 +720,27 @@ class Match(Aggregate):
             raise UndoNotAllowedError(
                 "no undo request is pending (undo policy: "
                 f"{self.policies.undo})", policy="undo", seat=seat)
-        game = self.game
-        side, asking = side_of(game, seat), side_of(game, request["seat"])
-        if side == asking:
-            raise UndoNotAllowedError(
-                f"seat {seat} is on the side that asked to withdraw (seat "
-                f"{request['seat']}): the other sides answer (undo policy: consent)",
-                policy="undo", seat=seat)
-        if side in request["agreed"]:
-            raise UndoNotAllowedError(
-                f"seat {seat}'s side already agreed to this undo request", policy="undo",
-                seat=seat)
+        sides = self._match_sides()
+        answering_side(sides, seat, request["seat"], request["agreed"], UndoNotAllowedError,
+                       "to withdraw its last action", "undo policy: consent")
         self._undo_answered(seat=seat, agree=agree, command_id=command_id)
-        if agree and len(request["agreed"]) == sides_of(game) - 1:
+        if agree and carried(sides, request["agreed"]):
             self._action_withdrawn(seat=request["seat"], action=request["action"],
                                    index=request["index"])
+
+    def _match_sides(self) -> list[frozenset[int]]:
+        """The seats of each side that scores (teams, or each seat)."""
+        game = self.game
+        return [frozenset(s for s in range(game.num_seats) if side_of(game, s) == t)
+                for t in range(sides_of(game))]
+
+    def claim_json(self) -> dict[str, Any] | None:
+        """The pending unchecked claim as views show it (it names no card)."""
+        proposal = self.claim_proposal
+        if proposal is None:
+            return None
+        return {"seat": proposal["seat"], "agreed": sorted(proposal["agreed"]),
+                "version": proposal["version"]}
 
     def undo_json(self, who_seat: int | None, auditor: bool) -> dict[str, Any] | None:
         """The pending undo request as views show it: the asking seat, the index of its
@@ -697,9 +785,9 @@ class Match(Aggregate):
 
     def pause_clock(self, by: str, reason: str) -> None:
         """:raises ClockStateError: no time control, already paused, or the match is over."""
-        if self.undo_request is not None:
-            raise ClockStateError("the clocks are stopped by a pending undo request: its "
-                                  "answer restarts them (undo policy: consent)")
+        if self.undo_request is not None or self.claim_proposal is not None:
+            raise ClockStateError("the clocks are stopped by a pending undo request or "
+                                  "unchecked claim: its answer restarts them")
         if self.clock is None or self.clock.paused or self.over:
             raise ClockStateError(
                 "this table has no time control" if self.clock is None else
@@ -708,9 +796,9 @@ class Match(Aggregate):
 
     def resume_clock(self, by: str, add_ms: int = 0) -> None:
         """:raises ClockStateError: no time control, or not paused."""
-        if self.undo_request is not None:
-            raise ClockStateError("the clocks are stopped by a pending undo request: its "
-                                  "answer restarts them (undo policy: consent)")
+        if self.undo_request is not None or self.claim_proposal is not None:
+            raise ClockStateError("the clocks are stopped by a pending undo request or "
+                                  "unchecked claim: its answer restarts them")
         if self.clock is None or not self.clock.paused:
             raise ClockStateError("this table has no time control" if self.clock is None
                                   else "the clocks are not paused")
@@ -855,13 +943,9 @@ class Match(Aggregate):
     def _match_conceded(self, seat: int, winner: int | None, command_id: str) -> None:
         self.match_state = dataclasses.replace(self.match_state, over=True, winner=winner)
         self.forfeit = {"seat": seat, "hand": len(self.hands), "conceded": True}
-        self.undo_request = None
-        outcome = Outcome(seat, "concede:match", command_id,
-                          [{"kind": MATCH_CONCEDED, "seat": seat, "winner": winner}],
-                          self.version + 1)
-        self.last_outcome = outcome
-        if command_id:
-            self.outcomes[self.command_key(seat, command_id)] = outcome
+        self.undo_request = self.claim_proposal = None
+        self._outcome(seat, "concede:match", command_id,
+                      {"kind": MATCH_CONCEDED, "seat": seat, "winner": winner})
 
     @event(MatchAbandoned)
     def _match_abandoned(self, faults: list[bool], policy: str, reason: str, by: str,
@@ -870,7 +954,7 @@ class Match(Aggregate):
         self.abandoned = {"faults": list(faults), "policy": policy, "hand": len(self.hands),
                           "reason": reason, "command_id": command_id,
                           "version": self.version + 1}
-        self.undo_request = None
+        self.undo_request = self.claim_proposal = None
 
     @event(SeatSubstituted)
     def _seat_substituted(self, seat: int, player: str, previous: str, token_hash: str,
@@ -892,12 +976,11 @@ class Match(Aggregate):
             to_act = self.to_act
             if to_act is not None:
                 self.clock.acted(to_act, self._event_at)
-        outcome = Outcome(seat, self.claim_text(kind, tricks), command_id,
-                          [{"kind": CLAIM_ACCEPTED, "seat": seat, "claim": kind,
-                            "tricks": tricks}], self.version + 1)
-        self.last_outcome = outcome
-        if command_id:
-            self.outcomes[self.command_key(seat, command_id)] = outcome
+        fact = {"kind": CLAIM_ACCEPTED, "seat": seat, "claim": kind, "tricks": tricks}
+        if kind == "unchecked":  # part of the answer that carried it
+            self._caused(fact)
+            return
+        self._outcome(seat, self.claim_text(kind, tricks), command_id, fact)
 
     @event(ClaimLineAction)
     def _claim_line_action(
@@ -969,6 +1052,31 @@ class Match(Aggregate):
         self.last_outcome = outcome
         if command_id:
             self.outcomes[self.command_key(seat, command_id)] = outcome
+
+    @event(ClaimProposed)
+    def _claim_proposed(self, seat: int, command_id: str) -> None:
+        self.claim_proposal = {"seat": seat, "version": self.version + 1, "agreed": []}
+        if self.clock is not None:
+            self.clock.pause(self._event_at)
+        self._outcome(seat, "claim:unchecked", command_id,
+                      {"kind": CLAIM_PROPOSED, "seat": seat, "tricks": ALL})
+
+    @event(ClaimAnswered)
+    def _claim_answered(self, seat: int, accept: bool, command_id: str) -> None:
+        proposal = self.claim_proposal
+        assert proposal is not None
+        self._outcome(seat, "claim:accept" if accept else "claim:reject", command_id,
+                      {"kind": CLAIM_ANSWERED, "seat": seat, "accept": accept,
+                       "claimer": proposal["seat"]})
+        sides = claim_sides(self.game, self.hand_state)
+        if accept:
+            side = next(i for i, s in enumerate(sides) if seat in s)
+            proposal["agreed"] = [*proposal["agreed"], side]
+            if not carried(sides, proposal["agreed"]):
+                return
+        self.claim_proposal = None  # rejected, or carried: the line follows
+        if self.clock is not None:
+            self.clock.resume(self._event_at, 0)
 
     @event(UndoRequested)
     def _undo_requested(self, seat: int, action: str, index: int, command_id: str) -> None:

@@ -301,15 +301,7 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
     for i, a in enumerate(actions_data):
         where = f"{prefix}actions[{i}]"
         a = _object(a, where)
-        seat, text = a.get("seat"), a.get("action")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
-            raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {seat!r}", where)
-        if not isinstance(text, str):
-            raise RecordError(f"action must be a string, not {text!r}", where)
-        try:
-            game.parse_action(text)
-        except InvalidActionError as exc:
-            raise RecordError(str(exc), where) from None
+        seat, text = _seat_action(game, a, where)
         timeout = a.get("timeout", False)
         if not isinstance(timeout, bool):
             raise RecordError(f"timeout must be true or false, not {timeout!r}", where)
@@ -344,19 +336,26 @@ def _withdrawn(game: Game[Any], data: object, actions: int, prefix: str
     for i, w in enumerate(data):
         where = f"{prefix}withdrawn[{i}]"
         obj = _object(w, where)
-        index, seat, text = obj.get("index"), obj.get("seat"), obj.get("action")
+        index = obj.get("index")
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= actions:
             raise RecordError(f"index must be 0..{actions} (actions before it)", where)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
-            raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {seat!r}", where)
-        if not isinstance(text, str):
-            raise RecordError(f"action must be a string, not {text!r}", where)
-        try:
-            game.parse_action(text)
-        except InvalidActionError as exc:
-            raise RecordError(str(exc), where) from None
+        seat, text = _seat_action(game, obj, where)
         out.append({"index": index, "seat": seat, "action": text})
     return tuple(out)
+
+
+def _seat_action(game: Game[Any], obj: dict[str, Any], where: str) -> tuple[Seat, str]:
+    """An action object's ``seat`` (one of the game's) and ``action`` (in its notation)."""
+    seat, text = obj.get("seat"), obj.get("action")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
+        raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {seat!r}", where)
+    if not isinstance(text, str):
+        raise RecordError(f"action must be a string, not {text!r}", where)
+    try:
+        game.parse_action(text)
+    except InvalidActionError as exc:
+        raise RecordError(str(exc), where) from None
+    return seat, text
 
 
 # -- replaying ----------------------------------------------------------------------------

@@ -74,6 +74,7 @@ ERROR_TABLE: tuple[tuple[type[BaseException], grpc.StatusCode, str | None], ...]
     (d.ClaimNotAllowedError, grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED"),
     (d.UndoNotAllowedError, grpc.StatusCode.FAILED_PRECONDITION, "UNDO_NOT_ALLOWED"),
     (d.UndoPendingError, grpc.StatusCode.FAILED_PRECONDITION, "UNDO_PENDING"),
+    (d.ClaimPendingError, grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_PENDING"),
     (d.CommandIdReusedError, grpc.StatusCode.FAILED_PRECONDITION, "COMMAND_ID_REUSED"),
     (d.VersionConflictError, grpc.StatusCode.ABORTED, "VERSION_CONFLICT"),
     (d.ChainBrokenError, grpc.StatusCode.DATA_LOSS, "CHAIN_BROKEN"),

@@ -77,6 +77,11 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
         out.as_played_winner = doc["winner"]
     if doc.get("clock") is not None:
         out.clock.CopyFrom(clock_pb(doc["clock"]))
+    abandoned = doc.get("abandoned")
+    if abandoned is not None:
+        out.abandoned.CopyFrom(pb.Abandonment(
+            at_fault=abandoned["faults"], policy=abandoned["policy"], hand=abandoned["hand"],
+            reason=abandoned["reason"]))
     out.timeouts.extend(
         pb.Timeout(seat=t["seat"], policy=t["policy"], hand=t["hand"], version=t["version"],
                    deadline=t["deadline"]) for t in doc.get("timeouts", ()))

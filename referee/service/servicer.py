@@ -25,6 +25,8 @@ from referee.domain.facts import (
     ACTION_WITHDRAWN,
     ANNOUNCED,
     CLAIM_ACCEPTED,
+    CLAIM_ANSWERED,
+    CLAIM_PROPOSED,
     CLOCK_PAUSED,
     CLOCK_RESUMED,
     HAND_DEALT,
@@ -68,6 +70,8 @@ _FACT_KINDS = {
     UNDO_ANSWERED: pb.FACT_KIND_UNDO_ANSWERED,
     ACTION_WITHDRAWN: pb.FACT_KIND_ACTION_WITHDRAWN,
     MATCH_ABANDONED: pb.FACT_KIND_MATCH_ABANDONED,
+    CLAIM_PROPOSED: pb.FACT_KIND_CLAIM_PROPOSED,
+    CLAIM_ANSWERED: pb.FACT_KIND_CLAIM_ANSWERED,
 }
 _POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
              pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
@@ -138,6 +142,9 @@ def view_pb(v: View) -> pb.GetViewResponse:
         out.winner = v.winner
     if v.clock is not None:
         out.clock.CopyFrom(clock_pb(v.clock))
+    if v.claim is not None:
+        out.claim.CopyFrom(pb.PendingClaim(seat=v.claim["seat"], agreed_sides=v.claim["agreed"],
+                                           version=v.claim["version"]))
     if v.undo is not None:
         out.undo.CopyFrom(pb.PendingUndo(
             seat=v.undo["seat"], index=v.undo["index"], action=v.undo["action"],
@@ -344,7 +351,8 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             raise MalformedRequestError("tricks must be 0 (all the remaining tricks) or more",
                                         field="tricks")
         answer = self.app.claim(_match_id(request.match_id), request.token,
-                                request.tricks or ALL_TRICKS, command_id=request.command_id)
+                                request.tricks or ALL_TRICKS, command_id=request.command_id,
+                                unchecked=request.unchecked)
         return answer_pb(answer)
 
     @unary_handler
@@ -372,3 +380,9 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                    ) -> pb.SubmitActionResponse:
         return answer_pb(self.app.answer_undo(_match_id(request.match_id), request.token,
                                               request.agree, command_id=request.command_id))
+
+    @unary_handler
+    def AnswerClaim(self, request: pb.AnswerClaimRequest, context: grpc.ServicerContext
+                    ) -> pb.SubmitActionResponse:
+        return answer_pb(self.app.answer_claim(_match_id(request.match_id), request.token,
+                                               request.accept, command_id=request.command_id))

@@ -42,6 +42,11 @@ def test_abandon_from_the_command_line(cli: Cli, client: RefereeClient,
     assert standings["abandonment"] == "adjusted"
     rows = {r["entrant"]: r for r in standings["standings"]}
     assert rows["north"]["abandoned"] == 1 and rows["east"]["won"] == 1
+    board = client.get_scoreboard(made.match_id, AUDITOR)
+    assert board.winner == 1 and board.abandoned is not None
+    assert board.abandoned["at_fault"] == [True, False] and board.abandoned["policy"] == "adjusted"
+    assert "abandoned in hand 1 (adjusted" in cli("scoreboard", "--match", made.match_id,
+                                                   "--token", AUDITOR)
     text = cli("standings", "--tournament", tid)
     assert "Zed" in text and "abandoned, adjusted; at fault: north" in text
     assert "MATCH_OVER" in cli("tournament", "abandon", "--tournament", tid, "--match",

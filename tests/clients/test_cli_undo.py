@@ -5,6 +5,7 @@ misuses (UNDO_NOT_ALLOWED, UNDO_PENDING)."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from clients.errors import UndoNotAllowed, UndoPending
 from clients.sdk import RefereeClient
 from referee.rules.game import side_of
 from referee.rules.registry import GAMES
-from tests.clients.conftest import GAME_NAMES
+from tests.clients.conftest import AUDITOR, GAME_NAMES
 from tests.clients.test_cli import Cli
 
 
@@ -33,7 +34,8 @@ def _act(client: RefereeClient, mid: str, tokens: list[str], spectator: str,
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
-def test_undo_from_the_command_line(cli: Cli, client: RefereeClient, game: str) -> None:
+def test_undo_from_the_command_line(cli: Cli, client: RefereeClient, game: str,
+                                    tmp_path: Path) -> None:
     rules = GAMES[game]
     rng = random.Random(game)
     made = cli.json("create", "--game", game, "--undo", "consent")
@@ -57,6 +59,11 @@ def test_undo_from_the_command_line(cli: Cli, client: RefereeClient, game: str) 
             last = cli("undo", "--agree", "--match", mid, "--token", tokens[s])
     assert last is not None and "is withdrawn" in last
     assert client.get_view(mid, spectator).to_act == seat
+    record = client.get_hand_record(mid, 1, AUDITOR).data  # the auditor: a running hand
+    assert record["withdrawn"][0]["seat"] == seat
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert "withdrew" in cli("replay", str(path))
     seat = _act(client, mid, tokens, spectator, rng)
     client.request_undo(mid, tokens[seat])
     other = next(s for s in range(rules.num_seats) if side_of(rules, s) != side_of(rules, seat))

@@ -227,6 +227,7 @@ def _populate(world: World) -> None:
         _claimed(stub, rng),  # accepted once here: the seed is its retry
         _conceded(stub, rng),
         *_undone(stub),  # each accepted once here: the seeds are their retries
+        *_put_to_the_table(stub, rng),
         pb.SubstitutePlayerRequest(match_id=timed, token=AUDITOR, seat=1, player="eve"),
         pb.GetViewRequest(match_id=mid, token=seat_token),
         pb.WatchMatchRequest(match_id=mid, token=seat_token, after_version=1,
@@ -431,6 +432,24 @@ def _undone(stub: pbg.RefereeServiceStub) -> list[Message]:
                                   token=table.tokens[(seat + 1) % 4], command_id="answer-seed")
     stub.AnswerUndo(answer)
     return [ask, answer]
+
+
+def _put_to_the_table(stub: pbg.RefereeServiceStub, rng: Any) -> list[Message]:
+    """An unchecked claim put to the other side, and rejected."""
+    table = create(stub, "euchre", policies=pb.TablePolicies(unchecked_claims="consent"))
+    while True:
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+        if json.loads(view.state_json).get("phase") == "play":
+            break
+        step(stub, table, rng)
+    seat = view.to_act
+    put = pb.SubmitClaimRequest(match_id=table.match_id, token=table.tokens[seat],
+                                command_id="put-seed", unchecked=True)
+    stub.SubmitClaim(put)
+    answer = pb.AnswerClaimRequest(match_id=table.match_id, accept=False,
+                                   token=table.tokens[(seat + 1) % 4], command_id="no-seed")
+    stub.AnswerClaim(answer)
+    return [put, answer]
 
 
 def requests_for(method: MethodDescriptor, world: World) -> st.SearchStrategy[Message]:

@@ -1,6 +1,7 @@
-"""Issue 20 (item 3) over the wire: RequestUndo and AnswerUndo, the table policy at
+"""Issue 20 (items 2, 3) over the wire: RequestUndo and AnswerUndo, the table policies at
 CreateMatch, their errors (naming the undo policy), the pending request in views and
-streams, and the exports and dispute replay after a withdrawal (the read side)."""
+streams, the exports and dispute replay after a withdrawal (the read side); an unchecked
+claim put to the other side and answered (AnswerClaim)."""
 
 from __future__ import annotations
 
@@ -161,3 +162,36 @@ def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel)
         assert (withdrawn["seat"], withdrawn["action"]) == (seat, action)
     finally:
         worker.stop()
+
+
+def test_an_unchecked_claim_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
+    t = table(stub, "euchre", policies=pb.TablePolicies(unchecked_claims="consent"))
+    rng = random.Random("wire-unchecked")
+    while True:
+        view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR))
+        if json.loads(view.state_json).get("phase") == "play":
+            break
+        act(stub, t, rng)
+    seat = view.to_act
+    put = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id, token=t.tokens[seat],
+                                                 unchecked=True, command_id="p"))
+    assert put.action == "claim:unchecked" and put.facts[0].kind == pb.FACT_KIND_CLAIM_PROPOSED
+    pending = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    assert pending.HasField("claim") and pending.claim.seat == seat
+    expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
+        match_id=t.match_id, token=t.tokens[seat], action=view.legal_actions[0]
+        if view.legal_actions else "play:AS")), grpc.StatusCode.FAILED_PRECONDITION,
+        "CLAIM_PENDING")
+    expect_error(lambda: stub.AnswerClaim(pb.AnswerClaimRequest(
+        match_id=t.match_id, token=t.tokens[(seat + 2) % 4], accept=True)),
+        grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED")  # the claimer's partner
+    done = stub.AnswerClaim(pb.AnswerClaimRequest(match_id=t.match_id, accept=True,
+                                                  token=t.tokens[(seat + 1) % 4]))
+    assert done.hand_over and done.action == "claim:accept"
+    assert [f.kind for f in done.facts][:2] == [pb.FACT_KIND_CLAIM_ANSWERED,
+                                                pb.FACT_KIND_CLAIM_ACCEPTED]
+    off = table(stub, "euchre")
+    info = expect_error(lambda: stub.SubmitClaim(pb.SubmitClaimRequest(
+        match_id=off.match_id, token=off.tokens[1], unchecked=True)),
+        grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED")
+    assert info.metadata["policy"] == "unchecked_claims"

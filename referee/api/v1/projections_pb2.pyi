@@ -64,7 +64,7 @@ class HandScore(_message.Message):
     def __init__(self, hand: _Optional[int] = ..., dealer: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., scores_after: _Optional[_Iterable[int]] = ..., detail_json: _Optional[str] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
 
 class Scoreboard(_message.Message):
-    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings", "head_hash", "clock", "timeouts", "as_played_winner")
+    __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings", "head_hash", "clock", "timeouts", "as_played_winner", "abandoned")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -82,6 +82,7 @@ class Scoreboard(_message.Message):
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     AS_PLAYED_WINNER_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     state: str
@@ -99,7 +100,20 @@ class Scoreboard(_message.Message):
     clock: _referee_pb2.ClockView
     timeouts: _containers.RepeatedCompositeFieldContainer[Timeout]
     as_played_winner: int
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ..., head_hash: _Optional[str] = ..., clock: _Optional[_Union[_referee_pb2.ClockView, _Mapping]] = ..., timeouts: _Optional[_Iterable[_Union[Timeout, _Mapping]]] = ..., as_played_winner: _Optional[int] = ...) -> None: ...
+    abandoned: Abandonment
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., state: _Optional[str] = ..., version: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., adjusted_scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ..., head_hash: _Optional[str] = ..., clock: _Optional[_Union[_referee_pb2.ClockView, _Mapping]] = ..., timeouts: _Optional[_Iterable[_Union[Timeout, _Mapping]]] = ..., as_played_winner: _Optional[int] = ..., abandoned: _Optional[_Union[Abandonment, _Mapping]] = ...) -> None: ...
+
+class Abandonment(_message.Message):
+    __slots__ = ("at_fault", "policy", "hand", "reason")
+    AT_FAULT_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    at_fault: _containers.RepeatedScalarFieldContainer[bool]
+    policy: str
+    hand: int
+    reason: str
+    def __init__(self, at_fault: _Optional[_Iterable[bool]] = ..., policy: _Optional[str] = ..., hand: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class Timeout(_message.Message):
     __slots__ = ("seat", "policy", "hand", "version", "deadline")

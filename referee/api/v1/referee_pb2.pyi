@@ -34,6 +34,8 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_UNDO_ANSWERED: _ClassVar[FactKind]
     FACT_KIND_ACTION_WITHDRAWN: _ClassVar[FactKind]
     FACT_KIND_MATCH_ABANDONED: _ClassVar[FactKind]
+    FACT_KIND_CLAIM_PROPOSED: _ClassVar[FactKind]
+    FACT_KIND_CLAIM_ANSWERED: _ClassVar[FactKind]
 
 class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -60,6 +62,8 @@ FACT_KIND_UNDO_REQUESTED: FactKind
 FACT_KIND_UNDO_ANSWERED: FactKind
 FACT_KIND_ACTION_WITHDRAWN: FactKind
 FACT_KIND_MATCH_ABANDONED: FactKind
+FACT_KIND_CLAIM_PROPOSED: FactKind
+FACT_KIND_CLAIM_ANSWERED: FactKind
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_AUTO: TimeoutPolicy
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
@@ -260,16 +264,30 @@ class SubmitActionRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., action: _Optional[str] = ..., command_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class SubmitClaimRequest(_message.Message):
-    __slots__ = ("match_id", "token", "tricks", "command_id")
+    __slots__ = ("match_id", "token", "tricks", "command_id", "unchecked")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     TRICKS_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    UNCHECKED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     token: str
     tricks: int
     command_id: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., tricks: _Optional[int] = ..., command_id: _Optional[str] = ...) -> None: ...
+    unchecked: bool
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., tricks: _Optional[int] = ..., command_id: _Optional[str] = ..., unchecked: _Optional[bool] = ...) -> None: ...
+
+class AnswerClaimRequest(_message.Message):
+    __slots__ = ("match_id", "token", "accept", "command_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    accept: bool
+    command_id: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., accept: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class ConcedeRequest(_message.Message):
     __slots__ = ("match_id", "token", "command_id", "match")
@@ -354,7 +372,7 @@ class GetViewRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
-    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment", "clock", "undo")
+    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment", "clock", "undo", "claim")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -372,6 +390,7 @@ class GetViewResponse(_message.Message):
     DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     UNDO_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     game: str
@@ -389,7 +408,18 @@ class GetViewResponse(_message.Message):
     deal_commitment: str
     clock: ClockView
     undo: PendingUndo
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ..., undo: _Optional[_Union[PendingUndo, _Mapping]] = ...) -> None: ...
+    claim: PendingClaim
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ..., undo: _Optional[_Union[PendingUndo, _Mapping]] = ..., claim: _Optional[_Union[PendingClaim, _Mapping]] = ...) -> None: ...
+
+class PendingClaim(_message.Message):
+    __slots__ = ("seat", "agreed_sides", "version")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AGREED_SIDES_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    agreed_sides: _containers.RepeatedScalarFieldContainer[int]
+    version: int
+    def __init__(self, seat: _Optional[int] = ..., agreed_sides: _Optional[_Iterable[int]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class PendingUndo(_message.Message):
     __slots__ = ("seat", "index", "action", "agreed_sides", "version")

@@ -115,6 +115,11 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
                 _registered_method=True)
+        self.AnswerClaim = channel.unary_unary(
+                '/referee.api.v1.RefereeService/AnswerClaim',
+                request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -242,6 +247,15 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnswerClaim(self, request, context):
+        """Answers the pending unchecked claim (SubmitClaim with unchecked) for the token's seat's
+        side: accept or reject. The last acceptance plays the hand out for the claiming side
+        (docs/claims.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -323,6 +337,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
             'AnswerUndo': grpc.unary_unary_rpc_method_handler(
                     servicer.AnswerUndo,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'AnswerClaim': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerClaim,
+                    request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
             ),
     }
@@ -758,6 +777,33 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/AnswerUndo',
             referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerClaim(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.api.v1.RefereeService/AnswerClaim',
+            referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
             options,
             channel_credentials,
