@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from referee.rules.cards import (
     ACE,
@@ -75,7 +75,7 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
-from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code, pair_of
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
@@ -93,8 +93,19 @@ from referee.rules.tricks import (
     winner_index,
 )
 
-Phase = enum.IntEnum("Phase", "DISCARD BID AUCTION TRUMP PLAY KONTRA OVER", start=0)
-"""Where the deal stands."""
+
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
+
+    DISCARD = 0
+    BID = 1
+    AUCTION = 2
+    TRUMP = 3
+    PLAY = 4
+    KONTRA = 5
+    OVER = 6
+
+
 DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER = (int(p) for p in Phase)
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
@@ -306,6 +317,8 @@ _KONTRA_FACTS: Final[tuple[tuple[tuple[Fact, ...], ...], ...]] = tuple(
 
 # -- the state -------------------------------------------------------------------------------
 
+T = TypeVar("T")
+
 
 @mypyc_attr(serializable=True, acyclic=True)
 class _Shared:
@@ -355,12 +368,23 @@ class _Shared:
         return f
 
 
+class _Through(Generic[T]):
+    """A field of the shared part read through the state: ``state.kon`` is ``state.fx.kon``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, state: UltiState, owner: type[UltiState]) -> T:
+        value: T = getattr(state.fx, self.name)
+        return value
+
+
 @mypyc_attr(serializable=True, acyclic=True)
 class UltiState:
     """One Ulti deal. Treat as immutable: :meth:`Ulti.apply` returns a new one.
 
-    Only what a card play changes lives here; the rest is in ``fx``, shared between states,
-    and reads through the state too (``state.declarer``, ``state.kon``)."""
+    Only what a card play changes lives here; the rest is in ``fx``, shared between states
+    (the fields declared :class:`_Through` read through)."""
 
     fx: _Shared
     phase: int
@@ -375,6 +399,13 @@ class UltiState:
     tricks: tuple[TrickTaken, ...]
     res: HandResult
     """Set once the deal is over."""
+    declarer: ClassVar[_Through[Seat]] = _Through("declarer")
+    trump: ClassVar[_Through[int]] = _Through("trump")
+    contract: ClassVar[_Through[Contract | None]] = _Through("contract")
+    holder: ClassVar[_Through[Seat]] = _Through("holder")
+    kon: ClassVar[_Through[tuple[int, ...]]] = _Through("kon")
+    rek: ClassVar[_Through[tuple[int, ...]]] = _Through("rek")
+    dealer: ClassVar[_Through[Seat]] = _Through("dealer")
 
     def copy(self) -> UltiState:
         """A shallow copy (every field is immutable)."""
@@ -383,34 +414,6 @@ class UltiState:
         if self.phase == OVER:
             s.res = self.res
         return s
-
-    @property
-    def declarer(self) -> Seat:
-        return self.fx.declarer
-
-    @property
-    def trump(self) -> int:
-        return self.fx.trump
-
-    @property
-    def contract(self) -> Contract | None:
-        return self.fx.contract
-
-    @property
-    def holder(self) -> Seat:
-        return self.fx.holder
-
-    @property
-    def kon(self) -> tuple[int, ...]:
-        return self.fx.kon
-
-    @property
-    def rek(self) -> tuple[int, ...]:
-        return self.fx.rek
-
-    @property
-    def dealer(self) -> Seat:
-        return self.fx.dealer
 
     @property
     def hands(self) -> tuple[CardSet, ...]:
@@ -616,11 +619,11 @@ class Ulti(Phased):
             raise self._not_your_turn(state, seat, action)
         fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
-            pair = action - DISCARD_BASE
-            a, b = divmod(pair, 52)
+            pair = pair_of(action)
             hand = state.hm >> _OFF[seat] & _FULL
-            if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
+            if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
                 raise self._illegal(state, action)
+            a, b = pair
             f = fx.copy()
             f.talon = two = (1 << a) | (1 << b)
             f.discarder = seat
@@ -940,7 +943,7 @@ class Ulti(Phased):
             a, b = sorted(_pack_card(p) for p in parts)
             if a == b:
                 raise InvalidActionError(f"{text!r}: the two discarded cards must differ")
-            return DISCARD_BASE + 52 * a + b
+            return pair_code(a, b)
         if verb == "bid":
             try:
                 return BID_BASE + by_key(arg.lower()).rank - 1
@@ -987,7 +990,7 @@ class Ulti(Phased):
                 *(NAME_BASE + s for s in SUITS),
                 *(BID_BASE + c.rank - 1 for c in LADDER),
                 *(base + sub for base in (KONTRA_BASE, REKONTRA_BASE) for sub in range(1, 64)),
-                *(DISCARD_BASE + 52 * a + b for a, b in _PAIRS),
+                *(pair_code(a, b) for a, b in _PAIRS),
             ]
         )
 
@@ -1036,66 +1039,67 @@ class Ulti(Phased):
             return IllegalActionError(f"action code {action} is not an Ulti action", "UL-9")
         text = self.format_action(action)
         phase = state.phase
-        f = state.fx
-        said = _REFUSALS.get((phase, action))
-        if said is not None:
-            return IllegalActionError(*said)
+        why: tuple[str, str] | None
         if phase == PLAY and action < VERB_BASE:
-            return self._illegal_play(state, action, text)
+            why = self._why_not_card(state, action, text)
+        elif phase == KONTRA and action >= KONTRA_BASE:
+            why = self._why_not_kontra(state, action, text)
+        else:
+            why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
+        return self._not_now(state, text) if why is None else IllegalActionError(*why)
+
+    def _why_not_bid(self, state: UltiState, action: Action, text: str) -> tuple[str, str] | None:
+        """Why an action of the auction is refused (UL-9 .. UL-14); ``None``: it belongs to
+        another phase."""
+        phase = state.phase
+        f = state.fx
         if phase == DISCARD and action >= DISCARD_BASE:
-            return IllegalActionError(f"{text!r}: you can only discard cards you hold", "UL-10")
+            return f"{text!r}: you can only discard cards you hold", "UL-10"
         if phase in (BID, AUCTION) and BID_BASE <= action < KONTRA_BASE:
             if phase == AUCTION and not f.rules.raise_without_talon:
-                return IllegalActionError(
-                    f"{text!r}: pick up the talon and discard two before bidding", "UL-11"
-                )
+                return f"{text!r}: pick up the talon and discard two before bidding", "UL-11"
             cur = LADDER[f.cur - 1]
             how = "later in the ladder" if f.rules.equal_value_overcall else "higher in value"
-            return IllegalActionError(
+            return (
                 f"{text!r}: a bid must be {how} than the current {cur.title} ({cur.value})",
                 "UL-9",
             )
         if phase == AUCTION and action == PICKUP:
-            return IllegalActionError(
-                f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; "
-                + ("stand" if state.to_act == f.holder else "pass"),
-                "UL-11",
-            )
+            then = "stand" if state.to_act == f.holder else "pass"
+            return f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
         if phase == BID and action == PASS:
-            what = "the first player" if not f.bids else "whoever picks up the talon"
+            who = "whoever picks up the talon" if f.bids else "the first player"
             higher = higher_bids(f.rules, f.cur)
             lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
-            return IllegalActionError(
-                f"'pass': {what} must bid (at least {lowest})", "UL-10" if not f.bids else "UL-11"
-            )
+            return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
         if phase == TRUMP and NAME_BASE <= action < BID_BASE:
-            return IllegalActionError(
+            return (
                 f"{text!r}: piros is trump only in a piros contract; name tök (D), zöld (S) "
                 "or makk (C)",
                 "UL-14",
             )
-        if phase == KONTRA and action >= KONTRA_BASE:
-            return self._illegal_kontra(state, action, text)
-        return self._not_now(state, text)
+        return None
 
-    def _illegal_play(self, state: UltiState, c: Card, text: str) -> IllegalActionError:
+    def _why_not_card(self, state: UltiState, c: Card, text: str) -> tuple[str, str]:
+        """Why a card is refused (UL-23 .. UL-25)."""
         seat = state.to_act
         hand = state.hands[seat]
         if not (hand >> c) & 1:
-            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23")
+            return f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23"
         f = state.fx
         trump = f.trump
+        trick = state.trick
         if c == SEVENS[trump] and trump >= 0 and seat == f.declarer:
-            trick = state.trick
             must_beat = f.rules.must_beat_after_trumped
             base = hand if trick is None else _answer(hand, trick, TABLES[trump], must_beat)
             if (base >> c) & 1:
-                return IllegalActionError(
+                return (
                     f"{text!r}: with an ulti the trump 7 must be kept for the last trick while "
                     "you have another legal card",
                     "UL-25",
                 )
-        led = SUIT_OF[state.plays[0][1]]
+        assert trick is not None  # a lead is free but for the seven held (UL-25)
+        led = SUIT_OF[trick.cards[0]]
         legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
         if hand & SUIT_MASKS[led]:
             if SUIT_OF[c] == led:
@@ -1110,31 +1114,23 @@ class Ulti(Phased):
         else:
             why = "not a legal card here"
         rule = "UL-24" if "beat" in why or "overtrump" in why else "UL-23"
-        return IllegalActionError(f"{text!r}: {why}; legal: {legal}", rule)
+        return f"{text!r}: {why}; legal: {legal}", rule
 
-    def _illegal_kontra(self, state: UltiState, action: Action, text: str) -> IllegalActionError:
+    def _why_not_kontra(self, state: UltiState, action: Action, text: str) -> tuple[str, str]:
+        """Why a kontra or rekontra is refused (UL-18, UL-19)."""
         f = state.fx
         contract = f.contract
         assert contract is not None
         if state.to_act == f.declarer:
             if action < REKONTRA_BASE:
-                return IllegalActionError(
-                    f"{text!r}: the declarer answers a kontra with rekontra", "UL-18"
-                )
-            return IllegalActionError(
-                f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
-            )
+                return f"{text!r}: the declarer answers a kontra with rekontra", "UL-18"
+            return f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
         if action >= REKONTRA_BASE:
-            return IllegalActionError(f"{text!r}: only the declarer says rekontra", "UL-18")
+            return f"{text!r}: only the declarer says rekontra", "UL-18"
         if (action - KONTRA_BASE) & ~components_mask(contract, f.rules):
-            return IllegalActionError(
-                f"{text!r}: the contract {contract.title} has no such component", "UL-18"
-            )
-        return IllegalActionError(
-            f"{text!r}: that component is already doubled"
-            + (" for both defenders" if not contract.colourless else ""),
-            "UL-19",
-        )
+            return f"{text!r}: the contract {contract.title} has no such component", "UL-18"
+        both = "" if contract.colourless else " for both defenders"
+        return f"{text!r}: that component is already doubled{both}", "UL-19"
 
 
 def _pack_card(text: str) -> Card:
