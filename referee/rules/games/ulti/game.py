@@ -270,13 +270,11 @@ _SHL1: Final = (1).__lshift__
 # by contract; plain dicts, so that states still pickle and deep-copy) ------------------------
 
 
-def _seat_facts(what: str, key: str = "", values: Sequence[JSON] = (), **more: JSON) -> Any:
+def _seat_facts(what: str, key: str = "", values: Sequence[JSON] = ()) -> Any:
     """Per seat: the fact ``what``, or per seat and value one for each of ``values``."""
     if not key:
-        return tuple(Announced(what, {"seat": s, **more}) for s in range(3))
-    return tuple(
-        tuple(Announced(what, {"seat": s, key: v, **more}) for v in values) for s in range(3)
-    )
+        return tuple(Announced(what, {"seat": s}) for s in range(3))
+    return tuple(tuple(Announced(what, {"seat": s, key: v}) for v in values) for s in range(3))
 
 
 _PASS_FACT: Final[tuple[Fact, ...]] = _seat_facts("pass")
@@ -287,9 +285,8 @@ _NO_KONTRA_FACT: Final[tuple[Fact, ...]] = _seat_facts("no_kontra")
 _BID_FACTS: Final[tuple[tuple[Fact, ...], ...]] = _seat_facts(
     "bid", "contract", [c.key for c in LADDER]
 )
-_TRUMP_FACTS: Final[tuple[tuple[Fact, ...], ...]] = tuple(
-    tuple(Announced("trump", {"seat": s, "trump": letter}) for letter in SUIT_LETTERS)
-    for s in range(3)
+_TRUMP_FACTS: Final[tuple[tuple[Fact, ...], ...]] = _seat_facts(
+    "trump", "trump", list(SUIT_LETTERS)
 )
 _CONTRACT_FACTS: Final = tuple(
     tuple(Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
@@ -358,13 +355,14 @@ class _Shared:
         """A copy to change (until the auction ends, of the auction's record only: the rest
         reads as the class defaults)."""
         f: _Shared = _NEW_SHARED(_Shared)
-        f.rules, f.btab, f.dealer, f.talon = self.rules, self.btab, self.dealer, self.talon
-        f.discarder, f.cur, f.holder = self.discarder, self.cur, self.holder
-        f.passes, f.bids, f.contract = self.passes, self.bids, self.contract
+        f.rules, f.btab, f.dealer = self.rules, self.btab, self.dealer
+        f.talon, f.discarder, f.cur = self.talon, self.discarder, self.cur
+        f.holder, f.passes, f.bids = self.holder, self.passes, self.bids
+        f.contract = self.contract
         if self.contract is not None:
             f.declarer, f.trump, f.marriages = self.declarer, self.trump, self.marriages
-            f.mfacts, f.hold, f.cmask, f.stop = self.mfacts, self.hold, self.cmask, self.stop
-            f.kon, f.rek, f.kdone = self.kon, self.rek, self.kdone
+            f.mfacts, f.hold, f.cmask = self.mfacts, self.hold, self.cmask
+            f.kon, f.rek, f.kdone, f.stop = self.kon, self.rek, self.kdone, self.stop
         return f
 
 
@@ -476,15 +474,13 @@ def _state(
 ) -> UltiState:
     """A state (no legal card mask: the play sets it)."""
     s: UltiState = _NEW_STATE(UltiState)
-    s.fx, s.phase, s.to_act, s.hm, s.lmask, s.trick, s.tricks = (
-        fx,
-        phase,
-        to_act,
-        hm,
-        0,
-        trick,
-        tricks,
-    )
+    s.fx = fx
+    s.phase = phase
+    s.to_act = to_act
+    s.hm = hm
+    s.lmask = 0
+    s.trick = trick
+    s.tricks = tricks
     return s
 
 
