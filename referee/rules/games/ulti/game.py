@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from referee.rules.cards import (
     ACE,
@@ -75,13 +75,23 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
-from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code, pair_of
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
-from referee.rules.tricks import answer, by_rank, trick_tables, winner_index
+from referee.rules.tricks import (
+    NO_TRUMP,
+    Trick,
+    TrickTables,
+    answer,
+    by_rank,
+    lead,
+    play,
+    trick_tables,
+    winner_index,
+)
 
 
 class Phase(enum.IntEnum):
@@ -96,15 +106,7 @@ class Phase(enum.IntEnum):
     OVER = 6
 
 
-# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
-DISCARD: Final = 0
-BID: Final = 1
-AUCTION: Final = 2
-TRUMP: Final = 3
-PLAY: Final = 4
-KONTRA: Final = 5
-OVER: Final = 6
-assert tuple(Phase) == (DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER)
+DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER = (int(p) for p in Phase)
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
 
@@ -130,18 +132,15 @@ NAMEABLE: Final = (CLUBS, DIAMONDS, SPADES)
 PACK_MASK: Final = sum(1 << c for c in HUNGARIAN_32)
 SUIT_ORDER: Final = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
 """The ranks in suit contracts, lowest first: 7 8 9 U O K X A (UL-2)."""
-ORDERS: Final = (
-    trick_tables(HUNGARIAN_32, by_rank(SUIT_ORDER)),
+TABLES: Final = (
+    *(trick_tables(HUNGARIAN_32, by_rank(SUIT_ORDER), t) for t in SUITS),
     trick_tables(HUNGARIAN_32, by_rank(range(SEVEN, ACE + 1))),
 )
-"""``ORDERS[colourless]``: the printed suits without a trump, ranked A X K O U 9 8 7 in suit
-contracts and A K O U X 9 8 7 colourless (UL-2)."""
-TABLES: Final = (*(trick_tables(HUNGARIAN_32, by_rank(SUIT_ORDER), t) for t in SUITS), ORDERS[1])
-"""``TABLES[trump]``: the tables of a suit contract, and at ``TABLES[-1]`` (no trump) the
-colourless order (UL-2, UL-26)."""
-STRENGTH: Final = (ORDERS[0].strength, ORDERS[1].strength)
+"""``TABLES[trump]``: the tables of a suit contract, and at ``TABLES[NO_TRUMP]`` the colourless
+order: A X K O U 9 8 7 with a trump, A K O U X 9 8 7 without (UL-2, UL-26)."""
+STRENGTH: Final = (TABLES[0].strength, TABLES[NO_TRUMP].strength)
 """``STRENGTH[colourless][card]``: a card's rank in its suit, 0 the lowest (UL-2)."""
-ABOVE: Final = (ORDERS[0].above, ORDERS[1].above)
+ABOVE: Final = (TABLES[0].above, TABLES[NO_TRUMP].above)
 """``ABOVE[colourless][card]``: the cards of the same suit that beat ``card``."""
 CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (ACE, TEN) else 0 for c in range(52))
 SEVENS: Final = tuple(card(SEVEN, s) for s in SUITS)
@@ -150,11 +149,7 @@ _SUBSETS: Final = tuple(tuple(sub for sub in range(1, 64) if sub & ~m == 0) for 
 
 
 def legal_cards(
-    hand: CardSet,
-    trick: Sequence[Card],
-    trump: int,
-    *,
-    must_beat_after_trumped: bool = True,
+    hand: CardSet, trick: Sequence[Card], trump: int, *, must_beat_after_trumped: bool = True
 ) -> CardSet:
     """The cards ``hand`` may play to ``trick`` (UL-23, UL-24); ``trump`` -1 is colourless.
 
@@ -162,65 +157,33 @@ def legal_cards(
     """
     if not trick:
         return hand
-    return _legal(hand, _entry(tuple(trick), trump, must_beat_after_trumped))
+    t = TABLES[trump]
+    seat = 0
+    started = lead(t, seat, trick[0])
+    for c in trick[1:]:
+        seat += 1
+        started = play(started, t.power[started.led], seat, c)
+    return _answer(hand, started, t, must_beat_after_trumped)
+
+
+def _answer(hand: CardSet, trick: Trick, t: TrickTables, must_beat: bool) -> CardSet:
+    """UL-24 for a trick of one or two cards, through the kernel's answer: follow and beat the
+    led suit's best card, else trump and over-trump, else a lower trump, else anything. Once a
+    plain lead is trumped, its best card is the lead, and beating it is ``must_beat``."""
+    w = trick.best
+    trump = t.trump
+    led_cards = t.suit_cards[trick.led]
+    if t.suit_of[w] != trump:  # no trump in the trick (never one when colourless)
+        return answer(hand, led_cards, t.above[w], t.trumps, t.trumps, True)
+    led_best = w if trick.led == trump else trick.cards[0]
+    beat = t.above[led_best] if must_beat or led_best == w else led_cards
+    return answer(hand, led_cards, beat, t.trumps, t.above[w], True)
 
 
 def trick_winner(trick: Sequence[Card], trump: int) -> int:
     """The index in ``trick`` of the winning card (UL-26)."""
     t = TABLES[trump]
     return winner_index(t.power[t.suit_of[trick[0]]], trick)
-
-
-# -- the legal-card and trick tables (UL-23 .. UL-26) ---------------------------------------
-
-_Entry = tuple[int, int, int, int, int, int]
-"""For a trick so far: ``(led, beat, trumps, overtrump, best, beaten_by)``, the duties of the
-kernel's :func:`~referee.rules.tricks.answer` (UL-24): a hand holding any card of ``led``
-plays ``hand & beat`` (else any of ``led``); else, holding any of ``trumps``, ``hand &
-overtrump`` (else any trump); else anything. ``best`` is the index of the winning card so
-far, ``beaten_by`` the cards that would beat it (UL-26)."""
-
-
-def _entry(cards: tuple[Card, ...], trump: int, must_beat: bool) -> _Entry:
-    t = TABLES[trump]
-    led = t.suit_of[cards[0]]
-    best = winner_index(t.power[led], cards)
-    w = cards[best]
-    best_led = cards[winner_index(ORDERS[trump < 0].power[led], cards)]
-    trumped = t.suit_of[w] == trump  # a trump is in the trick (never when colourless)
-    led_mask = t.suit_cards[led]
-    beat = led_mask if trumped and led != trump and not must_beat else t.above[best_led]
-    overtrump = t.above[w] if trumped else t.trumps
-    beaten_by = t.above[w] | (0 if trumped else t.trumps)
-    return (led_mask, beat, t.trumps, overtrump, best, beaten_by)
-
-
-_NO_ENTRY: Final[_Entry] = (0, 0, 0, 0, 0, 0)
-_TABLES: dict[tuple[int, bool], tuple[tuple[_Entry, ...], tuple[_Entry, ...]]] = {}
-
-
-def _play_tables(trump: int, must_beat: bool) -> tuple[tuple[_Entry, ...], tuple[_Entry, ...]]:
-    """``(by_lead, by_two)``: the entry after the lead ``c``, and after ``a`` then ``b`` at
-    ``52 * a + b``, for a trump suit (-1: colourless) and the UL-24 variant."""
-    key = (trump, must_beat)
-    tables = _TABLES.get(key)
-    if tables is None:
-        one = [_NO_ENTRY] * 52
-        two = [_NO_ENTRY] * (52 * 52)
-        for a in HUNGARIAN_32:
-            one[a] = _entry((a,), trump, must_beat)
-            for b in HUNGARIAN_32:
-                if a != b:
-                    two[52 * a + b] = _entry((a, b), trump, must_beat)
-        tables = _TABLES[key] = (tuple(one), tuple(two))
-    return tables
-
-
-def _legal(hand: CardSet, entry: _Entry) -> CardSet:
-    """UL-24 through a table entry: follow and beat, else trump and over-trump, else a lower
-    trump, else anything."""
-    led, beat, trumps, overtrump, _, _ = entry
-    return answer(hand, led, beat, trumps, overtrump, True)
 
 
 # -- the auction's legal sets (UL-9 .. UL-12) ------------------------------------------------
@@ -232,18 +195,23 @@ class _BidTables:
     of a seat that does not (index ``2 * cur``) or does (``2 * cur + 1``) hold the bid."""
 
     def __init__(self, rules: UltiRules) -> None:
-        rows = [higher_bids(rules, cur) for cur in range(len(LADDER) + 1)]
+        ladder = [c for c in LADDER if rules.ladder == "huwiki" or c.rank in SEED_LADDER_RANKS]
+        rows = [
+            tuple(
+                BID_BASE + c.rank - 1
+                for c in ladder
+                if c.rank > cur
+                and (rules.equal_value_overcall or c.value > (LADDER[cur - 1].value if cur else 0))
+            )
+            for cur in range(len(LADDER) + 1)
+        ]
         self.bids: tuple[tuple[Action, ...], ...] = tuple(rows)
         self.bids_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in rows)
         auction = []
         for higher in rows:
-            for is_holder in (False, True):
-                out = [STAND] if is_holder else [PASS]
-                if higher:
-                    out.insert(0 if out[0] == STAND else 1, PICKUP)
-                    if rules.raise_without_talon:
-                        out.extend(higher)
-                auction.append(tuple(sorted(out)))
+            for verb in (PASS, STAND):  # a seat not holding the bid passes, its holder stands
+                more = (PICKUP, *higher) if rules.raise_without_talon else (PICKUP,)
+                auction.append(tuple(sorted((verb, *more) if higher else (verb,))))
         self.auction: tuple[tuple[Action, ...], ...] = tuple(auction)
         self.auction_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in auction)
 
@@ -259,96 +227,121 @@ def _bid_tables(rules: UltiRules) -> _BidTables:
     return t
 
 
-_KONTRA_LISTS: Final = tuple((PASS, *(KONTRA_BASE + sub for sub in _SUBSETS[m])) for m in range(64))
-_KONTRA_SETS: Final = tuple(frozenset(r) for r in _KONTRA_LISTS)
-_REKONTRA_LISTS: Final = tuple(
-    (PASS, *(REKONTRA_BASE + sub for sub in _SUBSETS[m])) for m in range(64)
+def higher_bids(rules: UltiRules, cur: int) -> tuple[Action, ...]:
+    """The bid codes that overcall the bid of rank ``cur`` (0: none yet) under ``rules``."""
+    return _bid_tables(rules).bids[cur]
+
+
+_KONTRA_ROWS: Final = tuple(
+    tuple((PASS, *(base + sub for sub in _SUBSETS[m])) for m in range(64))
+    for base in (KONTRA_BASE, REKONTRA_BASE)
 )
-_REKONTRA_SETS: Final = tuple(frozenset(r) for r in _REKONTRA_LISTS)
+"""``_KONTRA_ROWS[rekontra][components]``: pass, or double any set of those components."""
+_KONTRA_SETS: Final = tuple(tuple(frozenset(r) for r in rows) for rows in _KONTRA_ROWS)
 
 
-def _kontra_row(fx: _Auction, seat: Seat) -> tuple[tuple[Action, ...], frozenset[Action]]:
+def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[Action, ...], frozenset[Action]]:
     """The legal kontra decisions of ``seat`` as a sorted tuple and as a set (UL-18, UL-19):
     a defender may double what is not yet doubled against it, the declarer redouble what was."""
     kon = fx.kon
     if seat == fx.declarer:
         rek = fx.rek
-        doubled = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
-        return _REKONTRA_LISTS[doubled], _REKONTRA_SETS[doubled]
-    free = fx.cmask & ~kon[seat]
-    return _KONTRA_LISTS[free], _KONTRA_SETS[free]
+        m = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
+    else:
+        m = fx.cmask & ~kon[seat]
+    r = seat == fx.declarer
+    return _KONTRA_ROWS[r][m], _KONTRA_SETS[r][m]
+
+
+def components_mask(contract: Contract, rules: UltiRules) -> int:
+    """The component set a kontra may name (UL-18)."""
+    return sum(comp for comp, _ in components(contract, rules))
 
 
 _NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
 _NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
-_CMASK: dict[tuple[int, bool], int] = {}
-"""``components_mask`` of each ladder contract, by ``(rank, ulti_with_parti)``."""
 _QUEENS: Final = sum(1 << card(QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
 assert all(card(KING, s) == card(QUEEN, s) + 1 for s in SUITS)
 _SHL1: Final = (1).__lshift__
 
-
-def _fact(what: str, **data: JSON) -> Announced:
-    """A fact built once and shared by every state that causes it: its data is read-only by
-    contract (a plain dict, so that states still pickle and deep-copy)."""
-    return Announced(what, data)
+# -- the facts, built once and shared by every state that causes them (their data is read-only
+# by contract; plain dicts, so that states still pickle and deep-copy) ------------------------
 
 
-def _seat_facts(what: str) -> tuple[Announced, ...]:
-    return tuple(_fact(what, seat=seat) for seat in range(3))
+def _seat_facts(what: str, key: str = "", values: Sequence[JSON] = ()) -> Any:
+    """Per seat: the fact ``what``, or per seat and value one for each of ``values``."""
+    if not key:
+        return tuple(Announced(what, {"seat": s}) for s in range(3))
+    return tuple(tuple(Announced(what, {"seat": s, key: v}) for v in values) for s in range(3))
 
 
-_PASS_FACT: Final = _seat_facts("pass")
-_PICKUP_FACT: Final = _seat_facts("pickup")
-_STAND_FACT: Final = _seat_facts("stand")
-_DISCARD_FACT: Final = _seat_facts("discard")
-_NO_KONTRA_FACT: Final = _seat_facts("no_kontra")
-_BID_FACTS: Final = tuple(
-    tuple(_fact("bid", seat=s, contract=c.key) for c in LADDER) for s in range(3)
+_PASS_FACT: Final[tuple[Fact, ...]] = _seat_facts("pass")
+_PICKUP_FACT: Final[tuple[Fact, ...]] = _seat_facts("pickup")
+_STAND_FACT: Final[tuple[Fact, ...]] = _seat_facts("stand")
+_DISCARD_FACT: Final[tuple[Fact, ...]] = _seat_facts("discard")
+_NO_KONTRA_FACT: Final[tuple[Fact, ...]] = _seat_facts("no_kontra")
+_BID_FACTS: Final[tuple[tuple[Fact, ...], ...]] = _seat_facts(
+    "bid", "contract", [c.key for c in LADDER]
+)
+_TRUMP_FACTS: Final[tuple[tuple[Fact, ...], ...]] = _seat_facts(
+    "trump", "trump", list(SUIT_LETTERS)
 )
 _CONTRACT_FACTS: Final = tuple(
-    tuple(_fact("contract", declarer=s, contract=c.key) for c in LADDER) for s in range(3)
+    tuple(Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
+    for s in range(3)
 )
-_MARRIAGE_FACTS: Final = tuple(
+_MARRIAGE_FACTS: Final[tuple[tuple[tuple[Fact, ...], ...], ...]] = tuple(
     tuple(
-        tuple(_fact("marriage", seat=s, suit=SUIT_LETTERS[t], value=v) for v in (20, 40))
+        tuple(
+            Announced("marriage", {"seat": s, "suit": SUIT_LETTERS[t], "value": v})
+            for v in (20, 40)
+        )
         for t in SUITS
     )
     for s in range(3)
 )
 """``[seat][suit][is_trump]``: the 20 or 40 announced (UL-16)."""
-_TRUMP_FACTS: Final = tuple(
-    tuple(_fact("trump", seat=s, trump=SUIT_LETTERS[t]) for t in SUITS) for s in range(3)
+_COMP_NAMES: Final = tuple(
+    tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
 )
+_KONTRA_FACTS: Final[tuple[tuple[tuple[Fact, ...], ...], ...]] = tuple(
+    _seat_facts(verb, "components", [list(n) for n in _COMP_NAMES])
+    for verb in ("kontra", "rekontra")
+)
+"""``[rekontra][seat][components]``: the kontra and rekontra facts (UL-18)."""
 
 # -- the state -------------------------------------------------------------------------------
 
+T = TypeVar("T")
+
 
 @mypyc_attr(serializable=True, acyclic=True)
-class _Auction:
-    """The auction's record and the rules: what a card play never changes. States share it by
-    reference; auction decisions replace it with a changed copy. Until the auction ends the
-    contract-level fields below read as their class defaults."""
+class _Shared:
+    """What a card play never changes: the rules, the auction's record and, once it ends, the
+    contract (declarer, trump, marriages, kontras). States share it by reference; an auction or
+    kontra decision replaces it with a changed copy. Until the auction ends the contract's
+    fields read as their class defaults."""
 
     rules: UltiRules
     btab: _BidTables
     dealer: Seat
-    first: Seat
-    talon: CardSet
-    discarder: Seat
-    cur: int
-    holder: Seat
-    passes: int
-    bids: tuple[tuple[Seat, int], ...]
+    talon: CardSet = 0
+    discarder: Seat = -1
+    cur: int = 0
+    """Rank of the current bid, 0 before the first."""
+    holder: Seat = -1
+    passes: int = 0
+    bids: tuple[tuple[Seat, int], ...] = ()
     contract: Contract | None = None
     declarer: Seat = -1
-    trump: int = -1
+    trump: int = NO_TRUMP
     marriages: tuple[tuple[Seat, int], ...] = ()
     mfacts: tuple[tuple[Fact, ...], ...] = ((), (), ())
     """Per seat, the marriage facts its first card announces (UL-16)."""
     hold: CardSet = 0
+    """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
     kon: tuple[int, ...] = (0, 0, 0)
     rek: tuple[int, ...] = (0, 0, 0)
     kdone: int = 0
@@ -357,82 +350,31 @@ class _Auction:
     stop: int = 0
     """UL-27 early stop: 0 none, 1 when the declarer wins a trick, 2 when the declarer
     loses one."""
-    tab1: tuple[_Entry, ...] = ()
-    tab2: tuple[_Entry, ...] = ()
 
-    def copy(self) -> _Auction:
-        f: _Auction = _NEW_AUCTION(_Auction)
-        f.bids = self.bids
-        f.btab = self.btab
-        f.cur = self.cur
-        f.dealer = self.dealer
-        f.discarder = self.discarder
-        f.first = self.first
-        f.holder = self.holder
-        f.passes = self.passes
-        f.rules = self.rules
-        f.talon = self.talon
-        return f
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class _Fixed(_Auction):
-    """:class:`_Auction` and the contract: the declarer, trump, marriages, kontras and the
-    play tables, fixed from the end of the auction (kontra decisions replace it)."""
-
-    def copy(self) -> _Fixed:
-        f: _Fixed = _NEW_FIXED(_Fixed)
-        f.bids = self.bids
-        f.btab = self.btab
-        f.cmask = self.cmask
+    def copy(self) -> _Shared:
+        """A copy to change (until the auction ends, of the auction's record only: the rest
+        reads as the class defaults)."""
+        f: _Shared = _NEW_SHARED(_Shared)
+        f.rules, f.btab, f.dealer = self.rules, self.btab, self.dealer
+        f.talon, f.discarder, f.cur = self.talon, self.discarder, self.cur
+        f.holder, f.passes, f.bids = self.holder, self.passes, self.bids
         f.contract = self.contract
-        f.cur = self.cur
-        f.dealer = self.dealer
-        f.declarer = self.declarer
-        f.discarder = self.discarder
-        f.first = self.first
-        f.hold = self.hold
-        f.holder = self.holder
-        f.kdone = self.kdone
-        f.kon = self.kon
-        f.marriages = self.marriages
-        f.mfacts = self.mfacts
-        f.passes = self.passes
-        f.rek = self.rek
-        f.rules = self.rules
-        f.stop = self.stop
-        f.tab1 = self.tab1
-        f.tab2 = self.tab2
-        f.talon = self.talon
-        f.trump = self.trump
+        if self.contract is not None:
+            f.declarer, f.trump, f.marriages = self.declarer, self.trump, self.marriages
+            f.mfacts, f.hold, f.cmask = self.mfacts, self.hold, self.cmask
+            f.kon, f.rek, f.kdone, f.stop = self.kon, self.rek, self.kdone, self.stop
         return f
 
-    @classmethod
-    def from_auction(cls, au: _Auction, contract: Contract) -> _Fixed:
-        f: _Fixed = _NEW_FIXED(_Fixed)
-        f.bids = au.bids
-        f.btab = au.btab
-        f.cur = au.cur
-        f.dealer = au.dealer
-        f.discarder = au.discarder
-        f.first = au.first
-        f.holder = au.holder
-        f.passes = au.passes
-        f.rules = au.rules
-        f.talon = au.talon
-        f.contract = contract
-        f.declarer = au.holder
-        f.trump = -1
-        f.marriages = ()
-        f.mfacts = ((), (), ())
-        f.hold = 0
-        f.kon = (0, 0, 0)
-        f.rek = (0, 0, 0)
-        f.kdone = 0
-        f.cmask = 0
-        f.stop = 0
-        f.tab1 = f.tab2 = ()
-        return f
+
+class _Through(Generic[T]):
+    """A field of the shared part read through the state: ``state.kon`` is ``state.fx.kon``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, state: UltiState, owner: type[UltiState]) -> T:
+        value: T = getattr(state.fx, self.name)
+        return value
 
 
 @mypyc_attr(serializable=True, acyclic=True)
@@ -440,9 +382,9 @@ class UltiState:
     """One Ulti deal. Treat as immutable: :meth:`Ulti.apply` returns a new one.
 
     Only what a card play changes lives here; the rest is in ``fx``, shared between states
-    (and readable through the properties below)."""
+    (the fields declared :class:`_Through` read through)."""
 
-    fx: _Auction
+    fx: _Shared
     phase: int
     to_act: Seat
     hm: int
@@ -450,22 +392,23 @@ class UltiState:
     :attr:`hands`)."""
     lmask: CardSet
     """The legal cards of ``to_act`` in the play phase."""
-    trick: tuple[Card, ...]
-    """The cards of the trick in progress, in play order."""
+    trick: Trick | None
+    """The trick in progress (``None`` between tricks)."""
     tricks: tuple[TrickTaken, ...]
     res: HandResult
     """Set once the deal is over."""
+    declarer: ClassVar[_Through[Seat]] = _Through("declarer")
+    trump: ClassVar[_Through[int]] = _Through("trump")
+    contract: ClassVar[_Through[Contract | None]] = _Through("contract")
+    holder: ClassVar[_Through[Seat]] = _Through("holder")
+    kon: ClassVar[_Through[tuple[int, ...]]] = _Through("kon")
+    rek: ClassVar[_Through[tuple[int, ...]]] = _Through("rek")
+    dealer: ClassVar[_Through[Seat]] = _Through("dealer")
 
     def copy(self) -> UltiState:
         """A shallow copy (every field is immutable)."""
-        s: UltiState = _NEW_STATE(UltiState)
-        s.fx = self.fx
-        s.hm = self.hm
+        s = _state(self.fx, self.phase, self.to_act, self.hm, self.trick, self.tricks)
         s.lmask = self.lmask
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.trick = self.trick
-        s.tricks = self.tricks
         if self.phase == OVER:
             s.res = self.res
         return s
@@ -477,86 +420,9 @@ class UltiState:
         return (hm & _FULL, hm >> 52 & _FULL, hm >> 104)
 
     @property
-    def rules(self) -> UltiRules:
-        return self.fx.rules
-
-    @property
-    def dealer(self) -> Seat:
-        return self.fx.dealer
-
-    @property
-    def first(self) -> Seat:
-        return self.fx.first
-
-    @property
-    def talon(self) -> CardSet:
-        return self.fx.talon
-
-    @property
-    def discarder(self) -> Seat:
-        return self.fx.discarder
-
-    @property
-    def cur(self) -> int:
-        """Rank of the current bid, 0 before the first."""
-        return self.fx.cur
-
-    @property
-    def holder(self) -> Seat:
-        return self.fx.holder
-
-    @property
-    def passes(self) -> int:
-        return self.fx.passes
-
-    @property
-    def bids(self) -> tuple[tuple[Seat, int], ...]:
-        return self.fx.bids
-
-    @property
-    def contract(self) -> Contract | None:
-        return self.fx.contract
-
-    @property
-    def declarer(self) -> Seat:
-        return self.fx.declarer
-
-    @property
-    def trump(self) -> int:
-        return self.fx.trump
-
-    @property
-    def marriages(self) -> tuple[tuple[Seat, int], ...]:
-        return self.fx.marriages
-
-    @property
-    def hold(self) -> CardSet:
-        """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
-        return self.fx.hold
-
-    @property
-    def kon(self) -> tuple[int, ...]:
-        return self.fx.kon
-
-    @property
-    def rek(self) -> tuple[int, ...]:
-        return self.fx.rek
-
-    @property
-    def kdone(self) -> int:
-        return self.fx.kdone
-
-    @property
     def plays(self) -> tuple[tuple[Seat, Card], ...]:
         """The trick in progress as ``(seat, card)``."""
-        first = (self.to_act - len(self.trick)) % 3
-        return tuple(((first + i) % 3, c) for i, c in enumerate(self.trick))
-
-    @property
-    def leader(self) -> Seat:
-        if self.tricks:
-            return self.tricks[-1].winner
-        return self.fx.declarer if self.phase in (PLAY, KONTRA) else -1
+        return () if self.trick is None else self.trick.plays(3)
 
     @property
     def won(self) -> tuple[int, ...]:
@@ -579,22 +445,16 @@ class UltiState:
 
 
 _NEW_STATE: Final = UltiState.__new__
-_NEW_AUCTION: Final = _Auction.__new__
-_NEW_FIXED: Final = _Fixed.__new__
+_NEW_SHARED: Final = _Shared.__new__
 """Allocators: ``_NEW_STATE(UltiState)`` is a bare instance whose fields the caller sets
 (``object.__new__`` from source; compiled, the class's own allocator, which ``object.__new__``
 may not replace)."""
 
 _FULL: Final = (1 << 52) - 1
 _OFF: Final = (0, 52, 104)
-_BIT: Final = tuple(tuple(1 << (c + off) for c in range(52)) for off in (0, 52, 104))
-"""``_BIT[seat][card]``: the card's bit in :attr:`UltiState.hm`."""
 """Where each seat's hand starts in :attr:`UltiState.hm`."""
-
-
-def _pack_hands(hands: Sequence[CardSet]) -> int:
-    return hands[0] | hands[1] << 52 | hands[2] << 104
-
+_BIT: Final = tuple(tuple(1 << (c + off) for c in range(52)) for off in _OFF)
+"""``_BIT[seat][card]``: the card's bit in :attr:`UltiState.hm`."""
 
 _new_tuple: Final = tuple.__new__
 _Step: Final = Step
@@ -604,46 +464,34 @@ _HandEnded: Final = HandEnded
 constants instead of looking them up in the module's dict at every use."""
 
 
-def _bidding(fx: _Auction, phase: int, to_act: Seat, hm: int) -> UltiState:
-    """A state of the auction (no trick, no legal card mask)."""
+def _state(
+    fx: _Shared,
+    phase: int,
+    to_act: Seat,
+    hm: int,
+    trick: Trick | None = None,
+    tricks: tuple[TrickTaken, ...] = (),
+) -> UltiState:
+    """A state (no legal card mask: the play sets it)."""
     s: UltiState = _NEW_STATE(UltiState)
     s.fx = fx
     s.phase = phase
     s.to_act = to_act
     s.hm = hm
     s.lmask = 0
-    s.trick = ()
-    s.tricks = ()
+    s.trick = trick
+    s.tricks = tricks
     return s
+
+
+def _step(state: UltiState, *facts: Fact) -> Step:
+    return _new_tuple(_Step, (state, facts))
 
 
 _LEGAL_CARDS: Final[dict[CardSet, tuple[Card, ...]]] = {}
 """The legal cards as a tuple, by set: with 16,384 sets kept (about 3 MB), two thirds of the
 play's legal sets are found here (measured over 20,000 random deals)."""
 _LEGAL_CARDS_MAX: Final = 1 << 14
-
-
-_HIGHER: dict[tuple[str, bool], tuple[tuple[Action, ...], ...]] = {}
-
-
-def higher_bids(rules: UltiRules, cur: int) -> tuple[Action, ...]:
-    """The bid codes that overcall the bid of rank ``cur`` (0: none yet) under ``rules``."""
-    key = (rules.ladder, rules.equal_value_overcall)
-    table = _HIGHER.get(key)
-    if table is None:
-        ladder = [c for c in LADDER if rules.ladder == "huwiki" or c.rank in SEED_LADDER_RANKS]
-        rows = []
-        for r in range(len(LADDER) + 1):
-            value = LADDER[r - 1].value if r else 0
-            rows.append(
-                tuple(
-                    BID_BASE + c.rank - 1
-                    for c in ladder
-                    if c.rank > r and (rules.equal_value_overcall or c.value > value)
-                )
-            )
-        table = _HIGHER[key] = tuple(rows)
-    return table[cur]
 
 
 def _dealt(deal: Deal, first: Seat) -> list[CardSet] | None:
@@ -656,17 +504,33 @@ def _dealt(deal: Deal, first: Seat) -> list[CardSet] | None:
     if (len(h0), len(h1), len(h2)) != _SIZES[first]:
         return None
     try:
-        m0 = sum(map(_SHL1, h0))
-        m1 = sum(map(_SHL1, h1))
-        m2 = sum(map(_SHL1, h2))
+        m0, m1, m2 = sum(map(_SHL1, h0)), sum(map(_SHL1, h1)), sum(map(_SHL1, h2))
     except (TypeError, ValueError, OverflowError):
         return None
-    if m0 + m1 + m2 != PACK_MASK:
-        return None
-    return [m0, m1, m2]
+    return [m0, m1, m2] if m0 + m1 + m2 == PACK_MASK else None
 
 
 _SIZES: Final = ((12, 10, 10), (10, 12, 10), (10, 10, 12))
+
+_PHASES: Final = {
+    DISCARD: ("UL-11", "discard:<card>,<card> (two cards become the talon)", "UL-10"),
+    BID: ("UL-11", "bid:<contract>", "UL-11"),
+    AUCTION: ("UL-11", "pass, pickup or stand", "UL-12"),
+    TRUMP: ("UL-11", "name:<suit> (the declarer names trump)", "UL-14"),
+    PLAY: ("UL-22", "play:<card>", "UL-23"),
+    KONTRA: ("UL-11", "kontra:<components>, rekontra:<components> or pass", "UL-20"),
+    OVER: ("UL-22", "", ""),
+}
+"""Per phase: the rule that says who acts, what may be done and the rule that says so."""
+
+_REFUSALS: Final = {
+    (AUCTION, PASS): ("'pass': you hold the current bid; stand or pick up the talon", "UL-12"),
+    (AUCTION, STAND): (
+        "'stand': only the holder of the current bid may stand; pass or pick up",
+        "UL-12",
+    ),
+}
+"""Refusals that are always said the same way."""
 
 
 class Ulti(Phased):
@@ -688,16 +552,9 @@ class Ulti(Phased):
     rules_class: ClassVar[type[RuleSet]] = UltiRules
     PHASES: ClassVar[type[enum.IntEnum]] = Phase
     OVER: ClassVar[int] = OVER
-    TURN_RULES: ClassVar[Mapping[int, str]] = {
-        p: "UL-22" if p in (PLAY, OVER) else "UL-11" for p in Phase
-    }
+    TURN_RULES: ClassVar[Mapping[int, str]] = {p: who for p, (who, _, _) in _PHASES.items()}
     EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
-        DISCARD: ("discard:<card>,<card> (two cards become the talon)", "UL-10"),
-        BID: ("bid:<contract>", "UL-11"),
-        AUCTION: ("pass, pickup or stand", "UL-12"),
-        TRUMP: ("name:<suit> (the declarer names trump)", "UL-14"),
-        PLAY: ("play:<card>", "UL-23"),
-        KONTRA: ("kontra:<components>, rekontra:<components> or pass", "UL-20"),
+        p: (what, rule) for p, (_, what, rule) in _PHASES.items() if p != OVER
     }
 
     # -- dealing ---------------------------------------------------------------------------
@@ -719,26 +576,11 @@ class Ulti(Phased):
         if hands is None:  # not the pack in the right shape: the checker names the problem
             sizes = tuple(12 if s == first else 10 for s in range(3))
             hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
-        f: _Auction = _NEW_AUCTION(_Auction)
+        f: _Shared = _NEW_SHARED(_Shared)
         f.rules = rules
         f.btab = _bid_tables(rules)
         f.dealer = dealer
-        f.first = first
-        f.talon = 0
-        f.discarder = -1
-        f.cur = 0
-        f.holder = -1
-        f.passes = 0
-        f.bids = ()
-        s: UltiState = _NEW_STATE(UltiState)
-        s.fx = f
-        s.phase = DISCARD
-        s.to_act = first
-        s.hm = _pack_hands(hands)
-        s.lmask = 0
-        s.trick = ()
-        s.tricks = ()
-        return s
+        return _state(f, DISCARD, first, hands[0] | hands[1] << 52 | hands[2] << 104)
 
     # -- play ------------------------------------------------------------------------------
 
@@ -761,159 +603,115 @@ class Ulti(Phased):
             return fx.btab.bids[fx.cur]
         if phase == KONTRA:
             return _kontra_row(fx, state.to_act)[0]
-        if phase == TRUMP:
-            return _NAME_LIST
-        return ()
+        return _NAME_LIST if phase == TRUMP else ()
 
     def apply(self, state: UltiState, seat: Seat, action: Action) -> Step:
         phase = state.phase
-        if phase == PLAY and seat == state.to_act:
+        if phase == PLAY and seat == state.to_act:  # the hot path
             if action < 0 or not (state.lmask >> action) & 1:  # lmask: cards only, < 2**52
                 raise self._illegal(state, action)
-            # a card (UL-22 .. UL-27), inline: the hot path
-            fx = state.fx
-            hm = state.hm ^ _BIT[seat][action]  # the card is in the hand: lmask says so
-            tricks = state.tricks
-            facts: tuple[Fact, ...] = ()
-            if not tricks:  # UL-16: marriages are announced with the first card
-                facts = fx.mfacts[seat]
-            s: UltiState = _NEW_STATE(UltiState)
-            s.fx = fx
-            s.hm = hm
-            trick = state.trick
-            if len(trick) < 2:
-                s.trick = (*trick, action)
-                s.tricks = tricks
-                nxt = _NEXT[seat]
-                s.to_act = nxt
-                if (
-                    not tricks
-                    and nxt != fx.declarer
-                    and not (fx.kdone >> nxt) & 1
-                    and fx.rules.kontra_timing == "with_first_card"
-                ):
-                    s.phase = KONTRA
-                    s.lmask = state.lmask
-                    return _new_tuple(_Step, (s, facts))
-                s.phase = PLAY
-                s.lmask = self._legal_mask(s)
-                return _new_tuple(_Step, (s, facts))
-            # the trick is complete (UL-26)
-            c0, c1 = trick
-            entry = fx.tab2[52 * c0 + c1]
-            p0 = _NEXT[seat]
-            p1 = _NEXT[p0]
-            winner = seat if (entry[5] >> action) & 1 else (p1 if entry[4] else p0)
-            number = len(tricks) + 1
-            points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[action]
-            if number == 10:
-                points += 10  # UL-3: the last trick
-            taken = _new_tuple(
-                _TrickTaken, (number, ((p0, c0), (p1, c1), (seat, action)), winner, points)
-            )
-            s.tricks = (*tricks, taken)
-            s.trick = ()
-            s.to_act = winner
-            d = fx.declarer
-            stop = fx.stop
-            if number == 10 or (stop and (winner == d if stop == 1 else winner != d)):  # UL-27
-                s.phase = OVER
-                s.lmask = 0
-                res = s.res = self._compute_result(s)
-                return _new_tuple(_Step, (s, (*facts, taken, _new_tuple(_HandEnded, (res,)))))
-            s.phase = PLAY
-            if number == 1:
-                contract = fx.contract
-                assert contract is not None
-                facts = (*facts, taken)
-                if contract.open:  # UL-21
-                    facts = (
-                        *facts,
-                        Announced(
-                            "open_hand",
-                            {
-                                "seat": d,
-                                "hand": [CARD_NAMES[x] for x in cards_in(hm >> _OFF[d] & _FULL)],
-                            },
-                        ),
-                    )
-                self._kontra_turn(s)
-                if s.phase == KONTRA:
-                    s.lmask = state.lmask
-                    return _new_tuple(_Step, (s, facts))
-            else:
-                facts = (taken,)
-            s.lmask = self._legal_mask(s)
-            return _new_tuple(_Step, (s, facts))
+            return self._play(state, seat, action)
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
         fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
-            pair = action - DISCARD_BASE
-            a, b = divmod(pair, 52)
+            pair = pair_of(action)
             hand = state.hm >> _OFF[seat] & _FULL
-            if not (0 <= pair < 2704 and a < b and (hand >> a) & (hand >> b) & 1):
+            if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
                 raise self._illegal(state, action)
+            a, b = pair
             f = fx.copy()
             f.talon = two = (1 << a) | (1 << b)
             f.discarder = seat
-            return _new_tuple(
-                _Step,
-                (
-                    _bidding(f, BID, seat, state.hm ^ two << _OFF[seat]),
-                    (_DISCARD_FACT[seat],),
-                ),
-            )
-        out: list[Fact]
+            return _step(_state(f, BID, seat, state.hm ^ two << _OFF[seat]), _DISCARD_FACT[seat])
         if phase == AUCTION:  # UL-11, UL-12
             if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
                 raise self._illegal(state, action)
             f = fx.copy()
+            if action == PICKUP:  # 12 cards, discard two, bid higher
+                f.talon = 0
+                return _step(
+                    _state(f, DISCARD, seat, state.hm | fx.talon << _OFF[seat]), _PICKUP_FACT[seat]
+                )
             if action == PASS:
                 f.passes += 1
-                if f.passes >= 2 and f.rules.auction_end == "two_passes":
-                    s = _bidding(f, AUCTION, seat, state.hm)
-                    out = [_PASS_FACT[seat]]
-                    self._end_auction(s, out)
-                    return _new_tuple(_Step, (s, tuple(out)))
-                s = _bidding(f, AUCTION, _NEXT[seat], state.hm)
-                return _new_tuple(_Step, (s, (_PASS_FACT[seat],)))
-            if action == PICKUP:  # 12 cards, discard two, bid higher
-                s = _bidding(f, DISCARD, seat, state.hm | f.talon << _OFF[seat])
-                f.talon = 0
-                return _new_tuple(_Step, (s, (_PICKUP_FACT[seat],)))
-            s = _bidding(f, AUCTION, seat, state.hm)
-            out = []
+                if f.passes < 2 or f.rules.auction_end != "two_passes":
+                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _PASS_FACT[seat])
+                return self._end_auction(_state(f, AUCTION, seat, state.hm), _PASS_FACT[seat])
+            s = _state(f, AUCTION, seat, state.hm)
             if action == STAND:
-                out.append(_STAND_FACT[seat])
-                self._end_auction(s, out)
-            else:  # a bid without the talon (raise_without_talon)
-                self._bid(s, seat, action, out)
-            return _new_tuple(_Step, (s, tuple(out)))
+                return self._end_auction(s, _STAND_FACT[seat])
+            return self._bid(s, seat, action)  # a bid without the talon (raise_without_talon)
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
                 raise self._illegal(state, action)
-            s = _bidding(fx.copy(), BID, seat, state.hm)
-            out = []
-            self._bid(s, seat, action, out)
-            return _new_tuple(_Step, (s, tuple(out)))
+            return self._bid(_state(fx.copy(), BID, seat, state.hm), seat, action)
         if phase == KONTRA:  # UL-18 .. UL-20
             if action not in _kontra_row(fx, seat)[1]:
                 raise self._illegal(state, action)
             s = state.copy()
             s.fx = fx.copy()
-            return _new_tuple(_Step, (s, (self._kontra(s, seat, action),)))
+            return _step(s, self._kontra(s, seat, action))
         if phase != TRUMP or action not in _NAME_SET:  # UL-14
             raise self._illegal(state, action)
         s = state.copy()
         f = s.fx = fx.copy()
-        assert isinstance(f, _Fixed)
         f.trump = action - NAME_BASE
-        out = [_TRUMP_FACTS[seat][f.trump]]
         self._start_play(s)
-        return _new_tuple(_Step, (s, tuple(out)))
+        return _step(s, _TRUMP_FACTS[seat][f.trump])
 
-    def _bid(self, s: UltiState, seat: Seat, action: Action, facts: list[Fact]) -> None:
+    def _play(self, state: UltiState, seat: Seat, c: Card) -> Step:
+        """A legal card (UL-22 .. UL-27)."""
+        fx = state.fx
+        t = TABLES[fx.trump]
+        before = state.trick
+        trick = lead(t, seat, c) if before is None else play(before, t.power[before.led], seat, c)
+        tricks = state.tricks
+        s = _state(fx, PLAY, _NEXT[seat], state.hm ^ _BIT[seat][c], trick, tricks)
+        facts: tuple[Fact, ...] = () if tricks else fx.mfacts[seat]  # UL-16: with the first card
+        if len(trick.cards) < 3:
+            nxt = s.to_act
+            if (
+                not tricks
+                and nxt != fx.declarer
+                and not (fx.kdone >> nxt) & 1
+                and fx.rules.kontra_timing == "with_first_card"
+            ):
+                s.phase = KONTRA
+            else:
+                s.lmask = self._legal_mask(s)
+            return _new_tuple(_Step, (s, facts))
+        # the trick is complete (UL-26)
+        number = len(tricks) + 1
+        c0, c1, _ = trick.cards
+        points = CARD_POINTS[c0] + CARD_POINTS[c1] + CARD_POINTS[c] + (10 if number == 10 else 0)
+        winner = trick.winner  # UL-3: 10 more for the last trick
+        p0 = trick.leader
+        taken = _new_tuple(
+            _TrickTaken, (number, ((p0, c0), (_NEXT[p0], c1), (seat, c)), winner, points)
+        )
+        s.tricks = (*tricks, taken)
+        s.trick = None
+        s.to_act = winner
+        d = fx.declarer
+        stop = fx.stop
+        if number == 10 or (stop and (winner == d if stop == 1 else winner != d)):  # UL-27
+            s.phase = OVER
+            res = s.res = self._compute_result(s)
+            return _new_tuple(_Step, (s, (*facts, taken, _new_tuple(_HandEnded, (res,)))))
+        if number > 1:
+            s.lmask = self._legal_mask(s)
+            return _new_tuple(_Step, (s, (taken,)))
+        contract = fx.contract
+        assert contract is not None
+        facts = (*facts, taken)
+        if contract.open:  # UL-21
+            shown = [CARD_NAMES[x] for x in cards_in(s.hm >> _OFF[d] & _FULL)]
+            facts = (*facts, Announced("open_hand", {"seat": d, "hand": shown}))
+        self._kontra_turn(s)
+        return _new_tuple(_Step, (s, facts))
+
+    def _bid(self, s: UltiState, seat: Seat, action: Action) -> Step:
         """UL-9 .. UL-11: the bid becomes current, the turn moves on."""
         f = s.fx
         rank = action - BID_BASE + 1
@@ -923,34 +721,33 @@ class Ulti(Phased):
         f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
         s.to_act = _NEXT[seat]
-        facts.append(_BID_FACTS[seat][rank - 1])
+        return _step(s, _BID_FACTS[seat][rank - 1])
 
-    def _end_auction(self, s: UltiState, facts: list[Fact]) -> None:
+    def _end_auction(self, s: UltiState, fact: Fact) -> Step:
         """UL-13 .. UL-15: the holder declares the current bid."""
-        contract = LADDER[s.fx.cur - 1]
-        f = s.fx = _Fixed.from_auction(s.fx, contract)
-        facts.append(_CONTRACT_FACTS[f.holder][contract.rank - 1])
+        f = s.fx
+        contract = f.contract = LADDER[f.cur - 1]
+        d = f.declarer = f.holder
+        facts = [fact, _CONTRACT_FACTS[d][contract.rank - 1]]
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
             s.res = HandResult(
-                passz_not_played(f.declarer),
-                {"contract": contract.key, "declarer": f.declarer, "played": False},
+                passz_not_played(d), {"contract": contract.key, "declarer": d, "played": False}
             )
             facts.append(HandEnded(s.res))
-            return
-        if contract.trump == CHOOSE:
+        elif contract.trump == CHOOSE:
             s.phase = TRUMP
-            s.to_act = f.declarer
-            return
-        f.trump = HEARTS if contract.trump == PIROS else -1
-        if f.trump >= 0:
-            facts.append(_TRUMP_FACTS[f.declarer][HEARTS])
-        self._start_play(s)
+            s.to_act = d
+        else:
+            if contract.trump == PIROS:
+                f.trump = HEARTS
+                facts.append(_TRUMP_FACTS[d][HEARTS])
+            self._start_play(s)
+        return _step(s, *facts)
 
     def _start_play(self, s: UltiState) -> None:
         """UL-16, UL-22: marriages are fixed from the hands; the declarer leads."""
         f = s.fx
-        assert isinstance(f, _Fixed)
         contract = f.contract
         assert contract is not None
         rules = f.rules
@@ -968,16 +765,9 @@ class Ulti(Phased):
                     both ^= low
             f.marriages = tuple(marriages)
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
-        if trump >= 0 and contract.mask & ULTI and rules.hold_ulti_seven:
-            f.hold = 1 << SEVENS[trump]
-        key = (contract.rank, rules.ulti_with_parti)
-        cmask = _CMASK.get(key) if contract is LADDER[contract.rank - 1] else None
-        if cmask is None:
-            cmask = components_mask(contract, rules)
-            if contract is LADDER[contract.rank - 1]:
-                _CMASK[key] = cmask
-        f.cmask = cmask
-        f.tab1, f.tab2 = _play_tables(trump, rules.must_beat_after_trumped)
+            if contract.mask & ULTI and rules.hold_ulti_seven:
+                f.hold = 1 << SEVENS[trump]
+        f.cmask = components_mask(contract, rules)
         if trump < 0 and rules.early_stop:  # UL-27
             mask = contract.mask
             f.stop = 1 if mask & BETLI else (2 if mask == DURCHMARS else 0)
@@ -989,77 +779,63 @@ class Ulti(Phased):
         """The legal cards of the seat to act (UL-23 .. UL-25)."""
         f = s.fx
         seat = s.to_act
-        hand = s.hm >> _OFF[seat] & _FULL
+        m = s.hm >> _OFF[seat] & _FULL
         trick = s.trick
-        if not trick:
-            m = hand
-        elif len(trick) == 1:
-            m = _legal(hand, f.tab1[trick[0]])
-        else:
-            m = _legal(hand, f.tab2[52 * trick[0] + trick[1]])
+        if trick is not None:
+            m = _answer(m, trick, TABLES[f.trump], f.rules.must_beat_after_trumped)
         hold = f.hold
         if hold and seat == f.declarer and m & hold and m != hold and len(s.tricks) < 9:
             m &= ~hold  # UL-25
         return m
 
     def _kontra_turn(self, s: UltiState) -> None:
-        """UL-20: after trick 1, each defender in play order, then the declarer if doubled."""
+        """UL-20: after trick 1, each defender in play order, then the declarer if doubled;
+        then the play goes on."""
         f = s.fx
         d = f.declarer
         kdone = f.kdone
         e = _NEXT[d]
         if not (kdone >> e) & 1 or not (kdone >> (e := _NEXT[e])) & 1:
-            s.phase = KONTRA
-            s.to_act = e
-            return
-        if not (kdone >> d) & 1 and any(f.kon):
-            s.phase = KONTRA
-            s.to_act = d
-            return
-        s.phase = PLAY
-        s.to_act = s.tricks[-1].winner
+            s.phase, s.to_act = KONTRA, e
+        elif not (kdone >> d) & 1 and any(f.kon):
+            s.phase, s.to_act = KONTRA, d
+        else:
+            s.phase, s.to_act = PLAY, s.tricks[-1].winner
+            s.lmask = self._legal_mask(s)
 
     def _kontra(self, s: UltiState, seat: Seat, action: Action) -> Fact:
         """UL-18, UL-19: a legal kontra decision, recorded in ``s`` (a copy with its own ``fx``);
         returns the fact it announces."""
         f = s.fx
-        assert isinstance(f, _Fixed)
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
             fact = _NO_KONTRA_FACT[seat]
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
-            r0, r1, r2 = f.rek
-            k0, k1, k2 = f.kon
-            f.rek = (r0 | (k0 & sub), r1 | (k1 & sub), r2 | (k2 & sub))
-            fact = _REKONTRA_FACTS[seat][sub]
+            f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
+            fact = _KONTRA_FACTS[1][seat][sub]
         else:
             sub = action - KONTRA_BASE
-            kon = list(f.kon)
-            if f.contract.colourless:  # UL-19: individual
-                kon[seat] |= sub
-            else:  # UL-19: binds both defenders
-                for e in range(3):
-                    if e != f.declarer:
-                        kon[e] |= sub
-            f.kon = tuple(kon)
-            fact = _KONTRA_FACTS[seat][sub]
+            bound = (
+                (seat,) if f.contract.colourless else (_NEXT[f.declarer], _NEXT[_NEXT[f.declarer]])
+            )
+            f.kon = tuple(k | sub if e in bound else k for e, k in enumerate(f.kon))  # UL-19
+            fact = _KONTRA_FACTS[0][seat][sub]
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
             s.phase = PLAY
-        if s.phase == PLAY:
             s.lmask = self._legal_mask(s)
         return fact
 
     # -- scoring (UL-28 .. UL-36) ----------------------------------------------------------
 
-
     def check_result(self, result: HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.ulti(result, rules)
+
     def result(self, state: UltiState) -> HandResult:
         if state.phase == OVER:
             return state.res
@@ -1100,52 +876,50 @@ class Ulti(Phased):
     # -- views -----------------------------------------------------------------------------
 
     def view(self, state: UltiState, seat: Seat | None) -> dict[str, JSON]:
-        contract = state.contract
-        d = state.declarer
+        f = state.fx
+        contract = f.contract
+        d = f.declarer
         out = self._frame(state)
         out |= {
-            "first": state.first,
-            "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in state.bids],
-            "current_bid": LADDER[state.cur - 1].key if state.cur else None,
-            "holder": state.holder if state.holder >= 0 else None,
-            "passes": state.passes,
+            "first": (f.dealer + 1) % 3,
+            "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in f.bids],
+            "current_bid": LADDER[f.cur - 1].key if f.cur else None,
+            "holder": f.holder if f.holder >= 0 else None,
+            "passes": f.passes,
             "contract": contract.key if contract else None,
             "declarer": d if d >= 0 else None,
-            "trump": SUIT_LETTERS[state.trump] if state.trump >= 0 else None,
+            "trump": SUIT_LETTERS[f.trump] if f.trump >= 0 else None,
             "hand_sizes": [h.bit_count() for h in state.hands],
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.plays],
             "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
             "marriages": self._announced_marriages(state),
             "kontra": [
-                {
-                    "seat": e,
-                    "kontra": _comp_names(state.kon[e]),
-                    "rekontra": _comp_names(state.rek[e]),
-                }
+                {"seat": e, "kontra": _comp_names(f.kon[e]), "rekontra": _comp_names(f.rek[e])}
                 for e in range(3)
-                if state.kon[e]
+                if f.kon[e]
             ],
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
             out["open_hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[d])]
-        laid = names(cards_in(state.talon)) if seat == state.discarder and state.talon else None
+        laid = names(cards_in(f.talon)) if seat == f.discarder and f.talon else None
         return self._own(out, state, seat, state.hands, talon=laid)
 
     def _announced_marriages(self, state: UltiState) -> list[JSON]:
         played = {p for p, _ in state.plays} if not state.tricks else {0, 1, 2}
+        trump = state.fx.trump
         return [
-            {"seat": p, "suit": SUIT_LETTERS[suit], "value": 40 if suit == state.trump else 20}
-            for p, suit in state.marriages
+            {"seat": p, "suit": SUIT_LETTERS[suit], "value": 40 if suit == trump else 20}
+            for p, suit in state.fx.marriages
             if p in played and state.phase != TRUMP
         ]
 
     def audit_view(self, state: UltiState) -> dict[str, JSON]:
         out = self.view(state, None)
         out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
-        out["talon"] = [CARD_NAMES[c] for c in cards_in(state.talon)]
-        out["discarder"] = state.discarder
-        out["kontra_done"] = state.kdone
+        out["talon"] = [CARD_NAMES[c] for c in cards_in(state.fx.talon)]
+        out["discarder"] = state.fx.discarder
+        out["kontra_done"] = state.fx.kdone
         return out
 
     # -- notation --------------------------------------------------------------------------
@@ -1165,7 +939,7 @@ class Ulti(Phased):
             a, b = sorted(_pack_card(p) for p in parts)
             if a == b:
                 raise InvalidActionError(f"{text!r}: the two discarded cards must differ")
-            return DISCARD_BASE + 52 * a + b
+            return pair_code(a, b)
         if verb == "bid":
             try:
                 return BID_BASE + by_key(arg.lower()).rank - 1
@@ -1195,10 +969,9 @@ class Ulti(Phased):
         if action >= DISCARD_BASE:
             a, b = divmod(action - DISCARD_BASE, 52)
             return f"discard:{CARD_NAMES[a]},{CARD_NAMES[b]}"
-        if action >= REKONTRA_BASE:
-            return "rekontra:" + ",".join(_comp_names(action - REKONTRA_BASE))
         if action >= KONTRA_BASE:
-            return "kontra:" + ",".join(_comp_names(action - KONTRA_BASE))
+            verb = "rekontra:" if action >= REKONTRA_BASE else "kontra:"
+            return verb + ",".join(_comp_names(action - KONTRA_BASE))
         if action >= BID_BASE:
             return "bid:" + LADDER[action - BID_BASE].key
         if action >= NAME_BASE:
@@ -1212,16 +985,15 @@ class Ulti(Phased):
                 *_VERBS.values(),
                 *(NAME_BASE + s for s in SUITS),
                 *(BID_BASE + c.rank - 1 for c in LADDER),
-                *(KONTRA_BASE + sub for sub in range(1, 64)),
-                *(REKONTRA_BASE + sub for sub in range(1, 64)),
-                *(DISCARD_BASE + 52 * a + b for a, b in _PAIRS),
+                *(base + sub for base in (KONTRA_BASE, REKONTRA_BASE) for sub in range(1, 64)),
+                *(pair_code(a, b) for a, b in _PAIRS),
             ]
         )
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        where["played"] = played(state.tricks, state.trick)
-        where["talon"] = state.talon
+        where["played"] = played(state.tricks, () if state.trick is None else state.trick.cards)
+        where["talon"] = state.fx.talon
         return where
 
     # -- match level (UL-5, UL-36) ---------------------------------------------------------
@@ -1263,76 +1035,67 @@ class Ulti(Phased):
             return IllegalActionError(f"action code {action} is not an Ulti action", "UL-9")
         text = self.format_action(action)
         phase = state.phase
-        seat = state.to_act
+        why: tuple[str, str] | None
         if phase == PLAY and action < VERB_BASE:
-            return self._illegal_play(state, action, text)
+            why = self._why_not_card(state, action, text)
+        elif phase == KONTRA and action >= KONTRA_BASE:
+            why = self._why_not_kontra(state, action, text)
+        else:
+            why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
+        return self._not_now(state, text) if why is None else IllegalActionError(*why)
+
+    def _why_not_bid(self, state: UltiState, action: Action, text: str) -> tuple[str, str] | None:
+        """Why an action of the auction is refused (UL-9 .. UL-14); ``None``: it belongs to
+        another phase."""
+        phase = state.phase
+        f = state.fx
         if phase == DISCARD and action >= DISCARD_BASE:
-            return IllegalActionError(f"{text!r}: you can only discard cards you hold", "UL-10")
+            return f"{text!r}: you can only discard cards you hold", "UL-10"
         if phase in (BID, AUCTION) and BID_BASE <= action < KONTRA_BASE:
-            if phase == AUCTION and not state.rules.raise_without_talon:
-                return IllegalActionError(
-                    f"{text!r}: pick up the talon and discard two before bidding", "UL-11"
-                )
-            cur = LADDER[state.cur - 1]
-            how = "later in the ladder" if state.rules.equal_value_overcall else "higher in value"
-            return IllegalActionError(
+            if phase == AUCTION and not f.rules.raise_without_talon:
+                return f"{text!r}: pick up the talon and discard two before bidding", "UL-11"
+            cur = LADDER[f.cur - 1]
+            how = "later in the ladder" if f.rules.equal_value_overcall else "higher in value"
+            return (
                 f"{text!r}: a bid must be {how} than the current {cur.title} ({cur.value})",
                 "UL-9",
             )
         if phase == AUCTION and action == PICKUP:
-            return IllegalActionError(
-                f"'pickup': no bid is higher than {LADDER[state.cur - 1].title}; "
-                + ("stand" if seat == state.holder else "pass"),
-                "UL-11",
-            )
-        if phase == AUCTION and action == PASS:
-            return IllegalActionError(
-                "'pass': you hold the current bid; stand or pick up the talon", "UL-12"
-            )
-        if phase == AUCTION and action == STAND:
-            return IllegalActionError(
-                "'stand': only the holder of the current bid may stand; pass or pick up", "UL-12"
-            )
+            then = "stand" if state.to_act == f.holder else "pass"
+            return f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
         if phase == BID and action == PASS:
-            what = "the first player" if not state.bids else "whoever picks up the talon"
-            return IllegalActionError(
-                f"'pass': {what} must bid (at least {self._lowest(state)})",
-                "UL-10" if not state.bids else "UL-11",
-            )
+            who = "whoever picks up the talon" if f.bids else "the first player"
+            higher = higher_bids(f.rules, f.cur)
+            lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
+            return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
         if phase == TRUMP and NAME_BASE <= action < BID_BASE:
-            return IllegalActionError(
+            return (
                 f"{text!r}: piros is trump only in a piros contract; name tök (D), zöld (S) "
                 "or makk (C)",
                 "UL-14",
             )
-        if phase == KONTRA and action >= KONTRA_BASE:
-            return self._illegal_kontra(state, action, text)
-        return self._not_now(state, text)
+        return None
 
-    def _lowest(self, state: UltiState) -> str:
-        higher = higher_bids(state.rules, state.cur)
-        return LADDER[higher[0] - BID_BASE].title if higher else "nothing"
-
-    def _illegal_play(self, state: UltiState, c: Card, text: str) -> IllegalActionError:
+    def _why_not_card(self, state: UltiState, c: Card, text: str) -> tuple[str, str]:
+        """Why a card is refused (UL-23 .. UL-25)."""
         seat = state.to_act
         hand = state.hands[seat]
         if not (hand >> c) & 1:
-            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23")
-        trump = state.trump
-        if c == SEVENS[trump] and trump >= 0 and seat == state.declarer:
-            base = legal_cards(
-                hand,
-                [x for _, x in state.plays],
-                trump,
-                must_beat_after_trumped=state.rules.must_beat_after_trumped,
-            )
+            return f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23"
+        f = state.fx
+        trump = f.trump
+        trick = state.trick
+        if c == SEVENS[trump] and trump >= 0 and seat == f.declarer:
+            must_beat = f.rules.must_beat_after_trumped
+            base = hand if trick is None else _answer(hand, trick, TABLES[trump], must_beat)
             if (base >> c) & 1:
-                return IllegalActionError(
+                return (
                     f"{text!r}: with an ulti the trump 7 must be kept for the last trick while "
                     "you have another legal card",
                     "UL-25",
                 )
-        led = SUIT_OF[state.plays[0][1]]
+        assert trick is not None  # a lead is free but for the seven held (UL-25)
+        led = SUIT_OF[trick.cards[0]]
         legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
         if hand & SUIT_MASKS[led]:
             if SUIT_OF[c] == led:
@@ -1347,39 +1110,23 @@ class Ulti(Phased):
         else:
             why = "not a legal card here"
         rule = "UL-24" if "beat" in why or "overtrump" in why else "UL-23"
-        return IllegalActionError(f"{text!r}: {why}; legal: {legal}", rule)
+        return f"{text!r}: {why}; legal: {legal}", rule
 
-    def _illegal_kontra(self, state: UltiState, action: Action, text: str) -> IllegalActionError:
-        seat = state.to_act
-        assert state.contract is not None
-        if seat == state.declarer:
+    def _why_not_kontra(self, state: UltiState, action: Action, text: str) -> tuple[str, str]:
+        """Why a kontra or rekontra is refused (UL-18, UL-19)."""
+        f = state.fx
+        contract = f.contract
+        assert contract is not None
+        if state.to_act == f.declarer:
             if action < REKONTRA_BASE:
-                return IllegalActionError(
-                    f"{text!r}: the declarer answers a kontra with rekontra", "UL-18"
-                )
-            return IllegalActionError(
-                f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
-            )
+                return f"{text!r}: the declarer answers a kontra with rekontra", "UL-18"
+            return f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
         if action >= REKONTRA_BASE:
-            return IllegalActionError(f"{text!r}: only the declarer says rekontra", "UL-18")
-        sub = action - KONTRA_BASE
-        if sub & ~components_mask(state.contract, state.rules):
-            return IllegalActionError(
-                f"{text!r}: the contract {state.contract.title} has no such component", "UL-18"
-            )
-        return IllegalActionError(
-            f"{text!r}: that component is already doubled"
-            + (" for both defenders" if not state.contract.colourless else ""),
-            "UL-19",
-        )
-
-
-def components_mask(contract: Contract, rules: UltiRules) -> int:
-    """The component set a kontra may name (UL-18)."""
-    m = 0
-    for comp, _ in components(contract, rules):
-        m |= comp
-    return m
+            return f"{text!r}: only the declarer says rekontra", "UL-18"
+        if (action - KONTRA_BASE) & ~components_mask(contract, f.rules):
+            return f"{text!r}: the contract {contract.title} has no such component", "UL-18"
+        both = "" if contract.colourless else " for both defenders"
+        return f"{text!r}: that component is already doubled{both}", "UL-19"
 
 
 def _pack_card(text: str) -> Card:
@@ -1389,27 +1136,8 @@ def _pack_card(text: str) -> Card:
     return c
 
 
-def _pair_mask(action: Action) -> CardSet:
-    a, b = divmod(action - DISCARD_BASE, 52)
-    return (1 << a) | (1 << b)
-
-
 def _comp_names(sub: int) -> list[str]:
     return list(_COMP_NAMES[sub & 63])
-
-
-_COMP_NAMES: Final = tuple(
-    tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
-)
-_KONTRA_FACTS: Final = tuple(
-    tuple(_fact("kontra", seat=seat, components=list(names)) for names in _COMP_NAMES)
-    for seat in range(3)
-)
-_REKONTRA_FACTS: Final = tuple(
-    tuple(_fact("rekontra", seat=seat, components=list(names)) for names in _COMP_NAMES)
-    for seat in range(3)
-)
-"""``[seat][components]``: the kontra and rekontra facts (UL-18), built once."""
 
 
 _ALL: Final = frozenset(Ulti().all_actions())

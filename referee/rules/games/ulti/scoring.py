@@ -103,15 +103,9 @@ def settle(
     extra = [0, 0, 0]  # defenders' silent feats (everyone against everyone)
     out_comps: list[JSON] = []
     silent: list[JSON] = []
-    lost_ulti = rules.lost_ulti
     seven_seat = tally.seven_seat
     last_winner = tally.last_winner
-    key0 = _SEAT_KEYS[e0]
-    key1 = _SEAT_KEYS[e1]
-    comps = contract.components
-    if not rules.ulti_with_parti and contract.mask == ULTI | PARTI:
-        comps = components(contract, rules)
-    for comp, v in comps:
+    for comp, v in components(contract, rules):
         if comp == PARTI:  # UL-28
             won = cp_d + mar_d > cp_def + mar_def
         elif comp == C40:  # UL-29
@@ -132,26 +126,15 @@ def settle(
             if not won and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
                 value = 2 * v
                 silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
-        k0 = 4 if rek[e0] & comp else (2 if kon[e0] & comp else 1)  # UL-18
-        k1 = 4 if rek[e1] & comp else (2 if kon[e1] & comp else 1)
-        if won:
-            pay[e0] += value * k0
-            pay[e1] += value * k1
-        elif comp == ULTI and lost_ulti == "double":
-            pay[e0] -= 2 * value * k0
-            pay[e1] -= 2 * value * k1
-        elif comp == ULTI and lost_ulti == "k_plus_one":
-            pay[e0] -= value * (k0 + 1)
-            pay[e1] -= value * (k1 + 1)
-        else:
-            pay[e0] -= value * k0
-            pay[e1] -= value * k1
+        k0, k1 = kontra_level(kon, rek, comp, e0), kontra_level(kon, rek, comp, e1)
+        pay[e0] += _stake(comp, value, k0, won, rules.lost_ulti)
+        pay[e1] += _stake(comp, value, k1, won, rules.lost_ulti)
         out_comps.append(
             {
                 "name": COMPONENT_NAMES[comp],
                 "won": won,
                 "value": value,
-                "kontra": {key0: k0, key1: k1},
+                "kontra": {_SEAT_KEYS[e0]: k0, _SEAT_KEYS[e1]: k1},
             }
         )
     mask = contract.mask
@@ -193,6 +176,18 @@ def settle(
     if trump >= 0:
         detail["card_points"] = {"declarer": cp_d, "defenders": cp_def}
     return (points[0], points[1], points[2]), detail
+
+
+def _stake(comp: int, value: int, k: int, won: bool, lost_ulti: str) -> int:
+    """What a defender pays the declarer for one component at kontra level ``k`` (UL-34):
+    ``v·k`` won; lost, ``-v·k``, and a lost ulti ``-2·v·k`` or ``-v·(k+1)`` (``lost_ulti``)."""
+    if won:
+        return value * k
+    if comp == ULTI and lost_ulti == "double":
+        return -2 * value * k
+    if comp == ULTI and lost_ulti == "k_plus_one":
+        return -value * (k + 1)
+    return -value * k
 
 
 def _add(pay: list[int], e0: int, e1: int, amount: int) -> None:
