@@ -7,7 +7,7 @@ pass parsed JSON and get JSON-ready dicts back).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from referee.rules.cards import CARD_NAMES, Card, parse_card
@@ -155,37 +155,47 @@ def read_record(data: object) -> HandRecord | MatchRecord:
 
 def _substitutions(data: object, seats: int) -> tuple[Mapping[str, JSON], ...]:
     """A match record's substitutions: each names a seat and two players."""
-    if not isinstance(data, list):
-        raise RecordError("substitutions must be a list of objects", "substitutions")
-    out = []
-    for i, r in enumerate(data):
-        where = f"substitutions[{i}]"
-        obj = _object(r, where)
-        seat = obj.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+
+    def check(obj: dict[str, Any], where: str) -> None:
+        if not _whole(obj.get("seat"), 0, seats - 1):
             raise RecordError(f"seat must be 0..{seats - 1}", where)
         if not isinstance(obj.get("player"), str) or not isinstance(obj.get("previous"), str):
             raise RecordError("player and previous must be names", where)
-        out.append(obj)
-    return tuple(out)
+
+    return _entries(data, "substitutions", "objects", check)
 
 
 def _rulings(data: object, sides: int, hands: int) -> tuple[Mapping[str, JSON], ...]:
     """A match record's rulings: each names a hand of the record and adjusts every side."""
-    if not isinstance(data, list):
-        raise RecordError("rulings must be a list of ruling objects", "rulings")
-    out = []
-    for i, r in enumerate(data):
-        where = f"rulings[{i}]"
-        obj = _object(r, where)
-        hand, adjust = obj.get("hand"), obj.get("adjust")
-        if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= hands:
+
+    def check(obj: dict[str, Any], where: str) -> None:
+        if not _whole(obj.get("hand"), 1, hands):
             raise RecordError(f"hand must be a hand of this record, 1..{hands}", where)
+        adjust = obj.get("adjust")
         if (not isinstance(adjust, list) or len(adjust) != sides
                 or not all(isinstance(a, int) and not isinstance(a, bool) for a in adjust)):
             raise RecordError(f"adjust must list {sides} whole numbers, one per side", where)
+
+    return _entries(data, "rulings", "ruling objects", check)
+
+
+def _entries(
+    data: object, name: str, what: str, check: Callable[[dict[str, Any], str], None]
+) -> tuple[Mapping[str, JSON], ...]:
+    """The list ``name`` of a record: JSON objects, each passing ``check(obj, where)``."""
+    if not isinstance(data, list):
+        raise RecordError(f"{name} must be a list of {what}", name)
+    out = []
+    for i, r in enumerate(data):
+        obj = _object(r, f"{name}[{i}]")
+        check(obj, f"{name}[{i}]")
         out.append(obj)
     return tuple(out)
+
+
+def _whole(x: object, low: int, high: int) -> bool:
+    """Whether ``x`` is a whole number (not a bool) from ``low`` to ``high``."""
+    return isinstance(x, int) and not isinstance(x, bool) and low <= x <= high
 
 
 def _object(data: object, where: str) -> dict[str, Any]:
