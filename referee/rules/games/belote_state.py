@@ -218,31 +218,14 @@ def deal_ctx(
 ) -> Ctx:
     """A ctx of these fields (a new deal's by default), without the play tables."""
     c = NEW_CTX(Ctx)
-    c.rules = rules
-    c.dealer = dealer
-    c.first = first
-    c.stock = stock
-    c.rest = rest
-    c.dealt = dealt
-    c.table = table
-    c.calls = calls
-    c.top = top
-    c.contract = contract
-    c.bidder = bidder
-    c.level = level
-    c.passes = passes
+    c.rules, c.dealer, c.first, c.stock, c.rest, c.dealt = rules, dealer, first, stock, rest, dealt
+    c.table, c.calls, c.top, c.contract = table, calls, top, contract
+    c.bidder, c.level, c.passes = bidder, level, passes
     return c
 
 
-def next_ctx(
-    b: Ctx,
-    calls: tuple[tuple[Seat, Action], ...],
-    top: Action,
-    contract: int,
-    bidder: Seat,
-    level: int,
-    passes: int,
-) -> Ctx:
+def next_ctx(b: Ctx, calls: tuple[tuple[Seat, Action], ...], top: Action, contract: int,
+             bidder: Seat, level: int, passes: int) -> Ctx:  # fmt: skip
     """The ctx of ``b``'s deal after an auction call (without the play tables)."""
     return deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table,
                     calls, top, contract, bidder, level, passes)  # fmt: skip
