@@ -24,8 +24,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar, Final
 
-from referee.rules.cards import PACK_32, SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in, names
-from referee.rules.dealing import check_deal
+from referee.rules.cards import SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.game import (
     JSON,
@@ -69,7 +68,7 @@ from referee.rules.games.belote_declarations import (
 from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import team_tally
-from referee.rules.games.belote_state import BeloteState, Ctx, hand_sets, pack, stock_rest
+from referee.rules.games.belote_state import LOW, BeloteState, Ctx
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -128,9 +127,7 @@ class Belot(BeloteGame):
 
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
-        hands = hand_sets(deal, 5, 12) or check_deal(deal, PACK_32, (5, 5, 5, 5), 12, "belot")
-        held = pack(hands)
-        rest = stock_rest(deal.stock, 3, dealer + 1)
+        held, rest = self._packed(deal, 5, 3, dealer)
         s = self._new_state(first_ctx(rules, dealer, deal.stock, rest, held | rest), held)
         assert isinstance(s, BelotState)
         return s
@@ -181,7 +178,7 @@ class Belot(BeloteGame):
 
     def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[Action]) -> None:
         ctx = state.ctx
-        hand = state.hand(seat)
+        hand = (state.hands >> (seat << 6)) & LOW
         x = hand & ctx.kq[seat]
         if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
             out.extend(BELOT_BASE + c for c in cards_in(belot_cards(state, hand, legal)))

@@ -188,34 +188,18 @@ _SEQ_SHIFTS: Final = tuple((su, 13 * su + RANKS[0]) for su in SUITS)
 """Per suit, where its 8 cards (7 .. A) start in a card set."""
 
 
-def _runs8(b: int) -> list[tuple[int, int]]:
-    out = []
-    i = 0
-    while i < 8:
-        if (b >> i) & 1:
-            j = i
-            while j < 8 and (b >> j) & 1:
-                j += 1
-            if j - i >= 3:
-                out.append((i, j - i))
-            i = j
-        else:
-            i += 1
-    return out
-
-
-_HAS_RUN: Final = tuple(bool(_runs8(b)) for b in range(256))
-_SUBRUNS: Final = tuple(
+_SEQ_IN: Final = tuple(
     tuple(
-        (lo, n)
-        for start, length in _runs8(b)
-        for lo in range(start, start + length)
-        for n in range(3, start + length - lo + 1)
+        tuple(
+            i
+            for i, (s, low, length) in enumerate(SEQUENCES)
+            if s == suit and all((p >> k) & 1 for k in range(low, low + length))
+        )
+        for p in range(256)
     )
-    for b in range(256)
+    for suit in SUITS
 )
-"""Every run of 3+ inside the maximal runs of an 8-bit suit pattern."""
-_SEQ_INDEX: Final = {q: i for i, q in enumerate(SEQUENCES)}
+"""``_SEQ_IN[suit][pattern]``: the sequences inside an 8-bit pattern of the suit's 7..A."""
 
 
 def bg_declarable(hand: CardSet, used: CardSet) -> list[int]:
@@ -240,33 +224,18 @@ def bg_declarable(hand: CardSet, used: CardSet) -> list[int]:
     seqs = []
     for s, shift in _SEQ_SHIFTS:
         a8 = (avail >> shift) & 0xFF
-        if not _HAS_RUN[a8]:
+        if not a8 & (a8 >> 1) & (a8 >> 2):
             continue
-        h8 = (hand >> shift) & 0xFF
-        l8 = (lock >> shift) & 0xFF
-        free = ~h8 | l8  # neighbour positions that do not extend a run
-        for low, length in _SUBRUNS[a8]:
+        free = ~(hand >> shift) | (lock >> shift)  # neighbours that do not extend a run
+        for i in _SEQ_IN[s][a8]:
+            _, low, length = SEQUENCES[i]
             below, above = low - 1, low + length
             if (below < 0 or (free >> below) & 1) and (above > 7 or (free >> above) & 1):
-                seqs.append(_SEQ_INDEX[(s, low, length)])
-    seqs.sort()
+                seqs.append(i)
     return seqs + out
 
 
 # -- Coinche (CO-A1 .. CO-A3) ----------------------------------------------------------------
-
-_SEQ_IN: Final = tuple(
-    tuple(
-        tuple(
-            i
-            for i, (s, low, length) in enumerate(SEQUENCES)
-            if s == suit and all((p >> k) & 1 for k in range(low, low + length))
-        )
-        for p in range(256)
-    )
-    for suit in SUITS
-)
-"""``_SEQ_IN[suit][pattern]``: the sequences inside an 8-bit pattern of the suit's 7..A."""
 
 
 def co_announceable(avail: CardSet) -> list[int]:

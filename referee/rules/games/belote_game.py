@@ -24,12 +24,14 @@ from referee.rules.cards import (
     parse_card,
 )
 from referee.rules.compiled import mypyc_attr
+from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import (
     JSON,
     VERB_BASE,
     Action,
     Announced,
+    Deal,
     Fact,
     HandEnded,
     HandResult,
@@ -41,12 +43,14 @@ from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S
 from referee.rules.games.belote_state import (
     AUCTION,
     LANE_BITS,
-    LOW,
     OVER,
     PLAY,
     BeloteState,
     Ctx,
     Phase,
+    packed_deal,
+    playable_cards,
+    unlane,
 )
 from referee.rules.seats import Seat
 
@@ -147,6 +151,17 @@ class BeloteGame:
 
     # -- the deal -------------------------------------------------------------------------
 
+    def _packed(self, deal: Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
+        """``deal``'s hands of ``size`` cards and its stock, ``each`` a seat in turn from the
+        dealer's left, packed (:func:`belote_state.packed_deal`).
+
+        :raises RecordError: the deal is not the pack, each card once (``check_deal``)."""
+        got = packed_deal(deal, size, each, dealer + 1)
+        if got is None:
+            check_deal(deal, PACK_32, (size, size, size, size), 4 * each, self.name)
+            raise AssertionError("check_deal accepts what packed_deal refuses")
+        return got
+
     def _new_state(self, ctx: Ctx, hands: int) -> BeloteState:
         """The state at the start of the auction: ``hands`` the cards held in it, packed."""
         cls = self.state_class
@@ -178,14 +193,16 @@ class BeloteGame:
     def legal_actions(self, state: BeloteState) -> list[Action]:
         phase = state.phase
         if phase == PLAY:
-            legal = state.playable()
+            legal = state.legal = playable_cards(state)
             out = [
                 *CARDS_C[(legal >> 5) & 0xFF],
                 *CARDS_D[(legal >> 18) & 0xFF],
                 *CARDS_H[(legal >> 31) & 0xFF],
                 *CARDS_S[(legal >> 44) & 0xFF],
             ]
-            self._extras(state, state.to_act, legal, out)
+            seat = state.to_act
+            if not state.tricks or legal & state.ctx.kq[seat]:  # what else may come with a card
+                self._extras(state, seat, legal, out)
             return out
         if phase == AUCTION:
             return list(self._calls(state, state.to_act))
@@ -194,7 +211,11 @@ class BeloteGame:
     def apply(self, state: BeloteState, seat: Seat, action: Action) -> Step:
         if state.phase != PLAY or seat != state.to_act or not 0 <= action < VERB_BASE:
             return self._apply_other(state, seat, action)
-        if not (state.playable() >> action) & 1:
+        try:
+            legal = state.legal
+        except AttributeError:  # legal_actions() not asked on this state
+            legal = playable_cards(state)
+        if not (legal >> action) & 1:
             raise self._illegal(state, seat, action)
         return self._play(state, seat, action, (), state.belots)
 
@@ -221,7 +242,7 @@ class BeloteGame:
     ) -> Step:
         """Play ``c`` (BG-T1, CO-C3), the cards said with it being ``belots``."""
         ctx = state.ctx
-        cls = self.state_class
+        cls = type(state)
         s = cls.__new__(cls)
         s.ctx = ctx
         s.phase = PLAY
@@ -351,8 +372,3 @@ class BeloteGame:
 
     def _result(self, state: BeloteState) -> HandResult:
         raise NotImplementedError
-
-
-def unlane(packed: int) -> CardSet:
-    """The union of the four lanes of packed hands."""
-    return (packed | (packed >> 64) | (packed >> 128) | (packed >> 192)) & LOW

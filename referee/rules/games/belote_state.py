@@ -42,35 +42,39 @@ LANE_BITS: Final = tuple(tuple(1 << (c + (s << 6)) for c in range(64)) for s in 
 """Per seat, per card 0..63: the card's bit in the packed hands."""
 
 
-def hand_sets(deal: Deal, size: int, stock: int) -> list[CardSet] | None:
-    """The hands of ``deal`` as sets when it is ``size`` cards a seat and ``stock`` more, each
-    card of the pack once; else ``None`` (then ``dealing.check_deal`` says what is wrong)."""
-    if len(deal.hands) != 4 or len(deal.stock) != stock:
+STOCK_LANES: Final = {
+    each: tuple(tuple(LANE_BITS[(f + i // each) & 3] for i in range(4 * each)) for f in range(4))
+    for each in (0, 1, 2, 3)
+}
+"""``STOCK_LANES[each][first & 3][i]``: :data:`LANE_BITS` of the seat the ``i``-th card of a
+stock dealt ``each`` a seat in turn from ``first`` goes to."""
+
+
+def packed_deal(deal: Deal, size: int, each: int, first: Seat) -> tuple[int, int] | None:
+    """``deal``'s hands (``size`` cards a seat) and its stock (``each`` cards a seat in turn
+    from ``first``), packed as the state holds them, when the deal is each card of the pack
+    once; else ``None`` (then ``dealing.check_deal`` says what is wrong)."""
+    hands = deal.hands
+    lanes = STOCK_LANES[each][first & 3]
+    if len(hands) != 4 or len(deal.stock) != len(lanes):
         return None
-    out = []
-    union = 0
+    held = rest = 0
     try:
-        for h in deal.hands:
+        for lane, h in zip(LANE_BITS, hands, strict=True):
             if len(h) != size:
                 return None
-            m = 0
             for c in h:
-                m |= 1 << c
-            out.append(m)
-            union |= m
-        for c in deal.stock:
-            union |= 1 << c
-    except (TypeError, ValueError):
+                held |= lane[c]
+        for lane, c in zip(lanes, deal.stock, strict=True):
+            rest |= lane[c]
+    except (IndexError, TypeError):
         return None
-    return out if union == PACK_MASK else None
+    return (held, rest) if unlane(held | rest) == PACK_MASK else None
 
 
-def stock_rest(stock: tuple[Card, ...], each: int, first: Seat) -> int:
-    """The ``stock`` packed as the hands: ``each`` cards a seat in turn from ``first``."""
-    rest = 0
-    for i, c in enumerate(stock):
-        rest |= 1 << (c + (((first + i // each) & 3) << 6))
-    return rest
+def unlane(packed: int) -> CardSet:
+    """The union of the four lanes of packed hands."""
+    return (packed | (packed >> 64) | (packed >> 128) | (packed >> 192)) & LOW
 
 
 def pack(hands: tuple[CardSet, ...] | list[CardSet]) -> int:
@@ -214,31 +218,14 @@ def deal_ctx(
 ) -> Ctx:
     """A ctx of these fields (a new deal's by default), without the play tables."""
     c = NEW_CTX(Ctx)
-    c.rules = rules
-    c.dealer = dealer
-    c.first = first
-    c.stock = stock
-    c.rest = rest
-    c.dealt = dealt
-    c.table = table
-    c.calls = calls
-    c.top = top
-    c.contract = contract
-    c.bidder = bidder
-    c.level = level
-    c.passes = passes
+    c.rules, c.dealer, c.first, c.stock, c.rest, c.dealt = rules, dealer, first, stock, rest, dealt
+    c.table, c.calls, c.top, c.contract = table, calls, top, contract
+    c.bidder, c.level, c.passes = bidder, level, passes
     return c
 
 
-def next_ctx(
-    b: Ctx,
-    calls: tuple[tuple[Seat, Action], ...],
-    top: Action,
-    contract: int,
-    bidder: Seat,
-    level: int,
-    passes: int,
-) -> Ctx:
+def next_ctx(b: Ctx, calls: tuple[tuple[Seat, Action], ...], top: Action, contract: int,
+             bidder: Seat, level: int, passes: int) -> Ctx:  # fmt: skip
     """The ctx of ``b``'s deal after an auction call (without the play tables)."""
     return deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table,
                     calls, top, contract, bidder, level, passes)  # fmt: skip

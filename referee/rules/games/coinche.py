@@ -25,8 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
-from referee.rules.cards import CARD_NAMES, PACK_32, Card, CardSet, cards_in, names
-from referee.rules.dealing import check_deal
+from referee.rules.cards import CARD_NAMES, Card, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.game import (
     JSON,
@@ -55,10 +54,8 @@ from referee.rules.games.belote_state import (
     BeloteState,
     Ctx,
     deal_ctx,
-    hand_sets,
     pack,
     playable_cards,
-    stock_rest,
 )
 from referee.rules.games.coinche_rules import CoincheRules
 from referee.rules.games.coinche_scoring import card_points_table, score
@@ -152,13 +149,14 @@ class Coinche(BeloteGame):
     def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
         k = rules.cards_before_auction
-        if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):
-            held = pack(check_deal(deal, PACK_32, (k, k, k, k), 4 * (8 - k), "coinche"))
-            rest = stock_rest(deal.stock, 8 - k, dealer + 1)
+        if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):  # k cards, then the rest
+            held, rest = self._packed(deal, k, 8 - k, dealer)
         else:
-            full = hand_sets(deal, 8, 0) or check_deal(deal, PACK_32, (8, 8, 8, 8), 0, "coinche")
-            held = pack(full if k == 8 else [sum(1 << c for c in h[:k]) for h in deal.hands])
-            rest = pack(full) ^ held
+            held, rest = self._packed(deal, 8, 0, dealer)
+            if k < 8:  # the first k cards of each hand in the auction (CO-D4)
+                full = held
+                held = pack([sum(1 << c for c in h[:k]) for h in deal.hands])
+                rest = full ^ held
         first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
         table = auction_cache(rules)
         ctx = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest, table)

@@ -75,15 +75,8 @@ class CoincheState(BeloteState):
         return self.playable()
 
 
-def make_ctx(
-    base: Ctx,
-    calls: tuple[tuple[Seat, Action], ...],
-    top: Action,
-    bidder: Seat,
-    level: int,
-    passes: int,
-    play: bool = False,
-) -> Ctx:
+def make_ctx(base: Ctx, calls: tuple[tuple[Seat, Action], ...], top: Action, bidder: Seat,
+             level: int, passes: int, play: bool = False) -> Ctx:  # fmt: skip
     """``base`` after an auction call; with the contract's tables when ``play``."""
     li, denom = divmod(top - BID_BASE, 6)
     c = next_ctx(base, calls, top, -1 if top < 0 else denom, bidder, level, passes)

@@ -75,12 +75,10 @@ def belot(result: HandResult, rules: Any) -> None:
     # BG-B6: an all-pass deal scores nothing. BG-C5: the card points are 152 / 120 / 248;
     # BG-S1: raw = (cards + last ten) x2 in NT, + declarations + belot, + 90 for a valat;
     # BG-S3..S7 / BG-R: what is written down (plus what hangs) is the rounded deal total.
-    if result.void:
-        expect(result.points == (0, 0), "result.points == (0, 0)")
+    d = _eight_tricks(result)
+    if d is None:
         return
-    d = result.detail
     mode = d["contract"]
-    expect(sum(d["tricks"]) == 8, "sum(d['tricks']) == 8")
     expect(sum(d["card_points"]) == {"NT": 120, "AT": 248}.get(mode, 152),
            "sum(d['card_points']) == {'NT': 120, 'AT': 248}.get(mode, 152)")
     bonus = [0, 0]
@@ -123,12 +121,10 @@ def coinche(result: HandResult, rules: Any) -> None:
     # its belote; a taker that makes scores at least the contract's value; the defence of a
     # failed contract scores at least the failure base (CO-S3 / V22), which is a flat 160 or
     # 162 under those variants, so it can be below a capot's 250 or a generale's value.
-    if result.void:
-        expect(result.points == (0, 0), "result.points == (0, 0)")
+    d = _eight_tricks(result)
+    if d is None:
         return
-    d = result.detail
     taker = d["contract"]["team"]
-    expect(sum(d["tricks"]) == 8, "sum(d['tricks']) == 8")
     values = rules.to_dict(only_changed=False)
     capot_points = values["capot_card_points"]
     expect(sum(d["card_points"]) == (capot_points if d["capot"] else 162),
@@ -143,3 +139,13 @@ def coinche(result: HandResult, rules: Any) -> None:
         base = {"162+C": 162 + value, "160+C": 160 + value, "160": 160, "162": 162, "C": value}
         expect(result.points[1 - taker] >= base[values["failure_base"]],
                "result.points[1 - taker] >= base[values['failure_base']]")
+
+
+def _eight_tricks(result: HandResult) -> Any:
+    """A belote-family deal's detail, its eight tricks checked; ``None`` for a deal thrown in,
+    which scores nothing (BG-B6, CO-B6c)."""
+    if result.void:
+        expect(result.points == (0, 0), "result.points == (0, 0)")
+        return None
+    expect(sum(result.detail["tricks"]) == 8, "sum(d['tricks']) == 8")
+    return result.detail
