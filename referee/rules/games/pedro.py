@@ -158,15 +158,8 @@ class PedroRules(RuleSet):
     )
 
 
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    BID = 0
-    NAME = 1
-    DISCARD = 2
-    TAKE = 3
-    PLAY = 4
-    OVER = 5
+Phase = enum.IntEnum("Phase", "BID NAME DISCARD TAKE PLAY OVER", start=0)
+"""Where the deal stands."""
 
 
 BID, NAME, DISCARD, TAKE, PLAY, OVER = (int(p) for p in Phase)
