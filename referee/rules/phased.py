@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol
 from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import JSON, Action, HandResult, MatchState, TrickTaken, cards_taken
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = ["Phased", "PhasedState", "parse_suit", "played", "word_action"]
@@ -177,6 +178,17 @@ def format_verbs(action: Action, words: Mapping[Action, str], verbs: Sequence[Ve
         if lo <= action < hi:
             return f"{name}:{write(action - lo)}"
     return words[action]
+
+
+class TeamMatch(Phased):
+    """A phase game of four seats in two partnerships, played to a target score."""
+
+    num_seats: ClassVar[int] = 4
+    partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
+
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
+        return MatchState(scores=(0, 0), dealer=first_dealer)
 
 
 def next_match(

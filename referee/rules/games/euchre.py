@@ -51,7 +51,7 @@ from referee.rules.game import (
 from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
 from referee.rules.phased import (
-    Phased,
+    TeamMatch,
     Verb,
     format_verbs,
     next_match,
@@ -232,7 +232,7 @@ def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
     return tuple(plays)
 
 
-class Euchre(Phased):
+class Euchre(TeamMatch):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
@@ -244,9 +244,6 @@ class Euchre(Phased):
 
     aliases: ClassVar[tuple[str, ...]] = ("eucher",)
     title: ClassVar[str] = "Euchre"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: the dealer's discard (EU-10).
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24
@@ -541,9 +538,6 @@ class Euchre(Phased):
         return where
 
     # -- match level (EU-4, EU-24) ---------------------------------------------------------
-
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0), dealer=first_dealer)
 
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         assert isinstance(rules, EuchreRules)

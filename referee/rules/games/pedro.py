@@ -68,10 +68,12 @@ from referee.rules.game import (
     TrickTaken,
 )
 from referee.rules.games import invariants
-from referee.rules.games.pedro_discards import DISCARD_BASE, DiscardSets, discard_sets
+from referee.rules.games.pedro_discards import DISCARD_BASE as DISCARD_BASE
+from referee.rules.games.pedro_discards import DiscardSets as DiscardSets
+from referee.rules.games.pedro_discards import discard_sets
 from referee.rules.params import RuleSet, param
 from referee.rules.phased import (
-    Phased,
+    TeamMatch,
     Verb,
     format_verbs,
     next_match,
@@ -82,21 +84,6 @@ from referee.rules.phased import (
 )
 from referee.rules.seats import Seat
 from referee.rules.tricks import answer, winner_index
-
-__all__ = [
-    "COUNTING",
-    "DISCARD_BASE",
-    "EFF_MASK",
-    "GAME",
-    "POINTS",
-    "POWER",
-    "TRUMPS",
-    "DiscardSets",
-    "Pedro",
-    "PedroRules",
-    "PedroState",
-    "Phase",
-]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -364,7 +351,7 @@ class PedroState:
 _new_state: Final = object.__new__
 
 
-class Pedro(Phased):
+class Pedro(TeamMatch):
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
     name: ClassVar[str] = "pedro"
@@ -374,9 +361,6 @@ class Pedro(Phased):
 
     aliases: ClassVar[tuple[str, ...]] = ("cinch",)
     title: ClassVar[str] = "Pedro (Cinch)"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: the cards kept and discarded.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard", "take"})
     pack: ClassVar[tuple[Card, ...]] = PACK_52
@@ -438,7 +422,7 @@ class Pedro(Phased):
             except AttributeError:
                 return cards_in(self._playable(state))
         if phase == BID:
-            return _bid_lists(state.rules)[16 if self._dealer_alone(state) else state.high + 1][:]
+            return self._bids(state)[:]
         if phase == DISCARD:  # lazy: up to 466 sets
             try:
                 return state.ds
@@ -452,6 +436,10 @@ class Pedro(Phased):
 
     def _dealer_alone(self, state: PedroState) -> bool:
         return state.high < 0 and len(state.bids) == 3
+
+    def _bids(self, state: PedroState) -> list[Action]:
+        """PE-6, PE-7, PE-9: the legal calls (a shared list: never change it)."""
+        return _bid_lists(state.rules)[16 if self._dealer_alone(state) else state.high + 1]
 
     def _playable(self, state: PedroState) -> CardSet:
         """PE-16: on a plain lead follow suit or trump; on a trump lead play trump if able."""
@@ -559,17 +547,7 @@ class Pedro(Phased):
         return _new_tuple(Step, (s, (fact, _new_tuple(HandEnded, (res,)))))
 
     def _bid(self, state: PedroState, seat: Seat, action: Action) -> Step:
-        high = state.high
-        if self._dealer_alone(state):  # PE-9
-            ok = action in _bid_lists(state.rules)[16]
-        else:  # PE-6, PE-7: pass, or strictly higher within min_bid..14
-            r = state.rules
-            b = action - BID_BASE
-            ok = action == PASS or (
-                r.min_bid <= b <= MAX_BID
-                and (b > high or (b == high == MAX_BID and r.fourteen_overcall))
-            )
-        if not ok:
+        if action not in self._bids(state):
             raise self._illegal(state, action)
         s = state.copy()
         bid = -1 if action == PASS else action - BID_BASE
@@ -744,9 +722,6 @@ class Pedro(Phased):
         return where
 
     # -- match level (PE-5, PE-9, PE-23) ---------------------------------------------------
-
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0), dealer=first_dealer)
 
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         assert isinstance(rules, PedroRules)

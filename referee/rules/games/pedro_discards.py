@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from math import comb
 from operator import attrgetter
-from typing import Any, ClassVar, Final, overload
+from typing import Any, ClassVar, Final
 
 from referee.rules.cards import CardSet, cards_in, names
 from referee.rules.game import VERB_BASE, Action, LazyActions
@@ -60,13 +60,7 @@ class DiscardSets(LazyActions):
     def __reduce__(self) -> tuple[type[DiscardSets], tuple[int, int, int, int]]:
         return DiscardSets, (self._forced, self._pool, self._kmin, self._kmax)
 
-    @overload
-    def __getitem__(self, index: int) -> Action: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Action]: ...
-
-    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+    def __getitem__(self, index: Any) -> Any:  # an Action; a list of them for a slice
         if isinstance(index, slice):
             return self._codes()[index]
         i = index.__index__()
