@@ -349,20 +349,18 @@ class Euchre(TeamMatch):
             elif s.passes == 8:
                 s.phase = OVER
                 facts = (HandEnded(self.result(s)),)
-        elif phase == BID1:  # ORDER_UP: the dealer takes the upcard (EU-6, EU-10)
-            s.trump = SUIT_OF[state.stock[0]]
+        elif phase <= BID2:  # the maker orders up (EU-6) or names trump (EU-7)
             s.maker = seat
-            hands = list(s.hands)
-            hands[s.dealer] |= 1 << state.stock[0]
-            s.hands = tuple(hands)
-            s.phase = DISCARD
-            s.to_act = s.dealer
-            facts = (self._trump_fact(s),)
-        elif phase == BID2:
-            s.trump = action - NAME_BASE
-            s.maker = seat
-            s.phase = ALONE
-            s.to_act = seat
+            if phase == BID1:  # the dealer takes the upcard (EU-10)
+                s.trump = SUIT_OF[state.stock[0]]
+                hands = list(s.hands)
+                hands[s.dealer] |= 1 << state.stock[0]
+                s.hands = tuple(hands)
+                s.phase = DISCARD
+                s.to_act = s.dealer
+            else:
+                s.trump = action - NAME_BASE
+                s.phase = ALONE
             facts = (self._trump_fact(s),)
         elif phase == DISCARD:
             c = action - DISCARD_BASE
@@ -390,10 +388,8 @@ class Euchre(TeamMatch):
         return Step(s, facts)
 
     def _trump_fact(self, s: EuchreState) -> Announced:
-        return Announced(
-            "trump",
-            {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)},
-        )
+        made = {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)}
+        return Announced("trump", made)
 
     def _next_defender(self, s: EuchreState) -> None:
         """Ask the next defender in seat order from dealer+1, or start play (EU-14)."""
@@ -417,8 +413,7 @@ class Euchre(TeamMatch):
                 first = s.maker
             elif s.defender >= 0:
                 first = s.defender
-        opener = _NEXT[s.out][first]
-        s.to_act = opener
+        s.to_act = _NEXT[s.out][first]
 
     def _play(self, state: EuchreState, seat: Seat, c: Card) -> Step:
         s = state.copy()
