@@ -51,6 +51,7 @@ from referee.rules.game import (
 from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
 from referee.rules.phased import (
+    Fields,
     TeamMatch,
     Verb,
     format_verbs,
@@ -157,7 +158,7 @@ POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
 
 
-class EuchreState:
+class EuchreState(Fields):
     """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one."""
 
     rules: EuchreRules
@@ -179,28 +180,6 @@ class EuchreState:
     tricks: tuple[TrickTaken, ...]
     won: tuple[int, int]
     __slots__ = tuple(__annotations__)
-
-    def copy(self) -> EuchreState:
-        """A shallow copy (every field is immutable)."""
-        s = _new_state(EuchreState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.stock = self.stock
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.passes = self.passes
-        s.trump = self.trump
-        s.maker = self.maker
-        s.alone = self.alone
-        s.defender = self.defender
-        s.asked = self.asked
-        s.out = self.out
-        s.discard = self.discard
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.won = self.won
-        return s
 
     def __repr__(self) -> str:
         return f"<EuchreState phase={Phase(self.phase).name} to_act={self.to_act}>"

@@ -73,6 +73,7 @@ from referee.rules.games.pedro_discards import DiscardSets as DiscardSets
 from referee.rules.games.pedro_discards import discard_sets
 from referee.rules.params import RuleSet, param
 from referee.rules.phased import (
+    Fields,
     TeamMatch,
     Verb,
     format_verbs,
@@ -280,7 +281,7 @@ def _hands(deal: Deal) -> tuple[CardSet, ...] | None:
     return h0, h1, h2, h3
 
 
-class PedroState:
+class PedroState(Fields):
     """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
 
     rules: PedroRules
@@ -320,29 +321,7 @@ class PedroState:
     """Once the deal is over, its result, as the ``HandEnded`` fact gave it (kept as
     ``legal``)."""
     __slots__ = tuple(__annotations__)
-
-    def copy(self) -> PedroState:
-        """A shallow copy (every field is immutable), without what apply keeps."""
-        s = _new_state(PedroState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.widow = self.widow
-        s.bids = self.bids
-        s.high = self.high
-        s.maker = self.maker
-        s.trump = self.trump
-        s.discards = self.discards
-        s.requested = self.requested
-        s.widow_left = self.widow_left
-        s.widow_up = self.widow_up
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.led = self.led
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.taken = self.taken
-        return s
+    UNCOPIED = ("legal", "ds", "res")
 
     def __repr__(self) -> str:
         return f"<PedroState phase={Phase(self.phase).name} to_act={self.to_act}>"
