@@ -215,7 +215,8 @@ class Fields:
     """A state whose fields are slots named by its annotations (``__slots__ =
     tuple(__annotations__)`` last in its body), with :meth:`copy` generated once per class,
     as ``dataclasses`` generates ``__init__``: one assignment a field, as fast as written out,
-    and a field added is copied without more code."""
+    and a field added is copied without more code. Not for a module compiled with mypyc (it
+    lays out its classes itself, see :mod:`referee.rules.compiled`)."""
 
     __slots__ = ()
     UNCOPIED: ClassVar[tuple[str, ...]] = ()
