@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
-from referee.rules.game import JSON, Action, HandResult, TrickTaken, cards_taken
+from referee.rules.game import JSON, Action, HandResult, MatchState, TrickTaken, cards_taken
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = [
@@ -161,3 +162,95 @@ def word_action(text: str, words: Mapping[str, Action], what: str) -> Action:
     if code is None:
         raise InvalidActionError(f"{text!r} is not {what}")
     return code
+
+
+# -- declarations, notation and the match, written once for the phase games -------------------
+
+Verb = tuple[str, Action, Action, Callable[[str], int], Callable[[int], str]]
+"""An action written ``verb:argument``: the verb, its codes ``lo`` to ``hi`` (excluded), how
+the argument reads (a number added to ``lo``) and how it is written (from the code - ``lo``)."""
+
+
+def phase_rules(
+    rows: Mapping[int, tuple[str, ...]],
+) -> tuple[dict[int, str], dict[int, tuple[str, str]]]:
+    """``TURN_RULES`` and ``EXPECTED`` from one row a phase: the rule that says who acts, then
+    (except in the phase that ends the deal) what may be done and the rule that says so."""
+    turn = {p: row[0] for p, row in rows.items()}
+    return turn, {p: (row[1], row[2]) for p, row in rows.items() if len(row) == 3}
+
+
+def parse_verbs(text: str, words: Mapping[str, Action], verbs: Sequence[Verb], what: str) -> Action:
+    """The action ``text`` names: one of ``words``, or ``verb:argument`` for one of ``verbs``.
+    :raises InvalidActionError: otherwise (``what`` says what the actions are)."""
+    verb, sep, arg = text.partition(":")
+    if not sep:
+        return word_action(text, words, what)
+    for name, lo, _, read, _ in verbs:
+        if name == verb:
+            return lo + read(arg)
+    raise InvalidActionError(f"{text!r} is not {what.partition(' (')[0]}: unknown verb {verb!r}")
+
+
+def format_verbs(action: Action, words: Mapping[Action, str], verbs: Sequence[Verb]) -> str:
+    """``action`` in notation (:func:`parse_verbs` reads it back). :raises KeyError: for a
+    code of no action."""
+    for name, lo, hi, _, write in verbs:
+        if lo <= action < hi:
+            return f"{name}:{write(action - lo)}"
+    return words[action]
+
+
+class TeamMatch(Phased):
+    """A phase game of four seats in two partnerships, played to a target score."""
+
+    num_seats: ClassVar[int] = 4
+    partnerships: ClassVar[bool] = True
+    match_length: ClassVar[str] = "target_score"
+
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
+        return MatchState(scores=(0, 0), dealer=first_dealer)
+
+
+def next_match(
+    match: MatchState,
+    points: Sequence[int],
+    target: int,
+    both: Callable[[tuple[int, ...]], int] | None = None,
+) -> MatchState:
+    """The match after a deal that scored ``points`` per team, the next seat dealing; over once
+    a team reaches ``target``, which wins (``both(scores)`` when both do, else the first)."""
+    scores = tuple(a + b for a, b in zip(match.scores, points, strict=True))
+    reached = [t for t, score in enumerate(scores) if score >= target]
+    winner = (both(scores) if both and len(reached) > 1 else reached[0]) if reached else None
+    return MatchState(
+        scores=scores,
+        dealer=(match.dealer + 1) % 4,
+        hands_played=match.hands_played + 1,
+        over=winner is not None,
+        winner=winner,
+    )
+
+
+class Fields:
+    """A state whose fields are slots named by its annotations (``__slots__ =
+    tuple(__annotations__)`` last in its body), with :meth:`copy` generated once per class,
+    as ``dataclasses`` generates ``__init__``: one assignment a field, as fast as written out,
+    and a field added is copied without more code. Not for a module compiled with mypyc (it
+    lays out its classes itself, see :mod:`referee.rules.compiled`)."""
+
+    __slots__ = ()
+    UNCOPIED: ClassVar[tuple[str, ...]] = ()
+    """The fields :meth:`copy` leaves unset (what one state keeps for itself only)."""
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        fields = [f for f in getattr(cls, "__slots__", ()) if f not in cls.UNCOPIED]
+        body = "".join(f"\n    s.{f} = self.{f}" for f in fields)
+        scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
+        exec(f"def copy(self):\n    s = new(cls){body}\n    return s", scope)
+        setattr(cls, "copy", scope["copy"])  # noqa: B010 (a method is replaced)
+
+    def copy(self) -> Self:
+        """A shallow copy (every field is immutable)."""
+        raise NotImplementedError  # generated for each subclass

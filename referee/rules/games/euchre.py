@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Final
 
 from referee.rules.bowers import LEFT, bower_tables
@@ -50,7 +50,17 @@ from referee.rules.game import (
 )
 from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
-from referee.rules.phased import Phased, parse_suit, played, word_action
+from referee.rules.phased import (
+    Fields,
+    TeamMatch,
+    Verb,
+    format_verbs,
+    next_match,
+    parse_suit,
+    parse_verbs,
+    phase_rules,
+    played,
+)
 from referee.rules.seats import Seat
 from referee.rules.tricks import Trick, follow_suit, lead, play
 
@@ -98,16 +108,8 @@ class EuchreRules(RuleSet):
     target_score: int = param(10, "EU-24", "points that win the match", minimum=1)
 
 
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    BID1 = 0
-    BID2 = 1
-    DISCARD = 2
-    ALONE = 3
-    DEFEND = 4
-    PLAY = 5
-    OVER = 6
+Phase = enum.IntEnum("Phase", "BID1 BID2 DISCARD ALONE DEFEND PLAY OVER", start=0)
+"""Where the deal stands."""
 
 
 BID1, BID2, DISCARD, ALONE, DEFEND, PLAY, OVER = (int(p) for p in Phase)
@@ -135,6 +137,11 @@ _ACTIONS: Final = (
     "a Euchre action (pass, order_up, name:<suit>, discard:<card>, alone, partner, "
     "defend_alone, defend_partner, play:<card>)"
 )
+_NOTATION: Final[tuple[Verb, ...]] = (
+    ("play", 0, VERB_BASE, parse_card, CARD_NAMES.__getitem__),
+    ("name", NAME_BASE, NAME_BASE + 4, parse_suit, SUIT_LETTERS.__getitem__),
+    ("discard", DISCARD_BASE, 1 << 64, parse_card, CARD_NAMES.__getitem__),
+)
 
 # -- trump tables (EU-3, EU-19, EU-20) ------------------------------------------------------
 
@@ -151,29 +158,8 @@ POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
 
 
-class EuchreState:
+class EuchreState(Fields):
     """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one."""
-
-    __slots__ = (
-        "alone",
-        "asked",
-        "dealer",
-        "defender",
-        "discard",
-        "hands",
-        "leader",
-        "maker",
-        "out",
-        "passes",
-        "phase",
-        "rules",
-        "stock",
-        "to_act",
-        "trick",
-        "tricks",
-        "trump",
-        "won",
-    )
 
     rules: EuchreRules
     dealer: Seat
@@ -189,38 +175,11 @@ class EuchreState:
     asked: int
     out: int
     discard: Card
-    leader: Seat
     trick: Trick | None
     """The trick in play (``None`` between tricks)."""
     tricks: tuple[TrickTaken, ...]
     won: tuple[int, int]
-
-    def copy(self) -> EuchreState:
-        """A shallow copy (every field is immutable)."""
-        s = _new_state(EuchreState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.stock = self.stock
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.passes = self.passes
-        s.trump = self.trump
-        s.maker = self.maker
-        s.alone = self.alone
-        s.defender = self.defender
-        s.asked = self.asked
-        s.out = self.out
-        s.discard = self.discard
-        s.leader = self.leader
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.won = self.won
-        return s
-
-    @property
-    def upcard(self) -> Card:
-        return self.stock[0]
+    __slots__ = tuple(__annotations__)
 
     def __repr__(self) -> str:
         return f"<EuchreState phase={Phase(self.phase).name} to_act={self.to_act}>"
@@ -252,7 +211,7 @@ def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
     return tuple(plays)
 
 
-class Euchre(Phased):
+class Euchre(TeamMatch):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
@@ -264,24 +223,23 @@ class Euchre(Phased):
 
     aliases: ClassVar[tuple[str, ...]] = ("eucher",)
     title: ClassVar[str] = "Euchre"
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     #: Seen only by the acting seat while the hand runs: the dealer's discard (EU-10).
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
     PHASES: ClassVar[type[enum.IntEnum]] = Phase
     OVER: ClassVar[int] = OVER
-    TURN_RULES: ClassVar[Mapping[int, str]] = {p: "EU-17" if p >= PLAY else "EU-9" for p in Phase}
-    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
-        BID1: ("pass or order_up (round 1 of the bidding)", "EU-6"),
-        BID2: ("pass or name:<suit> (round 2 of the bidding)", "EU-7"),
-        DISCARD: ("discard:<card> (the dealer's exchange)", "EU-10"),
-        ALONE: ("alone or partner (the maker's decision)", "EU-13"),
-        DEFEND: ("defend_alone or defend_partner (a defender's decision)", "EU-14"),
-        PLAY: ("play:<card>", "EU-17"),
-    }
+    TURN_RULES, EXPECTED = phase_rules(
+        {
+            BID1: ("EU-9", "pass or order_up (round 1 of the bidding)", "EU-6"),
+            BID2: ("EU-9", "pass or name:<suit> (round 2 of the bidding)", "EU-7"),
+            DISCARD: ("EU-9", "discard:<card> (the dealer's exchange)", "EU-10"),
+            ALONE: ("EU-9", "alone or partner (the maker's decision)", "EU-13"),
+            DEFEND: ("EU-9", "defend_alone or defend_partner (a defender's decision)", "EU-14"),
+            PLAY: ("EU-17", "play:<card>", "EU-17"),
+            OVER: ("EU-17",),
+        }
+    )
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -309,7 +267,6 @@ class Euchre(Phased):
         s.asked = 0
         s.out = 0
         s.discard = -1
-        s.leader = -1
         s.trick = None
         s.tricks = ()
         s.won = (0, 0)
@@ -363,34 +320,27 @@ class Euchre(Phased):
         s = state.copy()
         phase = state.phase
         facts: tuple[Fact, ...] = ()
-        if phase == BID1:
-            if action == PASS:
-                s.passes += 1
-                s.to_act = (seat + 1) % 4
-                if s.passes == 4:
-                    s.phase = BID2
-            else:  # ORDER_UP: the dealer takes the upcard (EU-6, EU-10)
+        if action == PASS:  # four passes end round 1, eight void the deal (EU-8 variant)
+            s.passes += 1
+            s.to_act = (seat + 1) % 4
+            if s.passes == 4:
+                s.phase = BID2
+            elif s.passes == 8:
+                s.phase = OVER
+                facts = (HandEnded(self.result(s)),)
+        elif phase <= BID2:  # the maker orders up (EU-6) or names trump (EU-7)
+            s.maker = seat
+            if phase == BID1:  # the dealer takes the upcard (EU-10)
                 s.trump = SUIT_OF[state.stock[0]]
-                s.maker = seat
                 hands = list(s.hands)
                 hands[s.dealer] |= 1 << state.stock[0]
                 s.hands = tuple(hands)
                 s.phase = DISCARD
                 s.to_act = s.dealer
-                facts = (self._trump_fact(s),)
-        elif phase == BID2:
-            if action == PASS:
-                s.passes += 1
-                s.to_act = (seat + 1) % 4
-                if s.passes == 8:  # redeal variant (EU-8): the deal is void
-                    s.phase = OVER
-                    facts = (HandEnded(self.result(s)),)
             else:
                 s.trump = action - NAME_BASE
-                s.maker = seat
                 s.phase = ALONE
-                s.to_act = seat
-                facts = (self._trump_fact(s),)
+            facts = (self._trump_fact(s),)
         elif phase == DISCARD:
             c = action - DISCARD_BASE
             hands = list(s.hands)
@@ -417,10 +367,8 @@ class Euchre(Phased):
         return Step(s, facts)
 
     def _trump_fact(self, s: EuchreState) -> Announced:
-        return Announced(
-            "trump",
-            {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)},
-        )
+        made = {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)}
+        return Announced("trump", made)
 
     def _next_defender(self, s: EuchreState) -> None:
         """Ask the next defender in seat order from dealer+1, or start play (EU-14)."""
@@ -444,9 +392,7 @@ class Euchre(Phased):
                 first = s.maker
             elif s.defender >= 0:
                 first = s.defender
-        opener = _NEXT[s.out][first]
-        s.leader = opener
-        s.to_act = opener
+        s.to_act = _NEXT[s.out][first]
 
     def _play(self, state: EuchreState, seat: Seat, c: Card) -> Step:
         s = state.copy()
@@ -475,17 +421,16 @@ class Euchre(Phased):
         if len(s.tricks) == 5:
             s.phase = OVER
             return Step(s, (taken, HandEnded(self.result(s))))
-        s.leader = winner
         s.to_act = winner
         return Step(s, (taken,))
 
     # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
 
-
     def check_result(self, result: HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.euchre(result, rules)
+
     def result(self, state: EuchreState) -> HandResult:
         if state.maker < 0:
             return HandResult((0, 0), {"redeal": True}, void=True)
@@ -544,42 +489,18 @@ class Euchre(Phased):
 
     def parse_action(self, text: str) -> Action:
         try:
-            return self._parse(text)
+            return parse_verbs(text, _VERBS, _NOTATION, _ACTIONS)
         except InvalidActionError as exc:
             if repr(text) in exc.message:
                 raise
             raise InvalidActionError(f"{text!r}: {exc.message}") from None
 
-    def _parse(self, text: str) -> Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            return word_action(text, _VERBS, _ACTIONS)
-        if verb == "play":
-            return parse_card(arg)
-        if verb == "discard":
-            return DISCARD_BASE + parse_card(arg)
-        if verb == "name":
-            return NAME_BASE + parse_suit(arg)
-        raise InvalidActionError(f"{text!r} is not a Euchre action: unknown verb {verb!r}")
-
     def format_action(self, action: Action) -> str:
-        if 0 <= action < VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if action >= DISCARD_BASE:
-            return "discard:" + CARD_NAMES[action - DISCARD_BASE]
-        if NAME_BASE <= action < NAME_BASE + 4:
-            return "name:" + SUIT_LETTERS[action - NAME_BASE]
-        return _VERB_NAMES[action]
+        return format_verbs(action, _VERB_NAMES, _NOTATION)
 
     def all_actions(self) -> list[Action]:
-        return sorted(
-            [
-                *PACK_24,
-                *_VERBS.values(),
-                *(NAME_BASE + s for s in SUITS),
-                *(DISCARD_BASE + c for c in PACK_24),
-            ]
-        )
+        discards = (DISCARD_BASE + c for c in PACK_24)
+        return sorted([*PACK_24, *_VERBS.values(), *range(NAME_BASE, NAME_BASE + 4), *discards])
 
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
@@ -592,20 +513,9 @@ class Euchre(Phased):
 
     # -- match level (EU-4, EU-24) ---------------------------------------------------------
 
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0), dealer=first_dealer)
-
     def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
         assert isinstance(rules, EuchreRules)
-        scores = tuple(a + b for a, b in zip(match.scores, result.points, strict=True))
-        leaders = [t for t in (0, 1) if scores[t] >= rules.target_score]
-        return MatchState(
-            scores=scores,
-            dealer=(match.dealer + 1) % 4,
-            hands_played=match.hands_played + 1,
-            over=bool(leaders),
-            winner=leaders[0] if leaders else None,
-        )
+        return next_match(match, result.points, rules.target_score)
 
     # -- errors ----------------------------------------------------------------------------
 
