@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import grpc
 
 from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
+from clients.tables import Fact, Table
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -92,6 +93,24 @@ def _time_control(given: dict[str, Any]) -> pb.TimeControl:
         raise ValueError(f"time control policy must be one of {sorted(_POLICIES)}")
     msg.policy = _POLICIES[policy]
     return msg
+
+
+def rule_value(value: bool | int | str) -> pb.RuleValue:
+    """A rule parameter's value as the API's ``RuleValue`` (its type picks the field)."""
+    if isinstance(value, bool):
+        return pb.RuleValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.RuleValue(int_value=value)
+    if isinstance(value, str):
+        return pb.RuleValue(string_value=value)
+    raise TypeError(f"a rule value is a bool, an int or a str, not {value!r}")
+
+
+def rule_default(parameter: pb.RuleParameter) -> bool | int | str:
+    """A ``RuleParameter``'s default as a plain value."""
+    which = parameter.default_value.WhichOneof("value")
+    value: bool | int | str = getattr(parameter.default_value, which) if which else ""
+    return value
 
 
 def credentials(request: Any) -> tuple[Any, tuple[tuple[str, str], ...]]:
@@ -187,32 +206,11 @@ def target(address: str) -> str:
     return f"ipv{families.pop()}:" + ",".join(parts)
 
 ROLES = {pb.ROLE_SEAT: "seat", pb.ROLE_SPECTATOR: "spectator", pb.ROLE_AUDITOR: "auditor"}
-FACT_KINDS = {
-    pb.FACT_KIND_TRICK_TAKEN: "trick_taken",
-    pb.FACT_KIND_ANNOUNCED: "announced",
-    pb.FACT_KIND_HAND_ENDED: "hand_ended",
-    pb.FACT_KIND_MATCH_ENDED: "match_ended",
-    pb.FACT_KIND_HAND_DEALT: "hand_dealt",
-    pb.FACT_KIND_CLAIM_ACCEPTED: "claim_accepted",
-    pb.FACT_KIND_MATCH_CONCEDED: "match_conceded",
-}
 
 R = TypeVar("R")
 
 
 W = TypeVar("W")
-
-
-@dataclass(frozen=True)
-class Fact:
-    """Something an action caused: ``kind`` (``trick_taken``, ``hand_ended``, ...) and data."""
-
-    kind: str
-    data: dict[str, Any]
-
-    @classmethod
-    def from_pb(cls, fact: pb.Fact) -> Fact:
-        return cls(FACT_KINDS.get(fact.kind, "unspecified"), json.loads(fact.json or "{}"))
 
 
 @dataclass(frozen=True)
@@ -258,7 +256,8 @@ class Clock:
 
 @dataclass(frozen=True)
 class View:
-    """What the caller may see of a match; ``state`` is the game's redacted view (parsed)."""
+    """What the caller may see of a match; ``table`` is the hand in play as the caller may
+    see it (``state``: the same as one dict, as the game's view writes it)."""
 
     match_id: str
     version: int
@@ -272,10 +271,14 @@ class View:
     scores: list[int]
     match_over: bool
     winner: int | None
-    state: dict[str, Any]
+    table: Table
     players: list[str]
     deal_commitment: str
     clock: Clock | None = None
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.table.state()
 
     @classmethod
     def from_pb(cls, v: pb.GetViewResponse) -> View:
@@ -285,7 +288,7 @@ class View:
             to_act=v.to_act if v.HasField("to_act") else None,
             legal_actions=list(v.legal_actions), scores=list(v.scores),
             match_over=v.match_over, winner=v.winner if v.HasField("winner") else None,
-            state=json.loads(v.state_json or "{}"), players=list(v.players),
+            table=Table.from_pb(v.table), players=list(v.players),
             deal_commitment=v.deal_commitment,
             clock=Clock.from_pb(v.clock) if v.HasField("clock") else None,
         )
@@ -310,7 +313,7 @@ class ActionResult:
     command_id: str = ""
 
     @classmethod
-    def from_pb(cls, r: pb.SubmitActionResponse, command_id: str = "") -> ActionResult:
+    def from_pb(cls, r: pb.ActionOutcome, command_id: str = "") -> ActionResult:
         return cls(r.version, r.seat, r.action, [Fact.from_pb(f) for f in r.facts], r.hand_over,
                    r.match_over, list(r.scores), r.replayed, command_id)
 
@@ -382,7 +385,7 @@ class Rejection:
     reason: str
     rule: str
     message: str
-    time: str
+    time: datetime
 
 
 @dataclass(frozen=True)
@@ -714,8 +717,15 @@ class RefereeClient:
     # -- the RPCs -------------------------------------------------------------------------
 
     def list_games(self) -> list[pb.GameInfo]:
-        """Every registered game with its seats and rule parameters."""
-        return list(self._call(self.stub.ListGames, pb.ListGamesRequest()).games)
+        """Every registered game with its seats and rule parameters (every page)."""
+        games: list[pb.GameInfo] = []
+        token = ""
+        while True:
+            resp = self._call(self.stub.ListGames, pb.ListGamesRequest(page_token=token))
+            games.extend(resp.games)
+            token = resp.next_page_token
+            if not token:
+                return games
 
     def create_match(
         self, game: str, *, rules: dict[str, Any] | None = None,
@@ -729,7 +739,8 @@ class RefereeClient:
         ``time_control``: ``action_ms``, ``bank_ms``, ``increment_ms``, ``lag_ms`` and
         ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md."""
         request = pb.CreateMatchRequest(
-            game=game, rules_json=json.dumps(rules) if rules else "", players=list(players),
+            game=game, rules={k: rule_value(v) for k, v in (rules or {}).items()},
+            players=list(players),
             seed_entropy=seed_entropy,
             fixed_deals=[pb.FixedDeal(cards=list(d)) for d in fixed_deals],
             public_spectators=public_spectators, token=organiser_token,
@@ -754,7 +765,7 @@ class RefereeClient:
         if seat is not None:
             request.seat = seat
         resp = self._call(self.stub.SubmitAction, request)
-        return ActionResult.from_pb(resp, command_id)
+        return ActionResult.from_pb(resp.outcome, command_id)
 
     def claim(self, match_id: str, token: str, tricks: int | None = None, *,
               command_id: str | None = None) -> ActionResult:
@@ -766,7 +777,8 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.SubmitClaimRequest(match_id=match_id, token=token, tricks=tricks or 0,
                                         command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request).outcome,
+                                    command_id)
 
     def concede(self, match_id: str, token: str, *, command_id: str | None = None,
                 whole_match: bool = False) -> ActionResult:
@@ -776,7 +788,7 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id,
                                     match=whole_match)
-        return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.Concede, request).outcome, command_id)
 
     def substitute_player(self, token: str, match_id: str, seat: int, player: str
                           ) -> tuple[str, int]:
@@ -838,14 +850,20 @@ class RefereeClient:
         return DealCheck(resp.commitment, resp.nonce, list(resp.cards), resp.valid)
 
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
-        """Refused attempts (auditor token)."""
-        req = pb.ListRejectionsRequest(token=token, match_id=match_id, limit=limit)
-        resp = self._call(self.stub.ListRejections, req)
-        return [
-            Rejection(r.match_id, r.seat if r.HasField("seat") else None, r.action, r.reason,
-                      r.rule, r.message, r.time)
-            for r in resp.rejections
-        ]
+        """Refused attempts (auditor token), oldest first: every one kept, or the newest
+        ``limit``."""
+        out: list[Rejection] = []
+        page = ""
+        while True:
+            req = pb.ListRejectionsRequest(token=token, match_id=match_id, page_token=page)
+            resp = self._call(self.stub.ListRejections, req)
+            out.extend(
+                Rejection(r.match_id, r.seat if r.HasField("seat") else None, r.action,
+                          r.reason, r.rule, r.message, r.time.ToDatetime(tzinfo=UTC))
+                for r in resp.rejections)
+            page = resp.next_page_token
+            if not page:
+                return out[-limit:] if limit > 0 else out
 
     # -- the read side (ProjectionsService) -----------------------------------------------
     # Its views are eventually consistent: VIEW_NOT_READY (UNAVAILABLE) for a match not yet

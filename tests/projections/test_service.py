@@ -27,8 +27,8 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
     ref = pbg.RefereeServiceStub(channel)
     proj = ppbg.ProjectionsServiceStub(channel)
     tour = ppbg.TournamentServiceStub(channel)
-    created = ref.CreateMatch(pb.CreateMatchRequest(game="euchre",
-                                                    rules_json='{"target_score": 3}'))
+    created = ref.CreateMatch(pb.CreateMatchRequest(
+        game="euchre", rules={"target_score": pb.RuleValue(int_value=3)}))
     mid = created.match_id
     tokens = [t.token for t in created.seat_tokens]
     worker.wait()
@@ -121,8 +121,8 @@ def test_hand_view_page_for_auditors_any_time_and_everyone_after_the_hand(
     channel, worker = served
     ref = pbg.RefereeServiceStub(channel)
     proj = ppbg.ProjectionsServiceStub(channel)
-    created = ref.CreateMatch(pb.CreateMatchRequest(game="euchre",
-                                                    rules_json='{"target_score": 3}'))
+    created = ref.CreateMatch(pb.CreateMatchRequest(
+        game="euchre", rules={"target_score": pb.RuleValue(int_value=3)}))
     mid, tokens = created.match_id, [t.token for t in created.seat_tokens]
     play(app, uuid.UUID(mid), tokens, random.Random(5), max_actions=3)
     worker.wait()

@@ -83,22 +83,22 @@ class RefereeServiceStub:
         self.PauseClocks = channel.unary_unary(
                 '/referee.api.v1.RefereeService/PauseClocks',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksResponse.FromString,
                 _registered_method=True)
         self.ResumeClocks = channel.unary_unary(
                 '/referee.api.v1.RefereeService/ResumeClocks',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksResponse.FromString,
                 _registered_method=True)
         self.SubmitClaim = channel.unary_unary(
                 '/referee.api.v1.RefereeService/SubmitClaim',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimResponse.FromString,
                 _registered_method=True)
         self.Concede = channel.unary_unary(
                 '/referee.api.v1.RefereeService/Concede',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeResponse.FromString,
                 _registered_method=True)
         self.SubstitutePlayer = channel.unary_unary(
                 '/referee.api.v1.RefereeService/SubstitutePlayer',
@@ -266,22 +266,22 @@ def add_RefereeServiceServicer_to_server(servicer, server):
             'PauseClocks': grpc.unary_unary_rpc_method_handler(
                     servicer.PauseClocks,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksResponse.SerializeToString,
             ),
             'ResumeClocks': grpc.unary_unary_rpc_method_handler(
                     servicer.ResumeClocks,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksResponse.SerializeToString,
             ),
             'SubmitClaim': grpc.unary_unary_rpc_method_handler(
                     servicer.SubmitClaim,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimResponse.SerializeToString,
             ),
             'Concede': grpc.unary_unary_rpc_method_handler(
                     servicer.Concede,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeResponse.SerializeToString,
             ),
             'SubstitutePlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.SubstitutePlayer,
@@ -559,7 +559,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/PauseClocks',
             referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -586,7 +586,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/ResumeClocks',
             referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -613,7 +613,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/SubmitClaim',
             referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -640,7 +640,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/Concede',
             referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.ConcedeResponse.FromString,
             options,
             channel_credentials,
             insecure,
