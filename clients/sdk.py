@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import grpc
 
 from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
-from clients.tables import Fact, Table
+from clients.tables import Fact, Table, struct_dict
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -450,7 +450,7 @@ class Scoreboard:
             scores=list(b.scores), adjusted_scores=list(b.adjusted_scores),
             winner=b.winner if b.HasField("winner") else None, players=list(b.players),
             hands=[HandScore(h.hand, h.dealer, list(h.points), list(h.scores_after),
-                             json.loads(h.detail_json or "{}"),
+                             struct_dict(h.detail),
                              [Ruling.from_pb(r) for r in h.rulings]) for h in b.hands],
             rulings=[Ruling.from_pb(r) for r in b.rulings], head_hash=b.head_hash,
         )
@@ -467,6 +467,39 @@ class IllegalAlternative:
     rule: str
     reason: str
     message: str
+
+
+def _iso(t: Any) -> str:
+    return str(t.ToDatetime(tzinfo=UTC).isoformat())
+
+
+def _replay_action(a: ppb.ReplayAction) -> dict[str, Any]:
+    return {"index": a.index, "seat": a.seat, "action": a.action, "time": _iso(a.time)}
+
+
+def _ruling_dict(r: ppb.Ruling) -> dict[str, Any]:
+    return {"hand": r.hand, "kind": r.kind, "adjust": list(r.adjust), "reason": r.reason,
+            "version": r.version, "rule": r.rule, "ref": r.ref}
+
+
+def _timeline_entry(e: ppb.TimelineEntry) -> dict[str, Any]:
+    """A timeline entry as one dict: its ``time``, ``type`` and fields."""
+    which = e.WhichOneof("entry")
+    out: dict[str, Any] = {"time": _iso(e.time), "type": which}
+    if which == "action":
+        out.update(_replay_action(e.action), time=out["time"])
+    elif which == "rejection":
+        r = e.rejection
+        out.update(seat=r.seat if r.HasField("seat") else None, action=r.action,
+                   reason=r.reason, rule=r.rule, message=r.message)
+    elif which == "timeout":
+        t = e.timeout
+        policies = {v: k for k, v in _POLICIES.items()}
+        out.update(seat=t.seat, policy=policies.get(t.policy, "auto"),
+                   deadline=_iso(t.deadline), version=t.version)
+    elif which == "ruling":
+        out.update(_ruling_dict(e.ruling))
+    return out
 
 
 @dataclass(frozen=True)
@@ -496,12 +529,17 @@ class ReplayStep:
         return cls(
             match_id=r.match_id, hand=r.hand, action_index=r.action_index, actions=r.actions,
             to_act=r.to_act if r.HasField("to_act") else None, legal=list(r.legal),
-            action=json.loads(r.action_json) if r.action_json else None,
+            action=_replay_action(r.action) if r.HasField("action") else None,
             illegal=[IllegalAlternative(x.action, x.rule, x.reason, x.message)
                      for x in r.illegal],
-            cards=json.loads(r.cards_json or "{}"), state=json.loads(r.state_json or "{}"),
-            timeline=json.loads(r.timeline_json or "[]"),
-            scoring=json.loads(r.scoring_json) if r.scoring_json else None,
+            cards={where: list(c.cards) for where, c in sorted(r.cards.items())},
+            state=Table.from_pb(r.table).state(),
+            timeline=[_timeline_entry(e) for e in r.timeline],
+            scoring={"result": {"points": list(r.scoring.points),
+                                **struct_dict(r.scoring.detail)},
+                     "scores_after": list(r.scoring.scores_after),
+                     "rulings": [_ruling_dict(x) for x in r.scoring.rulings]}
+            if r.HasField("scoring") else None,
             finished=r.finished,
         )
 
@@ -877,7 +915,8 @@ class RefereeClient:
         req = ppb.GetScoreboardRequest(match_id=match_id, token=token)
         deadline = time.monotonic() + wait
         while True:
-            board = Scoreboard.from_pb(self._call(self.projections.GetScoreboard, req))
+            board = Scoreboard.from_pb(
+                self._call(self.projections.GetScoreboard, req).scoreboard)
             if board.version >= min_version or time.monotonic() >= deadline:
                 return board
             time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
@@ -895,8 +934,8 @@ class RefereeClient:
             bare, metadata = credentials(request)
             return self.projections.WatchScoreboard(bare, metadata=metadata)
 
-        def accept(message: ppb.Scoreboard) -> Scoreboard:
-            board = Scoreboard.from_pb(message)  # the referee sends only versions > after
+        def accept(message: ppb.WatchScoreboardResponse) -> Scoreboard:
+            board = Scoreboard.from_pb(message.scoreboard)  # only versions > after come
             after[0] = max(after[0], board.version)
             return board
 
@@ -1023,7 +1062,12 @@ class RefereeClient:
             [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
                       r.points_against, r.duplicate, r.matchpoints, r.scaled)
              for r in s.standings],
-            json.loads(s.boards_json or "[]"), s.final,
+            [{"board": b.board, "hand": b.hand,
+              "tables": [{"match_id": t.match_id, "sides": list(t.sides),
+                          "points": list(t.points), "duplicate": list(t.duplicate),
+                          "matchpoints": list(t.matchpoints), "scaled": list(t.scaled)}
+                         for t in b.tables]} for b in s.boards],
+            s.final,
         )
 
     def export_tournament(self, tournament_id: str, token: str, *,
@@ -1046,7 +1090,7 @@ class RefereeClient:
             return self.tournaments.ExportTournament(bare, timeout=self.timeout,
                                                      metadata=metadata)
 
-        def accept(message: ppb.ExportResponse) -> str:
+        def accept(message: ppb.ExportTournamentResponse) -> str:
             delivered[0] += 1
             return str(message.record_json)
 

@@ -168,14 +168,14 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
     table = create(stub, NAME, rules={"target_score": pb.RuleValue(int_value=2)})
     worker.wait()
     board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.tokens[5]))
+                                                        token=table.tokens[5])).scoreboard
     assert board.state == "playing" and list(board.scores) == [0, 0, 0]
     rng = random.Random(2)
     while not step(stub, table, rng)[0].match_over:
         pass
     worker.wait()
     board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.spectator))
+                                                        token=table.spectator)).scoreboard
     assert board.state == "over" and not board.HasField("to_act")
     view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
     assert list(board.scores) == list(view.scores) and board.winner == view.winner
@@ -185,7 +185,7 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
     assert verify_data(record)[0] == 0
     replay = proj.GetReplay(ppb.GetReplayRequest(match_id=table.match_id, hand=1,
                                                  action_index=3, token=table.tokens[1]))
-    assert replay.finished and json.loads(replay.action_json)["action"].startswith("play:")
+    assert replay.finished and replay.action.action.startswith("play:")
 
     # A tournament with one entrant per side (three), and a ruling for the third side.
     tour = ppbg.TournamentServiceStub(channel)
@@ -202,7 +202,7 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
     assert list(ruled.adjust) == [0, 0, 1]
     worker.wait()
     board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.spectator))
+                                                        token=table.spectator)).scoreboard
     final = list(view.scores)
     assert list(board.adjusted_scores) == [final[0], final[1], final[2] + 1]
     rows = {r.entrant: r for r in tour.GetStandings(

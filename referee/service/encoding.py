@@ -27,6 +27,8 @@ from referee.domain.facts import (
     TIMED_OUT,
     TRICK_TAKEN,
 )
+from referee.rules.game import side_of
+from referee.rules.registry import GAMES
 
 FACT_KINDS = {
     TRICK_TAKEN: pb.FACT_KIND_TRICK_TAKEN,
@@ -41,6 +43,10 @@ FACT_KINDS = {
     MATCH_CONCEDED: pb.FACT_KIND_MATCH_CONCEDED,
     SEAT_SUBSTITUTED: pb.FACT_KIND_SEAT_SUBSTITUTED,
 }
+
+POLICY_PB = {"auto": pb.TIMEOUT_POLICY_AUTO, "forfeit": pb.TIMEOUT_POLICY_FORFEIT,
+             "pause": pb.TIMEOUT_POLICY_PAUSE}
+"""Timeout policies by name, as the clocks keep them."""
 
 TABLE_KEYS = frozenset({"game", "phase", "dealer", "to_act", "seat", "hand", "hands",
                         "hand_sizes", "trick", "tricks"})
@@ -85,6 +91,12 @@ def trick_pb(trick: Mapping[str, Any]) -> pb.Trick:
     if trick.get("winner") is not None:
         out.winner = trick["winner"]
     return out
+
+
+def sides_by_seat(game: str) -> list[int]:
+    """The side that scores a trick each seat of ``game`` takes."""
+    g = GAMES[game]
+    return [side_of(g, s) for s in range(g.num_seats)]
 
 
 def table_pb(state: Mapping[str, Any], side_of: Sequence[int]) -> pb.Table:

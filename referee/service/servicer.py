@@ -21,9 +21,17 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Answer, PublicEvent, Referee, Role, View
 from referee.domain.errors import MalformedRequestError
 from referee.rules.claims import ALL as ALL_TRICKS
-from referee.rules.game import side_of, sides_of
+from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
-from referee.service.encoding import fact_pb, rule_value_pb, rules_of, table_pb, timestamp_of
+from referee.service.encoding import (
+    POLICY_PB,
+    fact_pb,
+    rule_value_pb,
+    rules_of,
+    sides_by_seat,
+    table_pb,
+    timestamp_of,
+)
 from referee.service.handlers import (
     Encoded,
     call_ended,
@@ -38,14 +46,8 @@ log = logging.getLogger("referee.service")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-def _sides_by_seat(game: str) -> list[int]:
-    """The side that scores a trick each seat of ``game`` takes."""
-    g = GAMES[game]
-    return [side_of(g, s) for s in range(g.num_seats)]
 _POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
              pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
-_POLICY_PB = {"auto": pb.TIMEOUT_POLICY_AUTO, "forfeit": pb.TIMEOUT_POLICY_FORFEIT,
-              "pause": pb.TIMEOUT_POLICY_PAUSE}
 _ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDITOR: pb.ROLE_AUDITOR}
 
 
@@ -79,7 +81,7 @@ def clock_pb(clock: dict[str, Any]) -> pb.ClockView:
     out = pb.ClockView(
         control=pb.TimeControl(action_ms=c["action_ms"], bank_ms=c["bank_ms"],
                                increment_ms=c["increment_ms"], lag_ms=c["lag_ms"],
-                               policy=_POLICY_PB[c["policy"]]),
+                               policy=POLICY_PB[c["policy"]]),
         banks_ms=clock["banks_ms"], paused=clock["paused"],
     )
     if clock["to_act"] is not None:
@@ -97,7 +99,7 @@ def view_pb(v: View) -> pb.GetViewResponse:
         match_id=str(v.match_id), version=v.version, game=v.game,
         role=_ROLES[v.principal.role], hand=v.hand, dealer=v.dealer,
         legal_actions=v.legal_actions, scores=v.scores, match_over=v.match_over,
-        table=table_pb(v.state, _sides_by_seat(v.game)), players=v.players,
+        table=table_pb(v.state, sides_by_seat(v.game)), players=v.players,
         deal_commitment=v.commitment,
     )
     if v.principal.seat is not None:

@@ -120,7 +120,7 @@ def test_the_scoreboard_shows_the_clock_and_the_timeouts(app: Referee,
         while True:
             try:
                 board = read.GetScoreboard(ppb.GetScoreboardRequest(
-                    match_id=table.match_id, token=table.spectator))
+                    match_id=table.match_id, token=table.spectator)).scoreboard
                 if board.state == "over":
                     break
             except grpc.RpcError:
@@ -130,7 +130,8 @@ def test_the_scoreboard_shows_the_clock_and_the_timeouts(app: Referee,
         assert board.HasField("clock") and board.clock.control.action_ms == 150
         assert not board.clock.HasField("to_act")  # the match is over
         [timeout] = board.timeouts
-        assert timeout.policy == "forfeit" and timeout.hand == 1 and timeout.seat == 1
+        assert timeout.policy == pb.TIMEOUT_POLICY_FORFEIT and timeout.hand == 1
+        assert timeout.seat == 1 and timeout.deadline.seconds > 0
         assert board.winner == 0  # seat 1's side (1) forfeits to side 0
     finally:
         worker.stop()

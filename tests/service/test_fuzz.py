@@ -153,7 +153,7 @@ def _populate(world: World) -> None:
             match_id=create(stub, "euchre", fixed_deals=deals).match_id))
     world.worker.wait()
     board = ppbg.ProjectionsServiceStub(world.channel).GetScoreboard(
-        ppb.GetScoreboardRequest(match_id=played.match_id, token=AUDITOR))
+        ppb.GetScoreboardRequest(match_id=played.match_id, token=AUDITOR)).scoreboard
     actions = {"pass", "play:JH", "order", "name:S", "hidden"}
     for table in (played, private):
         for token in table.tokens:
