@@ -48,6 +48,7 @@ from clients.sdk import (
     Standings,
     Update,
     View,
+    rule_default,
 )
 from clients.webhooks import WebhookDelivery, WebhookEndpoint
 from referee.rules.words import Table
@@ -508,7 +509,10 @@ def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
 
 
 def _view_json(view: View) -> dict[str, Any]:
-    return dict(vars(view))
+    out = dict(vars(view))
+    del out["table"]
+    out["state"] = view.state
+    return out
 
 
 def _record_source(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
@@ -533,7 +537,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         {"name": g.name, "title": g.title, "seats": g.seats, "aliases": list(g.aliases),
          "partnerships": g.partnerships, "sides": g.sides, "match_length": g.match_length,
          "hidden_verbs": list(g.hidden_verbs),
-             "parameters": [{"name": p.name, "type": p.type, "default": json.loads(p.default_json),
+             "parameters": [{"name": p.name, "type": p.type, "default": rule_default(p),
                              "rule": p.rule, "doc": p.doc} for p in g.parameters]}
             for g in games]
     lines = []

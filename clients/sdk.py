@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import grpc
 
 from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
+from clients.tables import Fact, Table, struct_dict
 from clients.webhooks import WebhookDelivery, WebhookEndpoint, state_value
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
@@ -101,6 +102,24 @@ def _time_control(given: dict[str, Any]) -> pb.TimeControl:
         raise ValueError(f"time control policy must be one of {sorted(_POLICIES)}")
     msg.policy = _POLICIES[policy]
     return msg
+
+
+def rule_value(value: bool | int | str) -> pb.RuleValue:
+    """A rule parameter's value as the API's ``RuleValue`` (its type picks the field)."""
+    if isinstance(value, bool):
+        return pb.RuleValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.RuleValue(int_value=value)
+    if isinstance(value, str):
+        return pb.RuleValue(string_value=value)
+    raise TypeError(f"a rule value is a bool, an int or a str, not {value!r}")
+
+
+def rule_default(parameter: pb.RuleParameter) -> bool | int | str:
+    """A ``RuleParameter``'s default as a plain value."""
+    which = parameter.default_value.WhichOneof("value")
+    value: bool | int | str = getattr(parameter.default_value, which) if which else ""
+    return value
 
 
 def credentials(request: Any) -> tuple[Any, tuple[tuple[str, str], ...]]:
@@ -196,40 +215,11 @@ def target(address: str) -> str:
     return f"ipv{families.pop()}:" + ",".join(parts)
 
 ROLES = {pb.ROLE_SEAT: "seat", pb.ROLE_SPECTATOR: "spectator", pb.ROLE_AUDITOR: "auditor"}
-FACT_KINDS = {
-    pb.FACT_KIND_TRICK_TAKEN: "trick_taken",
-    pb.FACT_KIND_ANNOUNCED: "announced",
-    pb.FACT_KIND_HAND_ENDED: "hand_ended",
-    pb.FACT_KIND_MATCH_ENDED: "match_ended",
-    pb.FACT_KIND_HAND_DEALT: "hand_dealt",
-    pb.FACT_KIND_CLAIM_ACCEPTED: "claim_accepted",
-    pb.FACT_KIND_MATCH_CONCEDED: "match_conceded",
-    pb.FACT_KIND_UNDO_REQUESTED: "undo_requested",
-    pb.FACT_KIND_UNDO_ANSWERED: "undo_answered",
-    pb.FACT_KIND_ACTION_WITHDRAWN: "action_withdrawn",
-    pb.FACT_KIND_MATCH_ABANDONED: "match_abandoned",
-    pb.FACT_KIND_CLAIM_PROPOSED: "claim_proposed",
-    pb.FACT_KIND_CLAIM_ANSWERED: "claim_answered",
-}
 
 R = TypeVar("R")
 
 
 W = TypeVar("W")
-
-
-@dataclass(frozen=True)
-class Fact:
-    """Something an action caused: ``kind`` (``trick_taken``, ``hand_ended``, ...) and data."""
-
-    kind: str
-    data: dict[str, Any]
-
-    @classmethod
-    def from_pb(cls, fact: pb.Fact) -> Fact:
-        data = json.loads(fact.json or "{}")
-        # A kind the enum does not name (seat_substituted, hand_cancelled): the data's own.
-        return cls(FACT_KINDS.get(fact.kind) or str(data.get("kind", "unspecified")), data)
 
 
 @dataclass(frozen=True)
@@ -275,7 +265,8 @@ class Clock:
 
 @dataclass(frozen=True)
 class View:
-    """What the caller may see of a match; ``state`` is the game's redacted view (parsed)."""
+    """What the caller may see of a match; ``table`` is the hand in play as the caller may
+    see it (``state``: the same as one dict, as the game's view writes it)."""
 
     match_id: str
     version: int
@@ -289,7 +280,7 @@ class View:
     scores: list[int]
     match_over: bool
     winner: int | None
-    state: dict[str, Any]
+    table: Table
     players: list[str]
     deal_commitment: str
     clock: Clock | None = None
@@ -299,6 +290,10 @@ class View:
     """The pending undo request: ``seat``, ``index``, ``action`` ("hidden" when the caller
     may not see it), ``agreed_sides``, ``version`` (docs/undo.md)."""
 
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.table.state()
+
     @classmethod
     def from_pb(cls, v: pb.GetViewResponse) -> View:
         return cls(
@@ -307,7 +302,7 @@ class View:
             to_act=v.to_act if v.HasField("to_act") else None,
             legal_actions=list(v.legal_actions), scores=list(v.scores),
             match_over=v.match_over, winner=v.winner if v.HasField("winner") else None,
-            state=json.loads(v.state_json or "{}"), players=list(v.players),
+            table=Table.from_pb(v.table), players=list(v.players),
             deal_commitment=v.deal_commitment,
             clock=Clock.from_pb(v.clock) if v.HasField("clock") else None,
             claim=({"seat": v.claim.seat, "agreed_sides": list(v.claim.agreed_sides),
@@ -337,7 +332,7 @@ class ActionResult:
     command_id: str = ""
 
     @classmethod
-    def from_pb(cls, r: pb.SubmitActionResponse, command_id: str = "") -> ActionResult:
+    def from_pb(cls, r: pb.ActionOutcome, command_id: str = "") -> ActionResult:
         return cls(r.version, r.seat, r.action, [Fact.from_pb(f) for f in r.facts], r.hand_over,
                    r.match_over, list(r.scores), r.replayed, command_id)
 
@@ -409,7 +404,7 @@ class Rejection:
     reason: str
     rule: str
     message: str
-    time: str
+    time: datetime
 
 
 @dataclass(frozen=True)
@@ -483,7 +478,7 @@ class Scoreboard:
             scores=list(b.scores), adjusted_scores=list(b.adjusted_scores),
             winner=b.winner if b.HasField("winner") else None, players=list(b.players),
             hands=[HandScore(h.hand, h.dealer, list(h.points), list(h.scores_after),
-                             json.loads(h.detail_json or "{}"),
+                             struct_dict(h.detail),
                              [Ruling.from_pb(r) for r in h.rulings]) for h in b.hands],
             rulings=[Ruling.from_pb(r) for r in b.rulings], head_hash=b.head_hash,
             abandoned=({"at_fault": list(b.abandoned.at_fault), "policy": b.abandoned.policy,
@@ -503,6 +498,39 @@ class IllegalAlternative:
     rule: str
     reason: str
     message: str
+
+
+def _iso(t: Any) -> str:
+    return str(t.ToDatetime(tzinfo=UTC).isoformat())
+
+
+def _replay_action(a: ppb.ReplayAction) -> dict[str, Any]:
+    return {"index": a.index, "seat": a.seat, "action": a.action, "time": _iso(a.time)}
+
+
+def _ruling_dict(r: ppb.Ruling) -> dict[str, Any]:
+    return {"hand": r.hand, "kind": r.kind, "adjust": list(r.adjust), "reason": r.reason,
+            "version": r.version, "rule": r.rule, "ref": r.ref}
+
+
+def _timeline_entry(e: ppb.TimelineEntry) -> dict[str, Any]:
+    """A timeline entry as one dict: its ``time``, ``type`` and fields."""
+    which = e.WhichOneof("entry")
+    out: dict[str, Any] = {"time": _iso(e.time), "type": which}
+    if which == "action":
+        out.update(_replay_action(e.action), time=out["time"])
+    elif which == "rejection":
+        r = e.rejection
+        out.update(seat=r.seat if r.HasField("seat") else None, action=r.action,
+                   reason=r.reason, rule=r.rule, message=r.message)
+    elif which == "timeout":
+        t = e.timeout
+        policies = {v: k for k, v in _POLICIES.items()}
+        out.update(seat=t.seat, policy=policies.get(t.policy, "auto"),
+                   deadline=_iso(t.deadline), version=t.version)
+    elif which == "ruling":
+        out.update(_ruling_dict(e.ruling))
+    return out
 
 
 @dataclass(frozen=True)
@@ -532,12 +560,17 @@ class ReplayStep:
         return cls(
             match_id=r.match_id, hand=r.hand, action_index=r.action_index, actions=r.actions,
             to_act=r.to_act if r.HasField("to_act") else None, legal=list(r.legal),
-            action=json.loads(r.action_json) if r.action_json else None,
+            action=_replay_action(r.action) if r.HasField("action") else None,
             illegal=[IllegalAlternative(x.action, x.rule, x.reason, x.message)
                      for x in r.illegal],
-            cards=json.loads(r.cards_json or "{}"), state=json.loads(r.state_json or "{}"),
-            timeline=json.loads(r.timeline_json or "[]"),
-            scoring=json.loads(r.scoring_json) if r.scoring_json else None,
+            cards={where: list(c.cards) for where, c in sorted(r.cards.items())},
+            state=Table.from_pb(r.table).state(),
+            timeline=[_timeline_entry(e) for e in r.timeline],
+            scoring={"result": {"points": list(r.scoring.points),
+                                **struct_dict(r.scoring.detail)},
+                     "scores_after": list(r.scoring.scores_after),
+                     "rulings": [_ruling_dict(x) for x in r.scoring.rulings]}
+            if r.HasField("scoring") else None,
             finished=r.finished,
         )
 
@@ -577,6 +610,18 @@ class Standing:
     scaled: int = 0
     abandoned: int = 0
     """Finished matches ended as abandoned with this entrant at fault."""
+
+
+def _standing_match(m: ppb.StandingMatch) -> dict[str, Any]:
+    """One attached match of the standings as a dict (the keys of the match record's)."""
+    out: dict[str, Any] = {"match_id": m.match_id, "sides": list(m.sides),
+                           "players": list(m.players), "over": m.over}
+    if m.over:
+        out.update(scores=list(m.scores), winner=m.winner if m.HasField("winner") else None)
+    if m.HasField("abandoned"):
+        out["abandoned"] = {"faults": list(m.abandoned.at_fault),
+                            "policy": m.abandoned.policy, "reason": m.abandoned.reason}
+    return out
 
 
 @dataclass(frozen=True)
@@ -762,8 +807,15 @@ class RefereeClient:
     # -- the RPCs -------------------------------------------------------------------------
 
     def list_games(self) -> list[pb.GameInfo]:
-        """Every registered game with its seats and rule parameters."""
-        return list(self._call(self.stub.ListGames, pb.ListGamesRequest()).games)
+        """Every registered game with its seats and rule parameters (every page)."""
+        games: list[pb.GameInfo] = []
+        token = ""
+        while True:
+            resp = self._call(self.stub.ListGames, pb.ListGamesRequest(page_token=token))
+            games.extend(resp.games)
+            token = resp.next_page_token
+            if not token:
+                return games
 
     def create_match(
         self, game: str, *, rules: dict[str, Any] | None = None,
@@ -779,7 +831,8 @@ class RefereeClient:
         ``policy`` (``auto``, ``forfeit`` or ``pause``); docs/clocks.md. ``policies``: the
         table policies, e.g. ``{"undo": "consent"}`` (docs/undo.md)."""
         request = pb.CreateMatchRequest(
-            game=game, rules_json=json.dumps(rules) if rules else "", players=list(players),
+            game=game, rules={k: rule_value(v) for k, v in (rules or {}).items()},
+            players=list(players),
             seed_entropy=seed_entropy,
             fixed_deals=[pb.FixedDeal(cards=list(d)) for d in fixed_deals],
             public_spectators=public_spectators, token=organiser_token,
@@ -806,7 +859,7 @@ class RefereeClient:
         if seat is not None:
             request.seat = seat
         resp = self._call(self.stub.SubmitAction, request)
-        return ActionResult.from_pb(resp, command_id)
+        return ActionResult.from_pb(resp.outcome, command_id)
 
     def claim(self, match_id: str, token: str, tricks: int | None = None, *,
               command_id: str | None = None, unchecked: bool = False) -> ActionResult:
@@ -820,7 +873,8 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.SubmitClaimRequest(match_id=match_id, token=token, tricks=tricks or 0,
                                         command_id=command_id, unchecked=unchecked)
-        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request).outcome,
+                                    command_id)
 
     def answer_claim(self, match_id: str, token: str, accept: bool, *,
                      command_id: str | None = None) -> ActionResult:
@@ -829,7 +883,7 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.AnswerClaimRequest(match_id=match_id, token=token, accept=accept,
                                         command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.AnswerClaim, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.AnswerClaim, request).outcome, command_id)
 
     def concede(self, match_id: str, token: str, *, command_id: str | None = None,
                 whole_match: bool = False) -> ActionResult:
@@ -839,7 +893,7 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id,
                                     match=whole_match)
-        return ActionResult.from_pb(self._call(self.stub.Concede, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.Concede, request).outcome, command_id)
 
     def request_undo(self, match_id: str, token: str, *, command_id: str | None = None
                      ) -> ActionResult:
@@ -847,7 +901,7 @@ class RefereeClient:
         ``consent``): the clocks stop until the other sides answer (docs/undo.md)."""
         command_id = command_id or uuid.uuid4().hex
         request = pb.RequestUndoRequest(match_id=match_id, token=token, command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.RequestUndo, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.RequestUndo, request).outcome, command_id)
 
     def answer_undo(self, match_id: str, token: str, agree: bool, *,
                     command_id: str | None = None) -> ActionResult:
@@ -856,7 +910,7 @@ class RefereeClient:
         command_id = command_id or uuid.uuid4().hex
         request = pb.AnswerUndoRequest(match_id=match_id, token=token, agree=agree,
                                        command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.AnswerUndo, request), command_id)
+        return ActionResult.from_pb(self._call(self.stub.AnswerUndo, request).outcome, command_id)
 
     def substitute_player(self, token: str, match_id: str, seat: int, player: str
                           ) -> tuple[str, int]:
@@ -918,14 +972,20 @@ class RefereeClient:
         return DealCheck(resp.commitment, resp.nonce, list(resp.cards), resp.valid)
 
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
-        """Refused attempts (auditor token)."""
-        req = pb.ListRejectionsRequest(token=token, match_id=match_id, limit=limit)
-        resp = self._call(self.stub.ListRejections, req)
-        return [
-            Rejection(r.match_id, r.seat if r.HasField("seat") else None, r.action, r.reason,
-                      r.rule, r.message, r.time)
-            for r in resp.rejections
-        ]
+        """Refused attempts (auditor token), oldest first: every one kept, or the newest
+        ``limit``."""
+        out: list[Rejection] = []
+        page = ""
+        while True:
+            req = pb.ListRejectionsRequest(token=token, match_id=match_id, page_token=page)
+            resp = self._call(self.stub.ListRejections, req)
+            out.extend(
+                Rejection(r.match_id, r.seat if r.HasField("seat") else None, r.action,
+                          r.reason, r.rule, r.message, r.time.ToDatetime(tzinfo=UTC))
+                for r in resp.rejections)
+            page = resp.next_page_token
+            if not page:
+                return out[-limit:] if limit > 0 else out
 
     # -- the read side (ProjectionsService) -----------------------------------------------
     # Its views are eventually consistent: VIEW_NOT_READY (UNAVAILABLE) for a match not yet
@@ -939,7 +999,8 @@ class RefereeClient:
         req = ppb.GetScoreboardRequest(match_id=match_id, token=token)
         deadline = time.monotonic() + wait
         while True:
-            board = Scoreboard.from_pb(self._call(self.projections.GetScoreboard, req))
+            board = Scoreboard.from_pb(
+                self._call(self.projections.GetScoreboard, req).scoreboard)
             if board.version >= min_version or time.monotonic() >= deadline:
                 return board
             time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
@@ -957,8 +1018,8 @@ class RefereeClient:
             bare, metadata = credentials(request)
             return self.projections.WatchScoreboard(bare, metadata=metadata)
 
-        def accept(message: ppb.Scoreboard) -> Scoreboard:
-            board = Scoreboard.from_pb(message)  # the referee sends only versions > after
+        def accept(message: ppb.WatchScoreboardResponse) -> Scoreboard:
+            board = Scoreboard.from_pb(message.scoreboard)  # only versions > after come
             after[0] = max(after[0], board.version)
             return board
 
@@ -1101,8 +1162,12 @@ class RefereeClient:
             [Standing(r.entrant, r.played, r.won, r.lost, r.drawn, r.points_for,
                       r.points_against, r.duplicate, r.matchpoints, r.scaled, r.abandoned)
              for r in s.standings],
-            json.loads(s.boards_json or "[]"), s.final, s.abandonment or "forfeit",
-            json.loads(s.matches_json or "[]"),
+            [{"board": b.board, "hand": b.hand,
+              "tables": [{"match_id": t.match_id, "sides": list(t.sides),
+                          "points": list(t.points), "duplicate": list(t.duplicate),
+                          "matchpoints": list(t.matchpoints), "scaled": list(t.scaled)}
+                         for t in b.tables]} for b in s.boards],
+            s.final, s.abandonment or "forfeit", [_standing_match(m) for m in s.matches],
         )
 
     def export_tournament(self, tournament_id: str, token: str, *,
@@ -1125,7 +1190,7 @@ class RefereeClient:
             return self.tournaments.ExportTournament(bare, timeout=self.timeout,
                                                      metadata=metadata)
 
-        def accept(message: ppb.ExportResponse) -> str:
+        def accept(message: ppb.ExportTournamentResponse) -> str:
             delivered[0] += 1
             return str(message.record_json)
 

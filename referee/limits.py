@@ -10,7 +10,6 @@ the application checks what it stores for good: player names, JSON documents). A
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from typing import Any
 
@@ -37,8 +36,6 @@ MAX_RULING_POINTS = 1_000_000
 small enough that no number of rulings takes a score out of the API's int64."""
 MAX_FIXED_DEALS = 256
 MAX_CARDS = 64
-MAX_JSON_BYTES = 16 * 1024
-MAX_JSON_DEPTH = 8
 MAX_WEBHOOK_URL = 2048
 MAX_WEBHOOK_SECRET = 100
 """Characters of a ``whsec_`` secret (the base64 of at most 64 bytes is 88)."""
@@ -74,53 +71,6 @@ def check_name(field: str, name: str, limit: int = MAX_PLAYER_NAME) -> str:
                 "printable text", field=field,
             )
     return name
-
-
-def json_object(field: str, text: str, error: type[MalformedRequestError] = MalformedRequestError,
-                ) -> dict[str, Any]:
-    """Parse a JSON object of at most :data:`MAX_JSON_BYTES` and :data:`MAX_JSON_DEPTH`
-    levels (empty text: ``{}``).
-
-    :raises LimitExceededError: for a document over either limit; ``error`` for one that
-        is not a JSON object."""
-    if not text.strip():
-        return {}
-    check_length(field, text.encode(), MAX_JSON_BYTES, "bytes")
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        value = None
-        depth = MAX_JSON_DEPTH + 1
-    except ValueError as exc:
-        raise error(f"{field} is not JSON: {exc}", field=field) from None
-    else:
-        depth = json_depth(value)
-    if depth > MAX_JSON_DEPTH:
-        raise LimitExceededError(
-            f"{field} is nested more than {MAX_JSON_DEPTH} levels deep",
-            field=field, limit=MAX_JSON_DEPTH,
-        )
-    if not isinstance(value, dict):
-        raise error(f"{field} must be a JSON object", field=field)
-    return value
-
-
-def json_depth(value: Any) -> int:
-    """How deeply ``value`` nests lists and objects (a scalar: 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        depth += 1
-        deepest = max(deepest, depth)
-        stack.extend((child, depth) for child in children)
-    return deepest
 
 
 def heartbeat(seconds: int) -> float:

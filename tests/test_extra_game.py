@@ -94,16 +94,15 @@ def test_the_contract_and_random_deals(game: Game[Any]) -> None:
 
 def _redacted(stub: pbg.RefereeServiceStub, table: Any) -> None:
     """No seat (and no spectator) sees another seat's unplayed cards."""
-    audit = json.loads(stub.GetView(pb.GetViewRequest(match_id=table.match_id,
-                                                      token=AUDITOR)).state_json)
-    hands = [set(h) for h in audit["hands"]]
+    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).table
+    hands = [set(h.cards) for h in audit.hands]
     spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
-    assert not set(CARD_NAMES) & set(json.loads(spectator.state_json).get("hand", []))
+    assert not set(CARD_NAMES) & set(spectator.table.hand) and not spectator.table.hands
     for seat, token in enumerate(table.tokens):
         view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
         assert view.seat == seat
-        text = view.state_json
-        assert set(json.loads(text)["hand"]) == hands[seat]
+        text = str(view.table)
+        assert set(view.table.hand) == hands[seat]
         others = set().union(*(h for s, h in enumerate(hands) if s != seat))
         assert not {c for c in others if f'"{c}"' in text}, (seat, others)
 
@@ -114,13 +113,13 @@ def test_the_service_plays_a_whole_match(stub: pbg.RefereeServiceStub, game: Gam
     assert [p.name for p in listed[NAME].parameters] == ["target_score"]
 
     players = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]
-    table = create(stub, NAME, rules_json='{"target_score": 3}', players=players,
+    table = create(stub, NAME, rules={"target_score": pb.RuleValue(int_value=3)}, players=players,
                    seed_entropy=b"six at the table")
     assert len(table.tokens) == SEATS
     watch = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
                                                  token=table.tokens[4]), timeout=30)
     first = next(watch)
-    assert first.view.seat == 4 and len(json.loads(first.view.state_json)["hand"]) == 4
+    assert first.view.seat == 4 and len(first.view.table.hand) == 4
 
     rng = random.Random(NAME)
     versions, resp = [], None
@@ -143,7 +142,7 @@ def test_the_service_plays_a_whole_match(stub: pbg.RefereeServiceStub, game: Gam
         msg = next(watch)
         if not msg.heartbeat:
             seen += [e.version for e in msg.events]
-            assert "hand" in json.loads(msg.view.state_json)
+            assert len(msg.view.table.hand) == msg.view.table.hand_sizes[4]
     assert set(versions) <= set(seen)
     watch.cancel()
 
@@ -166,17 +165,17 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
                                    stub: pbg.RefereeServiceStub) -> None:
     channel, _, worker = served
     proj = ppbg.ProjectionsServiceStub(channel)
-    table = create(stub, NAME, rules_json='{"target_score": 2}')
+    table = create(stub, NAME, rules={"target_score": pb.RuleValue(int_value=2)})
     worker.wait()
     board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.tokens[5]))
+                                                        token=table.tokens[5])).scoreboard
     assert board.state == "playing" and list(board.scores) == [0, 0, 0]
     rng = random.Random(2)
     while not step(stub, table, rng)[0].match_over:
         pass
     worker.wait()
     board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.spectator))
+                                                        token=table.spectator)).scoreboard
     assert board.state == "over" and not board.HasField("to_act")
     view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
     assert list(board.scores) == list(view.scores) and board.winner == view.winner
@@ -186,7 +185,7 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
     assert verify_data(record)[0] == 0
     replay = proj.GetReplay(ppb.GetReplayRequest(match_id=table.match_id, hand=1,
                                                  action_index=3, token=table.tokens[1]))
-    assert replay.finished and json.loads(replay.action_json)["action"].startswith("play:")
+    assert replay.finished and replay.action.action.startswith("play:")
 
     # A tournament with one entrant per side (three), and a ruling for the third side.
     tour = ppbg.TournamentServiceStub(channel)
@@ -203,7 +202,7 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
     assert list(ruled.adjust) == [0, 0, 1]
     worker.wait()
     board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.spectator))
+                                                        token=table.spectator)).scoreboard
     final = list(view.scores)
     assert list(board.adjusted_scores) == [final[0], final[1], final[2] + 1]
     rows = {r.entrant: r for r in tour.GetStandings(
@@ -265,7 +264,8 @@ def test_the_sdk_and_the_cli(served: tuple[grpc.Channel, str, ProjectionWorker],
     cli("replay", str(out), "--hand", "1", "--html", str(page))
     assert page.read_text().count("<svg") >= 24 and "seats 1 &amp; 4" in page.read_text()
 
-    running = create(pbg.RefereeServiceStub(served[0]), NAME, rules_json='{"target_score": 2}')
+    running = create(pbg.RefereeServiceStub(served[0]), NAME,
+                     rules={"target_score": pb.RuleValue(int_value=2)})
     live = cli("show", "--match", running.match_id, f"--token={running.tokens[2]}")
     assert "your hand (seat 2)" in live and "cards held: 0:4  1:4  2:4  3:4  4:4  5:4" in live
     tokens = ",".join(running.tokens)

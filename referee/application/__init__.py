@@ -12,12 +12,11 @@
 """
 
 from referee.application.answers import Answer, Created, DealCheck, PublicEvent, View
-from referee.application.creating import rules_from_json
 from referee.application.principals import Credentials, Principal, Role, Tokens, hash_token
 from referee.application.referee import Referee
 from referee.application.store import LogReader
 
 __all__ = [
     "Answer", "Created", "Credentials", "DealCheck", "LogReader", "Principal", "PublicEvent",
-    "Referee", "Role", "Tokens", "View", "hash_token", "rules_from_json",
+    "Referee", "Role", "Tokens", "View", "hash_token",
 ]

@@ -121,8 +121,3 @@ def _check_pack(game: Game[Any], cards: list[str], index: int) -> list[str]:
             f"fixed deal {index} is not exactly the {game.name} pack, each card once"
         )
     return [CARD_NAMES[c] for c in parsed]
-
-
-def rules_from_json(text: str) -> dict[str, Any]:
-    """Parse ``rules_json`` (empty: defaults), within :mod:`referee.limits`."""
-    return limits.json_object("rules_json", text, InvalidRulesError)

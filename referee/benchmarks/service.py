@@ -177,6 +177,7 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
     from referee.api.v1 import referee_pb2_grpc as pbg
     from referee.rules.cards import CARD_NAMES
     from referee.rules.registry import find_game
+    from referee.service.encoding import rule_value_pb
 
     # A connection of its own per channel (no shared subchannel), so that several server
     # workers (SO_REUSEPORT spreads connections) each get some of them.
@@ -203,7 +204,8 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
         while time.time() < stop_at:
             packs = [pack() for _ in range(packs_per_match)] if mode == "mirror" else []
             created = await stub.CreateMatch(pb.CreateMatchRequest(
-                game=cfg["game"], rules_json=json.dumps(cfg["rules"]),
+                game=cfg["game"],
+                rules={k: rule_value_pb(v) for k, v in cfg["rules"].items()},
                 fixed_deals=[pb.FixedDeal(cards=p) for p in packs]))
             tokens = [t.token for t in created.seat_tokens]
             match_state = game.new_match(rules, 0)
@@ -249,7 +251,7 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
                     next_at = max(next_at + interval, time.time() - interval)
                 t0 = time.perf_counter()
                 try:
-                    resp = await stub.SubmitAction(req, timeout=30)
+                    resp = (await stub.SubmitAction(req, timeout=30)).outcome
                 except grpc.aio.AioRpcError as exc:
                     stats.error(exc.code().name)
                     break

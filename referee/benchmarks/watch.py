@@ -165,7 +165,7 @@ async def _create(address: str, matches: int) -> list[dict[str, Any]]:
                 rng.shuffle(cards)
                 packs.append(cards)
             created = await stub.CreateMatch(pb.CreateMatchRequest(
-                game="euchre", rules_json=json.dumps({"target_score": 1000}),
+                game="euchre", rules={"target_score": pb.RuleValue(int_value=1000)},
                 public_spectators=True, fixed_deals=[pb.FixedDeal(cards=p) for p in packs]))
             out.append({"match_id": created.match_id, "packs": packs,
                         "tokens": [t.token for t in created.seat_tokens],
@@ -219,10 +219,10 @@ async def _play(address: str, tables: list[dict[str, Any]], rate: float, seconds
                 started = time.time()
                 t0 = time.perf_counter()
                 try:
-                    resp = await stub.SubmitAction(pb.SubmitActionRequest(
+                    resp = (await stub.SubmitAction(pb.SubmitActionRequest(
                         match_id=t["match_id"], token=t["tokens"][seat],
                         action=game.format_action(action), command_id=uuid.uuid4().hex,
-                        expected_version=version), timeout=30)
+                        expected_version=version), timeout=30)).outcome
                 except grpc.aio.AioRpcError as exc:
                     errors[exc.code().name] = errors.get(exc.code().name, 0) + 1
                     return

@@ -20,11 +20,19 @@ from projections.queries import Queries
 from referee import tournaments as tour
 from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
+from referee.api.v1 import referee_pb2 as rpb
 from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
 from referee.domain.errors import InvalidWebhookError, MalformedRequestError
 from referee.service.credentials_metadata import bearer
+from referee.service.encoding import (
+    POLICY_PB,
+    sides_by_seat,
+    struct_of,
+    table_pb,
+    timestamp_of,
+)
 from referee.service.handlers import (
     Encoded,
     StreamContext,
@@ -54,16 +62,46 @@ def _ruling(r: dict[str, Any]) -> pb.Ruling:
                      commitment=r.get("commitment", ""), hands=r.get("hands", []))
 
 
+def _timeout(t: dict[str, Any], hand: int) -> pb.Timeout:
+    return pb.Timeout(seat=t["seat"], policy=POLICY_PB[t["policy"]], hand=t.get("hand", hand),
+                      version=t["version"], deadline=timestamp_of(t["deadline"]))
+
+
+def _hand_score(hand: int, dealer: int, result: dict[str, Any], scores_after: list[int],
+                rulings: list[dict[str, Any]]) -> pb.HandScore:
+    """A hand's score: ``result`` is the rules' result (``points`` and the game's detail)."""
+    detail = {k: v for k, v in result.items() if k != "points"}
+    return pb.HandScore(hand=hand, dealer=dealer, points=result.get("points") or [],
+                        scores_after=scores_after, detail=struct_of(detail),
+                        rulings=[_ruling(dict(r, hand=hand)) for r in rulings])
+
+
+def _timeline_entry(item: dict[str, Any], match_id: str, hand: int) -> pb.TimelineEntry:
+    out = pb.TimelineEntry(time=timestamp_of(item["time"]))
+    kind = item["type"]
+    if kind == "action":
+        out.action.CopyFrom(pb.ReplayAction(index=item["index"], seat=item["seat"],
+                                            action=item["action"], time=out.time))
+    elif kind == "rejection":
+        out.rejection.CopyFrom(rpb.Rejection(
+            match_id=match_id, action=item["action"], reason=item["reason"],
+            rule=item["rule"], message=item["message"], time=out.time))
+        if item.get("seat") is not None:
+            out.rejection.seat = item["seat"]
+    elif kind == "timeout":
+        out.timeout.CopyFrom(_timeout(item, hand))
+    else:
+        out.ruling.CopyFrom(_ruling(dict(item, hand=hand)))
+    return out
+
+
 def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
     out = pb.Scoreboard(
         match_id=doc["match_id"], game=doc["game"], state=doc["state"], version=doc["version"],
         hand=doc["hand"], dealer=doc["dealer"], scores=doc["scores"],
         adjusted_scores=doc["adjusted_scores"], players=doc["players"],
-        hands=[pb.HandScore(hand=h["hand"], dealer=h["dealer"], points=h["points"],
-                            scores_after=h["scores_after"],
-                            detail_json=json.dumps(h["detail"], sort_keys=True),
-                            rulings=[_ruling(dict(r, hand=h["hand"])) for r in h["rulings"]])
-               for h in doc["hands"]],
+        hands=[_hand_score(h["hand"], h["dealer"], {**h["detail"], "points": h["points"]},
+                           h["scores_after"], h["rulings"]) for h in doc["hands"]],
         rulings=[_ruling(r) for r in doc["rulings"]],
         head_hash=doc.get("head", ""),
     )
@@ -82,9 +120,21 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
         out.abandoned.CopyFrom(pb.Abandonment(
             at_fault=abandoned["faults"], policy=abandoned["policy"], hand=abandoned["hand"],
             reason=abandoned["reason"]))
-    out.timeouts.extend(
-        pb.Timeout(seat=t["seat"], policy=t["policy"], hand=t["hand"], version=t["version"],
-                   deadline=t["deadline"]) for t in doc.get("timeouts", ()))
+    out.timeouts.extend(_timeout(t, t["hand"]) for t in doc.get("timeouts", ()))
+    return out
+
+
+def standing_match_pb(m: dict[str, Any]) -> pb.StandingMatch:
+    """One attached match of the standings (``projections.standings``' ``results``)."""
+    out = pb.StandingMatch(match_id=m["match_id"], sides=m["sides"], players=m["players"],
+                           over=m["over"], scores=m.get("scores") or ())
+    if m.get("winner") is not None:
+        out.winner = m["winner"]
+    abandoned = m.get("abandoned")
+    if abandoned is not None:
+        out.abandoned.CopyFrom(pb.Abandonment(at_fault=abandoned["faults"],
+                                              policy=abandoned["policy"],
+                                              reason=abandoned["reason"]))
     return out
 
 
@@ -97,13 +147,14 @@ class BoardEncoder:
         return b""  # a scoreboard has no events of its own
 
     def view(self, view: Any) -> bytes:
-        out: bytes = scoreboard_pb(view).SerializeToString()
+        out: bytes = pb.WatchScoreboardResponse(
+            scoreboard=scoreboard_pb(view)).SerializeToString()
         return out
 
     def update(self, parts: Sequence[bytes], version: int) -> Encoded:
         return Encoded(parts[-1], version)
 
-    def heartbeat(self, version: int) -> pb.Scoreboard:
+    def heartbeat(self, version: int) -> pb.WatchScoreboardResponse:
         raise AssertionError("a scoreboard stream has no heartbeats")
 
 
@@ -117,15 +168,15 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
 
     @unary_handler
     def GetScoreboard(self, request: pb.GetScoreboardRequest, context: grpc.ServicerContext
-                      ) -> pb.Scoreboard:
-        return scoreboard_pb(self.q.scoreboard(_uuid(request.match_id, "match_id"),
-                                               request.token))
+                      ) -> pb.GetScoreboardResponse:
+        return pb.GetScoreboardResponse(scoreboard=scoreboard_pb(self.q.scoreboard(
+            _uuid(request.match_id, "match_id"), request.token)))
 
     @stream_handler
     @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
     async def WatchScoreboard(self, request: pb.WatchScoreboardRequest,
                               context: grpc.aio.ServicerContext
-                              ) -> AsyncIterator[pb.Scoreboard]:
+                              ) -> AsyncIterator[pb.WatchScoreboardResponse]:
         def alive() -> bool:
             return not context.done() and not self.stopping()
 
@@ -143,30 +194,36 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         out = pb.GetReplayResponse(
             match_id=r["match_id"], hand=r["hand"], action_index=r["index"],
             actions=r["actions"], legal=r["legal"],
-            action_json=json.dumps(r["action"]) if r["action"] else "",
             illegal=[pb.IllegalAction(**x) for x in r["illegal"]],
-            cards_json=json.dumps(r["cards"], sort_keys=True),
-            state_json=json.dumps(r["state"], sort_keys=True),
-            timeline_json=json.dumps(r["timeline"]),
-            scoring_json=json.dumps(r.get("scoring"), sort_keys=True) if r.get("scoring") else "",
+            cards={where: rpb.Cards(cards=c) for where, c in r["cards"].items()},
+            table=table_pb(r["state"], sides_by_seat(r["game"])),
+            timeline=[_timeline_entry(x, r["match_id"], r["hand"]) for x in r["timeline"]],
             finished=r["finished"],
         )
+        if r["action"]:
+            a = r["action"]
+            out.action.CopyFrom(pb.ReplayAction(index=a["index"], seat=a["seat"],
+                                                action=a["action"], time=timestamp_of(a["time"])))
+        scoring = r.get("scoring")
+        if scoring:
+            out.scoring.CopyFrom(_hand_score(r["hand"], r["dealer"], scoring["result"],
+                                             scoring["scores_after"], scoring["rulings"]))
         if r["to_act"] is not None:
             out.to_act = r["to_act"]
         return out
 
     @unary_handler
     def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
-                   ) -> pb.ExportResponse:
+                   ) -> pb.ExportHandResponse:
         record = self.q.hand_record(_uuid(request.match_id, "match_id"), request.hand,
                                     request.token)
-        return pb.ExportResponse(record_json=json.dumps(record))
+        return pb.ExportHandResponse(record_json=json.dumps(record))
 
     @unary_handler
     def ExportMatch(self, request: pb.ExportMatchRequest, context: grpc.ServicerContext
-                    ) -> pb.ExportResponse:
+                    ) -> pb.ExportMatchResponse:
         record = self.q.match_record(_uuid(request.match_id, "match_id"), request.token)
-        return pb.ExportResponse(record_json=json.dumps(record))
+        return pb.ExportMatchResponse(record_json=json.dumps(record))
 
     @unary_handler
     def RecordRuling(self, request: pb.RecordRulingRequest, context: grpc.ServicerContext
@@ -219,28 +276,28 @@ class TournamentServicer(pbg.TournamentServiceServicer):
 
     @unary_handler
     def RegisterEntrant(self, request: pb.RegisterEntrantRequest,
-                        context: grpc.ServicerContext) -> pb.TournamentChangeResponse:
+                        context: grpc.ServicerContext) -> pb.RegisterEntrantResponse:
         v = tour.register_entrant(self.app, request.token,
                                   _uuid(request.tournament_id, "tournament_id"),
                                   request.entrant, list(request.members), request.command_id)
-        return pb.TournamentChangeResponse(version=v)
+        return pb.RegisterEntrantResponse(version=v)
 
     @unary_handler
     def AttachMatch(self, request: pb.AttachMatchRequest, context: grpc.ServicerContext
-                    ) -> pb.TournamentChangeResponse:
+                    ) -> pb.AttachMatchResponse:
         v = tour.attach_match(self.app, request.token,
                               _uuid(request.tournament_id, "tournament_id"),
                               _uuid(request.match_id, "match_id"), list(request.sides),
                               request.board, request.command_id)
-        return pb.TournamentChangeResponse(version=v)
+        return pb.AttachMatchResponse(version=v)
 
     @unary_handler
     def ReleaseBoard(self, request: pb.ReleaseBoardRequest, context: grpc.ServicerContext
-                     ) -> pb.TournamentChangeResponse:
+                     ) -> pb.ReleaseBoardResponse:
         v = tour.release_board(self.app, request.token,
                                _uuid(request.tournament_id, "tournament_id"), request.board,
                                request.command_id)
-        return pb.TournamentChangeResponse(version=v)
+        return pb.ReleaseBoardResponse(version=v)
 
     @unary_handler
     def FinalizeResults(self, request: pb.FinalizeResultsRequest,
@@ -257,9 +314,12 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         return pb.GetStandingsResponse(
             tournament_id=s["tournament_id"], name=s["name"], game=s["game"],
             standings=[pb.Standing(**row) for row in s["entrants"]],
-            boards_json=json.dumps(s["boards"], sort_keys=True), final=s.get("final", False),
+            boards=[pb.BoardComparison(board=b["board"], hand=b["hand"],
+                                       tables=[pb.BoardTable(**t) for t in b["tables"]])
+                    for b in s["boards"]],
+            final=s.get("final", False),
             abandonment=s.get("abandonment", "forfeit"),
-            matches_json=json.dumps(s.get("results", []), sort_keys=True),
+            matches=[standing_match_pb(m) for m in s.get("results", [])],
         )
 
     @unary_handler
@@ -277,10 +337,10 @@ class TournamentServicer(pbg.TournamentServiceServicer):
 
     @stream_handler
     def ExportTournament(self, request: pb.ExportTournamentRequest,
-                         context: StreamContext) -> Iterator[pb.ExportResponse]:
+                         context: StreamContext) -> Iterator[pb.ExportTournamentResponse]:
         for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),
                                              request.token):
-            yield pb.ExportResponse(record_json=line)
+            yield pb.ExportTournamentResponse(record_json=line)
 
 
 def _timestamp(iso: str) -> Timestamp:

@@ -13,6 +13,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from referee import limits as lim
+from referee.domain.errors import LimitExceededError
 
 #: field name -> (most characters or bytes of one value, most items of a repeated field)
 FIELD_LIMITS: dict[str, tuple[int, int]] = {
@@ -22,7 +23,9 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "game": (32, 1),
     "action": (lim.MAX_ACTION, 1),
     "command_id": (lim.MAX_COMMAND_ID, 1),
-    "rules_json": (lim.MAX_JSON_BYTES, 1),
+    "rules": (64, 64),
+    "string_value": (64, 1),
+    "page_token": (256, 1),
     "players": (lim.MAX_PLAYER_NAME, 16),
     "player": (lim.MAX_PLAYER_NAME, 1),
     "seed_entropy": (lim.MAX_BYTES, 1),
@@ -44,7 +47,6 @@ FIELD_LIMITS: dict[str, tuple[int, int]] = {
     "secret": (lim.MAX_WEBHOOK_SECRET, 1),
     "event_types": (32, 8),
     "endpoint_id": (64, 1),
-    "page_token": (128, 1),
 }
 
 _TEXT = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
@@ -56,6 +58,17 @@ def check_request(message: Message, path: str = "") -> None:
         name = f"{path}{field.name}"
         size, items = FIELD_LIMITS.get(field.name, (_default_size(field), lim.MAX_ITEMS))
         repeated = _is_repeated(field)
+        if repeated and field.message_type is not None and field.message_type.GetOptions(
+        ).map_entry:  # a map: its keys are text, its values checked like fields
+            lim.check_length(name, list(value), items, "items")
+            for key, item in value.items():
+                if len(str(key)) > size:
+                    raise LimitExceededError(
+                        f"{name} has a key of {len(str(key))} characters; the limit is {size}",
+                        field=name, limit=size, size=len(str(key)))
+                if isinstance(item, Message):
+                    check_request(item, f"{name}[{key}].")
+            continue
         values: Any = value if repeated else (value,)
         if repeated:
             lim.check_length(name, list(value), items, "items")

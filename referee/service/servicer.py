@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -19,29 +18,20 @@ import grpc
 from referee import limits
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
-from referee.application import Answer, PublicEvent, Referee, Role, View, rules_from_json
+from referee.application import Answer, PublicEvent, Referee, Role, View
 from referee.domain.errors import MalformedRequestError
-from referee.domain.facts import (
-    ACTION_WITHDRAWN,
-    ANNOUNCED,
-    CLAIM_ACCEPTED,
-    CLAIM_ANSWERED,
-    CLAIM_PROPOSED,
-    CLOCK_PAUSED,
-    CLOCK_RESUMED,
-    HAND_DEALT,
-    HAND_ENDED,
-    MATCH_ABANDONED,
-    MATCH_CONCEDED,
-    MATCH_ENDED,
-    TIMED_OUT,
-    TRICK_TAKEN,
-    UNDO_ANSWERED,
-    UNDO_REQUESTED,
-)
 from referee.rules.claims import ALL as ALL_TRICKS
 from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
+from referee.service.encoding import (
+    POLICY_PB,
+    fact_pb,
+    rule_value_pb,
+    rules_of,
+    sides_by_seat,
+    table_pb,
+    timestamp_of,
+)
 from referee.service.handlers import (
     Encoded,
     call_ended,
@@ -49,34 +39,15 @@ from referee.service.handlers import (
     stream_handler,
     unary_handler,
 )
+from referee.service.paging import paged
 from referee.service.peers import PeerLimits
 
 log = logging.getLogger("referee.service")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_FACT_KINDS = {
-    TRICK_TAKEN: pb.FACT_KIND_TRICK_TAKEN,
-    ANNOUNCED: pb.FACT_KIND_ANNOUNCED,
-    HAND_ENDED: pb.FACT_KIND_HAND_ENDED,
-    MATCH_ENDED: pb.FACT_KIND_MATCH_ENDED,
-    HAND_DEALT: pb.FACT_KIND_HAND_DEALT,
-    TIMED_OUT: pb.FACT_KIND_TIMED_OUT,
-    CLOCK_PAUSED: pb.FACT_KIND_CLOCK_PAUSED,
-    CLOCK_RESUMED: pb.FACT_KIND_CLOCK_RESUMED,
-    CLAIM_ACCEPTED: pb.FACT_KIND_CLAIM_ACCEPTED,
-    MATCH_CONCEDED: pb.FACT_KIND_MATCH_CONCEDED,
-    UNDO_REQUESTED: pb.FACT_KIND_UNDO_REQUESTED,
-    UNDO_ANSWERED: pb.FACT_KIND_UNDO_ANSWERED,
-    ACTION_WITHDRAWN: pb.FACT_KIND_ACTION_WITHDRAWN,
-    MATCH_ABANDONED: pb.FACT_KIND_MATCH_ABANDONED,
-    CLAIM_PROPOSED: pb.FACT_KIND_CLAIM_PROPOSED,
-    CLAIM_ANSWERED: pb.FACT_KIND_CLAIM_ANSWERED,
-}
 _POLICIES = {pb.TIMEOUT_POLICY_UNSPECIFIED: "auto", pb.TIMEOUT_POLICY_AUTO: "auto",
              pb.TIMEOUT_POLICY_FORFEIT: "forfeit", pb.TIMEOUT_POLICY_PAUSE: "pause"}
-_POLICY_PB = {"auto": pb.TIMEOUT_POLICY_AUTO, "forfeit": pb.TIMEOUT_POLICY_FORFEIT,
-              "pause": pb.TIMEOUT_POLICY_PAUSE}
 _ROLES = {Role.SEAT: pb.ROLE_SEAT, Role.SPECTATOR: pb.ROLE_SPECTATOR, Role.AUDITOR: pb.ROLE_AUDITOR}
 
 
@@ -88,10 +59,7 @@ def _match_id(text: str) -> UUID:
 
 
 def _facts(facts: list[dict[str, Any]]) -> list[pb.Fact]:
-    return [
-        pb.Fact(kind=_FACT_KINDS.get(f["kind"], pb.FACT_KIND_UNSPECIFIED), json=json.dumps(f))
-        for f in facts
-    ]
+    return [fact_pb(f) for f in facts]
 
 
 def time_control(msg: pb.TimeControl) -> dict[str, Any]:
@@ -113,25 +81,25 @@ def clock_pb(clock: dict[str, Any]) -> pb.ClockView:
     out = pb.ClockView(
         control=pb.TimeControl(action_ms=c["action_ms"], bank_ms=c["bank_ms"],
                                increment_ms=c["increment_ms"], lag_ms=c["lag_ms"],
-                               policy=_POLICY_PB[c["policy"]]),
+                               policy=POLICY_PB[c["policy"]]),
         banks_ms=clock["banks_ms"], paused=clock["paused"],
     )
     if clock["to_act"] is not None:
         out.to_act = clock["to_act"]
     if clock["deadline"] is not None:
-        out.deadline.FromDatetime(datetime.fromisoformat(clock["deadline"]))
+        out.deadline.CopyFrom(timestamp_of(clock["deadline"]))
     if clock["left_ms"] is not None:
         out.left_ms = clock["left_ms"]
     return out
 
 
 def view_pb(v: View) -> pb.GetViewResponse:
-    """A view as a protobuf message (the rules core's redacted view as JSON)."""
+    """A view as a protobuf message (the rules core's redacted view as a typed table)."""
     out = pb.GetViewResponse(
         match_id=str(v.match_id), version=v.version, game=v.game,
         role=_ROLES[v.principal.role], hand=v.hand, dealer=v.dealer,
         legal_actions=v.legal_actions, scores=v.scores, match_over=v.match_over,
-        state_json=json.dumps(v.state, sort_keys=True), players=v.players,
+        table=table_pb(v.state, sides_by_seat(v.game)), players=v.players,
         deal_commitment=v.commitment,
     )
     if v.principal.seat is not None:
@@ -159,9 +127,9 @@ def _event_pb(e: PublicEvent) -> pb.MatchEvent:
     return out
 
 
-def answer_pb(a: Answer) -> pb.SubmitActionResponse:
+def answer_pb(a: Answer) -> pb.ActionOutcome:
     o = a.outcome
-    return pb.SubmitActionResponse(
+    return pb.ActionOutcome(
         version=o.version, seat=o.seat, action=o.action, facts=_facts(o.facts),
         hand_over=a.hand_over, match_over=a.match_over, scores=a.scores, replayed=a.replayed,
     )
@@ -209,7 +177,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             params = []
             for s in g.rules_class.param_specs():
                 p = pb.RuleParameter(
-                    name=s.name, type=s.type.__name__, default_json=json.dumps(s.default),
+                    name=s.name, type=s.type.__name__, default_value=rule_value_pb(s.default),
                     rule=s.rule, doc=s.doc, choices=list(s.choices),
                 )
                 if s.minimum is not None:
@@ -221,7 +189,9 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                 name=g.name, aliases=list(g.aliases), title=g.title, seats=g.num_seats,
                 parameters=params, partnerships=g.partnerships, sides=sides_of(g),
                 match_length=g.match_length, hidden_verbs=sorted(g.hidden_verbs)))
-        return pb.ListGamesResponse(games=games)
+        games.sort(key=lambda g: g.name)
+        page, next_token = paged(games, request.page_size, request.page_token, "games")
+        return pb.ListGamesResponse(games=page, next_page_token=next_token)
 
     @unary_handler
     def CreateMatch(self, request: pb.CreateMatchRequest, context: grpc.ServicerContext
@@ -230,7 +200,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             raise MalformedRequestError("game is required")
         created = self.app.create_match(
             game=request.game,
-            rules=rules_from_json(request.rules_json),
+            rules=rules_of(request.rules),
             players=list(request.players),
             seed_entropy=request.seed_entropy,
             fixed_deals=[list(d.cards) for d in request.fixed_deals],
@@ -267,7 +237,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             ),
             seat=request.seat if request.HasField("seat") else None,
         )
-        return answer_pb(answer)
+        return pb.SubmitActionResponse(outcome=answer_pb(answer))
 
     @unary_handler
     def GetView(self, request: pb.GetViewRequest, context: grpc.ServicerContext
@@ -320,47 +290,48 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                        ) -> pb.ListRejectionsResponse:
         if request.match_id:
             _match_id(request.match_id)
-        items = self.app.list_rejections(request.token, request.match_id, request.limit)
+        items = self.app.list_rejections(request.token, request.match_id)
+        page, next_token = paged(items, request.page_size, request.page_token, "rejections")
         out = []
-        for r in items:
+        for r in page:
             msg = pb.Rejection(match_id=r.match_id, action=r.action, reason=r.reason,
-                               rule=r.rule, message=r.message, time=r.time)
+                               rule=r.rule, message=r.message, time=timestamp_of(r.time))
             if r.seat is not None:
                 msg.seat = r.seat
             out.append(msg)
-        return pb.ListRejectionsResponse(rejections=out)
+        return pb.ListRejectionsResponse(rejections=out, next_page_token=next_token)
 
     @unary_handler
     def PauseClocks(self, request: pb.PauseClocksRequest, context: grpc.ServicerContext
-                    ) -> pb.ClocksResponse:
+                    ) -> pb.PauseClocksResponse:
         version = self.app.pause_clocks(_match_id(request.match_id), request.token,
                                         request.reason)
-        return pb.ClocksResponse(version=version)
+        return pb.PauseClocksResponse(version=version)
 
     @unary_handler
     def ResumeClocks(self, request: pb.ResumeClocksRequest, context: grpc.ServicerContext
-                     ) -> pb.ClocksResponse:
+                     ) -> pb.ResumeClocksResponse:
         version = self.app.resume_clocks(_match_id(request.match_id), request.token,
                                          request.add_ms)
-        return pb.ClocksResponse(version=version)
+        return pb.ResumeClocksResponse(version=version)
 
     @unary_handler
     def SubmitClaim(self, request: pb.SubmitClaimRequest, context: grpc.ServicerContext
-                    ) -> pb.SubmitActionResponse:
+                    ) -> pb.SubmitClaimResponse:
         if request.tricks < 0:
             raise MalformedRequestError("tricks must be 0 (all the remaining tricks) or more",
                                         field="tricks")
         answer = self.app.claim(_match_id(request.match_id), request.token,
                                 request.tricks or ALL_TRICKS, command_id=request.command_id,
                                 unchecked=request.unchecked)
-        return answer_pb(answer)
+        return pb.SubmitClaimResponse(outcome=answer_pb(answer))
 
     @unary_handler
     def Concede(self, request: pb.ConcedeRequest, context: grpc.ServicerContext
-                ) -> pb.SubmitActionResponse:
-        return answer_pb(self.app.concede(_match_id(request.match_id), request.token,
-                                          command_id=request.command_id,
-                                          whole_match=request.match))
+                ) -> pb.ConcedeResponse:
+        return pb.ConcedeResponse(outcome=answer_pb(self.app.concede(
+            _match_id(request.match_id), request.token, command_id=request.command_id,
+            whole_match=request.match)))
 
     @unary_handler
     def SubstitutePlayer(self, request: pb.SubstitutePlayerRequest,
@@ -371,18 +342,21 @@ class RefereeServicer(pbg.RefereeServiceServicer):
 
     @unary_handler
     def RequestUndo(self, request: pb.RequestUndoRequest, context: grpc.ServicerContext
-                    ) -> pb.SubmitActionResponse:
-        return answer_pb(self.app.request_undo(_match_id(request.match_id), request.token,
-                                               command_id=request.command_id))
+                    ) -> pb.RequestUndoResponse:
+        answer = self.app.request_undo(_match_id(request.match_id), request.token,
+                                       command_id=request.command_id)
+        return pb.RequestUndoResponse(outcome=answer_pb(answer))
 
     @unary_handler
     def AnswerUndo(self, request: pb.AnswerUndoRequest, context: grpc.ServicerContext
-                   ) -> pb.SubmitActionResponse:
-        return answer_pb(self.app.answer_undo(_match_id(request.match_id), request.token,
-                                              request.agree, command_id=request.command_id))
+                   ) -> pb.AnswerUndoResponse:
+        answer = self.app.answer_undo(_match_id(request.match_id), request.token,
+                                      request.agree, command_id=request.command_id)
+        return pb.AnswerUndoResponse(outcome=answer_pb(answer))
 
     @unary_handler
     def AnswerClaim(self, request: pb.AnswerClaimRequest, context: grpc.ServicerContext
-                    ) -> pb.SubmitActionResponse:
-        return answer_pb(self.app.answer_claim(_match_id(request.match_id), request.token,
-                                               request.accept, command_id=request.command_id))
+                    ) -> pb.AnswerClaimResponse:
+        answer = self.app.answer_claim(_match_id(request.match_id), request.token,
+                                       request.accept, command_id=request.command_id)
+        return pb.AnswerClaimResponse(outcome=answer_pb(answer))

@@ -9,7 +9,6 @@ before."""
 
 from __future__ import annotations
 
-import json
 import queue
 import random
 import signal
@@ -20,6 +19,7 @@ from typing import Any
 import grpc
 import psycopg
 import pytest
+from google.protobuf.json_format import MessageToJson
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.api.v1 import projections_pb2 as ppb
@@ -151,17 +151,17 @@ def _watch_across(postgres_env: dict[str, str], schema: str, addr_a: str, addr_b
                 at, _ = _until(spectator, version)
                 delays.append(at - acked)
                 at, seen = _until(seat1, version)
-                audit = json.loads(a.GetView(pb.GetViewRequest(
-                    match_id=mid, token=AUDITOR)).state_json)
-                public = set(a.GetView(pb.GetViewRequest(match_id=mid)).state_json.split('"'))
-                others = {c for s, held in enumerate(audit["hands"]) if s != 1
-                          for c in held} - public  # (the upcard a dealer took is public)
+                audit = a.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).table
+                public = set(MessageToJson(a.GetView(pb.GetViewRequest(
+                    match_id=mid)).table).split('"'))
+                others = {c for s, held in enumerate(audit.hands) if s != 1
+                          for c in held.cards} - public  # (the upcard a dealer took is public)
                 for msg in seen:  # seat 1 sees its own cards, never another seat's
-                    state = json.loads(msg.view.state_json)
-                    assert "hands" not in state and "stock" not in state
+                    state = msg.view.table
+                    assert not state.hands and "stock" not in state.detail.fields
                     if msg.version == version:
-                        assert state["hand"] == audit["hands"][1]
-                        assert not others & set(json.dumps(state).split('"'))
+                        assert list(state.hand) == list(audit.hands[1].cards)
+                        assert not others & set(MessageToJson(state).split('"'))
                 at, _ = _until(boards, version)
                 board_delays.append(at - acked)
         finally:

@@ -69,7 +69,7 @@ def test_two_servers_on_one_database_never_fork_a_match(
                     command_id=str(uuid.uuid4()), seat=seat)) for s in stubs]
                 for call in calls:
                     try:
-                        resp = call.result()
+                        resp = call.result().outcome
                     except grpc.RpcError as exc:
                         note(exc)
                         continue

@@ -126,10 +126,10 @@ def _play(store: dict[str, str], tmp_path: Path) -> None:
                 request = pb.SubmitActionRequest(
                     match_id=match_id, token=tokens[seat], action=action, command_id=command
                 )
-                resp = rng.choice(stubs).SubmitAction(request)  # no refusal: it is legal
+                resp = rng.choice(stubs).SubmitAction(request).outcome  # it is legal: accepted
                 assert not resp.replayed and resp.version > view.version
                 acks[match_id].append((resp.version, seat, resp.action))
-                again = rng.choice(stubs).SubmitAction(request)  # a retry, maybe elsewhere
+                again = rng.choice(stubs).SubmitAction(request).outcome  # a retry, anywhere
                 assert again.replayed and again.version == resp.version
         for match_id, _ in tables:
             record = (
@@ -170,7 +170,7 @@ def _play(store: dict[str, str], tmp_path: Path) -> None:
                             command_id=str(uuid.uuid4()),
                         )
                     )
-                    last.append(resp.version)
+                    last.append(resp.outcome.version)
                 except grpc.RpcError:
                     return
 

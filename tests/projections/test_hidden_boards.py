@@ -88,8 +88,9 @@ def test_no_surface_leaks_a_board_another_table_still_plays(
             assert "BOARD_IN_PLAY" in str(err.value.trailing_metadata()) or \
                 "another table is still playing" in (err.value.details() or ""), (who, name)
             assert not any(c in (err.value.details() or "") for c in unseen)
-        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid, token=token))
-        assert board.hands and json.loads(board.hands[0].detail_json) == {}, who
+        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid,
+                                                            token=token)).scoreboard
+        assert board.hands and not board.hands[0].detail.fields, who
         shown = MessageToJson(board)
         view = stub.GetView(pb.GetViewRequest(match_id=mid, token=token))
         stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=mid, token=token,

@@ -27,18 +27,19 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
     ref = pbg.RefereeServiceStub(channel)
     proj = ppbg.ProjectionsServiceStub(channel)
     tour = ppbg.TournamentServiceStub(channel)
-    created = ref.CreateMatch(pb.CreateMatchRequest(game="euchre",
-                                                    rules_json='{"target_score": 3}'))
+    created = ref.CreateMatch(pb.CreateMatchRequest(
+        game="euchre", rules={"target_score": pb.RuleValue(int_value=3)}))
     mid = created.match_id
     tokens = [t.token for t in created.seat_tokens]
     worker.wait()
 
     # Scoreboard, and the watch stream's first message.
-    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid, token=tokens[0]))
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid,
+                                                        token=tokens[0])).scoreboard
     assert board.state == "playing" and board.hand == 1 and board.HasField("to_act")
     first = next(iter(proj.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid,
                                                                       token=tokens[0]))))
-    assert first.version == board.version
+    assert first.scoreboard.version == board.version
 
     # A seat may not replay the running hand; the auditor may. Nothing hidden leaks.
     info = expect_error(lambda: proj.GetReplay(ppb.GetReplayRequest(
@@ -46,7 +47,9 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
         grpc.StatusCode.PERMISSION_DENIED, "HAND_IN_PROGRESS")
     assert "hand1" not in str(info)
     r = proj.GetReplay(ppb.GetReplayRequest(match_id=mid, hand=1, action_index=0, token=AUDITOR))
-    assert r.legal and "hand0" in json.loads(r.cards_json)
+    assert r.legal and len(r.cards["hand0"].cards) == 5
+    assert [len(h.cards) for h in r.table.hands] == [5, 5, 5, 5]
+    assert all(e.WhichOneof("entry") and e.time.seconds for e in r.timeline)
     expect_error(lambda: proj.GetReplay(ppb.GetReplayRequest(
         match_id=mid, hand=1, action_index=99, token=AUDITOR)),
         grpc.StatusCode.OUT_OF_RANGE, "ACTION_INDEX_OUT_OF_RANGE")
@@ -61,12 +64,13 @@ def test_read_side_rpcs(app: Referee, served: tuple[grpc.Channel, ProjectionWork
 
     play(app, uuid.UUID(mid), tokens, random.Random(3))
     worker.wait()
-    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid,
-                                                        token=created.spectator_token))
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(
+        match_id=mid, token=created.spectator_token)).scoreboard
     assert board.state == "over" and board.hands and not board.HasField("to_act")
     r = proj.GetReplay(ppb.GetReplayRequest(match_id=mid, hand=1, action_index=1,
                                             token=tokens[2]))
-    assert r.finished and json.loads(r.action_json)["action"]
+    assert r.finished and r.action.action and r.action.time.seconds > 0
+    assert len(r.scoring.points) == 2 and r.scoring.hand == 1
     record = json.loads(proj.ExportMatch(ppb.ExportMatchRequest(match_id=mid,
                                                                 token=tokens[1])).record_json)
     assert verify_data(record)[0] == 0
@@ -121,8 +125,8 @@ def test_hand_view_page_for_auditors_any_time_and_everyone_after_the_hand(
     channel, worker = served
     ref = pbg.RefereeServiceStub(channel)
     proj = ppbg.ProjectionsServiceStub(channel)
-    created = ref.CreateMatch(pb.CreateMatchRequest(game="euchre",
-                                                    rules_json='{"target_score": 3}'))
+    created = ref.CreateMatch(pb.CreateMatchRequest(
+        game="euchre", rules={"target_score": pb.RuleValue(int_value=3)}))
     mid, tokens = created.match_id, [t.token for t in created.seat_tokens]
     play(app, uuid.UUID(mid), tokens, random.Random(5), max_actions=3)
     worker.wait()

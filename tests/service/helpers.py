@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import uuid
 from collections.abc import Iterator, Sequence
@@ -14,6 +13,8 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from clients.tables import Fact
+from clients.tables import Table as TypedTable
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
@@ -59,7 +60,7 @@ def expect_error(call: object, code: grpc.StatusCode, reason: str) -> error_deta
 
 
 def step(stub: pbg.RefereeServiceStub, table: Table, rng: random.Random,
-         ) -> tuple[pb.SubmitActionResponse, pb.GetViewResponse]:
+         ) -> tuple[pb.ActionOutcome, pb.GetViewResponse]:
     """The seat to act plays a random legal action (with a command id and expected version)."""
     public = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
     seat = public.to_act
@@ -69,13 +70,25 @@ def step(stub: pbg.RefereeServiceStub, table: Table, rng: random.Random,
     resp = stub.SubmitAction(pb.SubmitActionRequest(
         match_id=table.match_id, token=table.tokens[seat], action=action,
         command_id=str(uuid.uuid4()), expected_version=view.version, seat=seat,
-    ))
+    )).outcome
     assert resp.version > view.version and resp.seat == seat
     return resp, view
 
 
-def facts(resp: pb.SubmitActionResponse) -> list[dict[str, object]]:
-    return [json.loads(f.json) for f in resp.facts]
+def facts(resp: pb.ActionOutcome | pb.MatchEvent) -> list[dict[str, object]]:
+    """The facts of an answer or event as dicts (``kind`` and the fact's data)."""
+    return [fact_dict(f) for f in resp.facts]
+
+
+def fact_dict(fact: pb.Fact) -> dict[str, object]:
+    """One typed fact as one dict, as the event log writes it."""
+    typed = Fact.from_pb(fact)
+    return {"kind": typed.kind, **typed.data}
+
+
+def table_state(view: pb.GetViewResponse) -> dict[str, object]:
+    """A view's typed table as one dict, as the game's view writes it."""
+    return TypedTable.from_pb(view.table).state()
 
 
 @contextmanager

@@ -13,6 +13,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from clients.sdk import rule_default
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.rules.handrecord import read_record, replay_hand
@@ -23,12 +24,12 @@ from tests.service.helpers import create, expect_error, facts, step
 C = grpc.StatusCode
 
 
-def short_rules(game: str) -> str:
+def short_rules(game: str) -> dict[str, pb.RuleValue]:
     """Keep matches short: the lowest target score where a game has one."""
     for spec in GAMES[game].rules_class.param_specs():
         if spec.name == "target_score" and spec.minimum is not None:
-            return json.dumps({"target_score": spec.minimum})
-    return ""
+            return {"target_score": pb.RuleValue(int_value=spec.minimum)}
+    return {}
 
 
 def test_list_games(stub: pbg.RefereeServiceStub) -> None:
@@ -39,7 +40,7 @@ def test_list_games(stub: pbg.RefereeServiceStub) -> None:
         assert info.seats == game.num_seats
         specs = game.rules_class.param_specs()
         assert [p.name for p in info.parameters] == [s.name for s in specs]
-        assert [json.loads(p.default_json) for p in info.parameters] == [s.default for s in specs]
+        assert [rule_default(p) for p in info.parameters] == [s.default for s in specs]
         # The Game contract as clients read it: sides, partnerships, the match length
         # parameter (an integer rule parameter) and the hidden verbs.
         assert info.partnerships == game.partnerships
@@ -51,7 +52,7 @@ def test_list_games(stub: pbg.RefereeServiceStub) -> None:
 @pytest.mark.parametrize("game", list(GAMES))
 def test_full_match_every_game(stub: pbg.RefereeServiceStub, game: str) -> None:
     rng = random.Random(game)
-    table = create(stub, game, rules_json=short_rules(game), seed_entropy=b"players' dice")
+    table = create(stub, game, rules=short_rules(game), seed_entropy=b"players' dice")
     assert len(table.tokens) == GAMES[game].num_seats
     resp = None
     for _ in range(20_000):
@@ -134,7 +135,7 @@ def test_fixed_deals_for_duplicate(stub: pbg.RefereeServiceStub) -> None:
     assert a.created.deal_commitment != b.created.deal_commitment  # fresh nonces
     va = stub.GetView(pb.GetViewRequest(match_id=a.match_id, token=a.tokens[2]))
     vb = stub.GetView(pb.GetViewRequest(match_id=b.match_id, token=b.tokens[2]))
-    assert json.loads(va.state_json)["hand"] == json.loads(vb.state_json)["hand"]
+    assert va.table.hand == vb.table.hand and len(va.table.hand) == 5
     expect_error(lambda: create(stub, "euchre", fixed_deals=[pb.FixedDeal(cards=pack[:-1])]),
                  C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     expect_error(lambda: create(stub, "euchre", fixed_deals=[pb.FixedDeal(cards=["XX"])]),
@@ -145,7 +146,8 @@ def test_views_by_role(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
     spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
     assert spectator.role == pb.ROLE_SPECTATOR and not spectator.HasField("seat")
-    assert not spectator.legal_actions and "hand" not in json.loads(spectator.state_json)
+    assert not spectator.legal_actions and not spectator.table.hand
+    assert not spectator.table.hands
     to_act = spectator.to_act
     for seat, token in enumerate(table.tokens):
         view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
@@ -212,10 +214,11 @@ def test_error_table_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
         match_id=str(uuid.uuid4()), token=table.tokens[seat])), C.NOT_FOUND, "MATCH_NOT_FOUND")
     expect_error(lambda: create(stub, "chess"), C.INVALID_ARGUMENT, "UNKNOWN_GAME")
     expect_error(lambda: create(stub, ""), C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
-    expect_error(lambda: create(stub, "euchre", rules_json='{"no_such_rule": 1}'),
-                 C.INVALID_ARGUMENT, "INVALID_RULES")
-    expect_error(lambda: create(stub, "euchre", rules_json="[1"), C.INVALID_ARGUMENT,
-                 "INVALID_RULES")
+    expect_error(lambda: create(stub, "euchre", rules={"no_such_rule": pb.RuleValue(
+        int_value=1)}), C.INVALID_ARGUMENT, "INVALID_RULES")
+    info = expect_error(lambda: create(stub, "euchre", rules={"target_score": pb.RuleValue()}),
+                        C.INVALID_ARGUMENT, "INVALID_RULES")
+    assert info.metadata["field"] == "rules[target_score]"
     expect_error(lambda: create(stub, "euchre", players=["a", "b"]), C.INVALID_ARGUMENT,
                  "MALFORMED_REQUEST")
     expect_error(lambda: stub.ListRejections(pb.ListRejectionsRequest(token=table.tokens[0])),
@@ -230,7 +233,7 @@ def test_error_table_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     assert "VERSION_CONFLICT" in reasons and "BAD_TOKEN" in reasons
     illegal_row = rejections.rejections[2]
     assert illegal_row.seat == seat and illegal_row.action == illegal and illegal_row.rule
-    assert stub.ListRejections(pb.ListRejectionsRequest(token=AUDITOR, limit=1)).rejections
+    assert stub.ListRejections(pb.ListRejectionsRequest(token=AUDITOR, page_size=1)).rejections
 
 
 def test_idempotent_retry(stub: pbg.RefereeServiceStub) -> None:
@@ -241,8 +244,8 @@ def test_idempotent_retry(stub: pbg.RefereeServiceStub) -> None:
         match_id=table.match_id, token=table.tokens[seat], action=view.legal_actions[0],
         command_id="cmd-1", expected_version=view.version,
     )
-    first = stub.SubmitAction(request)
-    again = stub.SubmitAction(request)
+    first = stub.SubmitAction(request).outcome
+    again = stub.SubmitAction(request).outcome
     assert not first.replayed and again.replayed
     assert (again.version, again.action, list(again.facts)) == (
         first.version, first.action, list(first.facts))
@@ -283,7 +286,7 @@ def test_race_on_one_match(stub: pbg.RefereeServiceStub, attempt: int) -> None:
     assert len(wins) == 1 and len(losses) == 3
     assert all(e.code() == C.ABORTED for e in losses)  # type: ignore[attr-defined]
     after = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
-    assert after.version == wins[0].version  # type: ignore[attr-defined]
+    assert after.version == wins[0].outcome.version  # type: ignore[attr-defined]
 
 
 def test_watch_match_stream(stub: pbg.RefereeServiceStub) -> None:

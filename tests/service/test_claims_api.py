@@ -60,19 +60,19 @@ def test_a_claim_accepted_over_the_wire(app: Referee, stub: pbg.RefereeServiceSt
     m = play_until(app, stub, t, True, random.Random(f"wire-{name}"))
     seat = m.to_act
     resp = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                  command_id="c1"))
+                                                  command_id="c1")).outcome
     assert resp.hand_over and resp.action == "claim:all" and resp.seat == seat
     assert resp.facts[0].kind == pb.FACT_KIND_CLAIM_ACCEPTED
     assert facts(resp)[0]["claim"] == "claim"
     again = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                   command_id="c1"))
+                                                   command_id="c1")).outcome
     assert again.replayed and again.version == resp.version
     # The watchers see the claim and its line.
     stream = stub.WatchMatch(pb.WatchMatchRequest(
         match_id=t.match_id, token=t.spectator, after_version=m.version))
     first = next(stream)
     stream.cancel()
-    kinds = [json.loads(f.json)["kind"] for e in first.events for f in e.facts]
+    kinds = [f["kind"] for e in first.events for f in facts(e)]
     assert kinds[0] == "claim_accepted" and "hand_ended" in kinds
     line = [e for e in first.events if e.action]
     claimed = json.loads(stub.GetHandRecord(pb.GetHandRecordRequest(
@@ -136,11 +136,11 @@ def test_concede_and_the_misuses_over_the_wire(app: Referee, stub: pbg.RefereeSe
         match_id=t.match_id, token=t.tokens[(m.to_act + 1) % 4])),
         grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED")  # not the seat to act
     resp = stub.Concede(pb.ConcedeRequest(match_id=t.match_id, token=t.tokens[0],
-                                          command_id="give"))
+                                          command_id="give")).outcome
     assert resp.hand_over and resp.action == "concede"
     assert facts(resp)[0]["claim"] == "concession"
     resigned = stub.Concede(pb.ConcedeRequest(match_id=t.match_id, token=t.tokens[1],
-                                              command_id="resign", match=True))
+                                              command_id="resign", match=True)).outcome
     assert resigned.match_over and resigned.action == "concede:match"
     assert resigned.facts[0].kind == pb.FACT_KIND_MATCH_CONCEDED
     assert facts(resigned)[0]["winner"] == 0  # seat 1's side (1) resigns to side 0
@@ -157,7 +157,7 @@ def test_the_exported_hand_marks_the_claims_line(app: Referee, channel: grpc.Cha
         t = table(stub, "euchre")
         m = play_until(app, stub, t, True, random.Random("export"))
         resp = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id,
-                                                      token=t.tokens[m.to_act]))
+                                                      token=t.tokens[m.to_act])).outcome
         deadline = time.monotonic() + 10
         while True:
             try:

@@ -4,7 +4,6 @@ ResumeClocks, and the errors that name what was wrong)."""
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import UTC, datetime
 
@@ -18,7 +17,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from tests.service.conftest import AUDITOR
-from tests.service.helpers import create, expect_error
+from tests.service.helpers import create, expect_error, fact_dict
 
 
 def view(stub: pbg.RefereeServiceStub, match_id: str, token: str) -> pb.GetViewResponse:
@@ -61,7 +60,7 @@ def test_the_clock_in_views_and_the_timeout_in_the_stream(stub: pbg.RefereeServi
         for e in update.events:
             for f in e.facts:
                 if f.kind == pb.FACT_KIND_TIMED_OUT:
-                    seen.append(json.loads(f.json))
+                    seen.append(fact_dict(f))
         if seen and update.view.clock.to_act != first.to_act:
             break
     stream.cancel()
@@ -121,7 +120,7 @@ def test_the_scoreboard_shows_the_clock_and_the_timeouts(app: Referee,
         while True:
             try:
                 board = read.GetScoreboard(ppb.GetScoreboardRequest(
-                    match_id=table.match_id, token=table.spectator))
+                    match_id=table.match_id, token=table.spectator)).scoreboard
                 if board.state == "over":
                     break
             except grpc.RpcError:
@@ -131,7 +130,8 @@ def test_the_scoreboard_shows_the_clock_and_the_timeouts(app: Referee,
         assert board.HasField("clock") and board.clock.control.action_ms == 150
         assert not board.clock.HasField("to_act")  # the match is over
         [timeout] = board.timeouts
-        assert timeout.policy == "forfeit" and timeout.hand == 1 and timeout.seat == 1
+        assert timeout.policy == pb.TIMEOUT_POLICY_FORFEIT and timeout.hand == 1
+        assert timeout.seat == 1 and timeout.deadline.seconds > 0
         assert board.winner == 0  # seat 1's side (1) forfeits to side 0
     finally:
         worker.stop()

@@ -72,7 +72,7 @@ def test_every_audience_gets_every_version_as_redacted_as_its_view(
         assert got[name][-1].version == match.version
     # Seats see their own cards and not the others'; seat 0's two streams are the same.
     assert [m.view for m in got["seat0"]] == [m.view for m in got["seat0-again"]]
-    assert got["seat0"][-1].view.state_json != got["seat1"][-1].view.state_json
+    assert got["seat0"][-1].view.table.hand != got["seat1"][-1].view.table.hand
     assert got["spectator"][-1].view.role == pb.ROLE_SPECTATOR
     assert got["auditor"][-1].view.role == pb.ROLE_AUDITOR
 
@@ -192,7 +192,7 @@ def test_streams_read_the_store_once_per_version_and_not_for_heartbeats(
     legal = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token)).legal_actions
     before = reads()
     resp = stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id, token=token,
-                                                    action=legal[0]))
+                                                    action=legal[0])).outcome
     for s in streams:
         msg = next(s)
         while msg.heartbeat:

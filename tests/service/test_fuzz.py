@@ -24,7 +24,7 @@ later scoreboard). The store is SQLite (fast); the module runs in about 20 s;
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import resource
 import threading
@@ -157,7 +157,7 @@ def _populate(world: World) -> None:
             match_id=create(stub, "euchre", fixed_deals=deals).match_id))
     world.worker.wait()
     board = ppbg.ProjectionsServiceStub(world.channel).GetScoreboard(
-        ppb.GetScoreboardRequest(match_id=played.match_id, token=AUDITOR))
+        ppb.GetScoreboardRequest(match_id=played.match_id, token=AUDITOR)).scoreboard
     actions = {"pass", "play:JH", "order", "name:S", "hidden"}
     for table in (played, private):
         for token in table.tokens:
@@ -177,11 +177,9 @@ def _populate(world: World) -> None:
         "action": sorted(actions),
         "command_id": ["c-1", "c-2"],
         "game": [n for g in games for n in (g.name, *g.aliases)],
-        # Rule parameters of every game, with any JSON values; and some plain mistakes.
-        "rules_json": st.one_of(
-            st.dictionaries(st.sampled_from([*params, "nope"]), _JSON, max_size=3).map(
-                json.dumps),
-            st.sampled_from(["{}", '{"target_score": 3}', "[]", "null", "1e999", "{"])),
+        # Rule parameters of every game (and other names), with values of any type or none.
+        "rules": st.dictionaries(st.one_of(st.sampled_from([*params, "nope"]), _TEXT),
+                                 _RULE_VALUES, max_size=3),
         "players": [["ann", "bob", "cy", "di"], ["ann", "bob", "cy"], []],
         "cards": _PACKS,
         "kind": ["penalty", "annul", "correction", "redeal"],
@@ -214,7 +212,8 @@ def _populate(world: World) -> None:
     timed = stub.CreateMatch(pb.CreateMatchRequest(game="euchre", time_control=hour)).match_id
     seeds: list[Message] = [
         pb.ListGamesRequest(),
-        pb.CreateMatchRequest(game="euchre", rules_json='{"target_score": 3}',
+        pb.CreateMatchRequest(game="euchre",
+                              rules={"target_score": pb.RuleValue(int_value=3)},
                               players=["ann", "bob", "cy", "di"], seed_entropy=b"fuzz",
                               fixed_deals=[pb.FixedDeal(cards=euchre_pack)], first_dealer=1,
                               public_spectators=True, time_control=hour,
@@ -235,7 +234,8 @@ def _populate(world: World) -> None:
         pb.GetHandRecordRequest(match_id=mid, hand=1, token=seat_token),
         pb.GetMatchRecordRequest(match_id=mid, token=played.spectator),
         pb.VerifyDealRequest(match_id=mid, hand=1, token=seat_token),
-        pb.ListRejectionsRequest(token=AUDITOR, match_id=mid, limit=5),
+        pb.ListRejectionsRequest(token=AUDITOR, match_id=mid, page_size=5,
+                                 page_token=_next_page(stub, mid)),
         ppb.GetScoreboardRequest(match_id=mid, token=seat_token),
         ppb.WatchScoreboardRequest(match_id=mid, token=seat_token, after_version=1),
         ppb.GetReplayRequest(match_id=mid, hand=1, action_index=3, token=seat_token),
@@ -293,12 +293,16 @@ _TEXT = st.one_of(
 #: A whole pack of one game, shuffled: what a fixed deal must be.
 _PACKS = st.sampled_from(sorted(GAMES)).flatmap(
     lambda g: st.permutations([CARD_NAMES[c] for c in GAMES[g].pack]))
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=3),
-    max_leaves=8,
+_RULE_VALUES = st.one_of(
+    st.builds(pb.RuleValue),  # no value set
+    st.booleans().map(lambda b: pb.RuleValue(bool_value=b)),
+    st.integers(-(2**63), 2**63 - 1).map(lambda i: pb.RuleValue(int_value=i)),
+    _TEXT.map(lambda t: pb.RuleValue(string_value=t)),
 )
+
+
+def _is_map(f: FieldDescriptor) -> bool:
+    return f.message_type is not None and f.message_type.GetOptions().map_entry
 
 
 def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
@@ -345,6 +349,8 @@ def _sane(f: FieldDescriptor, known: Known, depth: int) -> st.SearchStrategy[Any
 def _bad(f: FieldDescriptor, known: Known, depth: int) -> st.SearchStrategy[Any]:
     """A hostile value of the field; for a repeated field, any list of hostile values or a
     sane list with some of its items made hostile (the right length, wrong values)."""
+    if _is_map(f):  # hostile keys and values come from its known strategy
+        return _sane(f, known, depth)
     one = _hostile(f, known, depth)
     if not f.is_repeated:
         return one
@@ -368,7 +374,10 @@ def mutations(seed: Message, known: Known) -> st.SearchStrategy[Message]:
             f = seed.DESCRIPTOR.fields_by_name[name]
             if value is None:
                 continue
-            if f.is_repeated:
+            if _is_map(f):
+                for key, item in value.items():
+                    getattr(out, name)[key].CopyFrom(item)
+            elif f.is_repeated:
                 getattr(out, name).extend(value)
             elif f.type == _F.TYPE_MESSAGE:
                 getattr(out, name).CopyFrom(value)
@@ -391,9 +400,19 @@ def _in_trick_play(stub: pbg.RefereeServiceStub, rng: Any) -> tuple[Any, int]:
     table = create(stub, "euchre")
     while True:
         view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
-        if json.loads(view.state_json).get("phase") == "play":
+        if view.table.phase == "play":
             return table, view.to_act
         step(stub, table, rng)
+
+
+def _next_page(stub: pbg.RefereeServiceStub, match_id: str) -> str:
+    """A page token the referee issued: the second page of the match's rejections."""
+    for action in ("bogus", "nonsense"):  # two rejections, so that a page of one has a next
+        with contextlib.suppress(grpc.RpcError):
+            stub.SubmitAction(pb.SubmitActionRequest(match_id=match_id, token=AUDITOR,
+                                                     action=action))
+    return stub.ListRejections(pb.ListRejectionsRequest(
+        token=AUDITOR, match_id=match_id, page_size=1)).next_page_token
 
 
 def _claimed(stub: pbg.RefereeServiceStub, rng: Any) -> Message:
@@ -439,7 +458,7 @@ def _put_to_the_table(stub: pbg.RefereeServiceStub, rng: Any) -> list[Message]:
     table = create(stub, "euchre", policies=pb.TablePolicies(unchecked_claims="consent"))
     while True:
         view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
-        if json.loads(view.state_json).get("phase") == "play":
+        if view.table.phase == "play":
             break
         step(stub, table, rng)
     seat = view.to_act

@@ -130,7 +130,7 @@ def test_a_seat_sees_its_own_cards_only(http: Http) -> None:
                       match["spectatorToken"])
     assert seat["role"] == "ROLE_SEAT" and seat["seat"] == 1
     assert watcher["role"] == "ROLE_SPECTATOR"
-    hand = json.loads(seat["stateJson"])["hand"] if "stateJson" in seat else seat["hand"]
+    hand = seat["table"]["hand"]
     shown = json.dumps(watcher)
     assert hand and not any(f'"{c}"' in shown for c in hand)
 

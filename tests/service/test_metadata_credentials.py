@@ -27,7 +27,7 @@ def test_a_token_in_the_metadata_stands_for_the_request_field(
     answer = stub.SubmitAction(pb.SubmitActionRequest(
         match_id=table.match_id, action=view.legal_actions[0], command_id="m-1"),
         metadata=(("authorization", f"bearer {table.tokens[1]}"),))  # the scheme in any case
-    assert answer.seat == 1
+    assert answer.outcome.seat == 1
     stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
                                                   heartbeat_seconds=1),
                              metadata=bearer(table.tokens[2]), timeout=5)

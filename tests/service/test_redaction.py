@@ -70,8 +70,8 @@ def test_no_response_shows_another_seats_cards(
             if seat is not None and e.HasField("seat") and e.seat == seat:
                 announced |= named(e.action)
             for f in e.facts:
-                if json.loads(f.json)["kind"] == "announced":
-                    announced |= named(f.json)
+                if f.kind == pb.FACT_KIND_ANNOUNCED:
+                    announced |= named(str(f))
         shown = named(str(msg.view)) | set().union(*(named(str(e)) for e in current))
         assert not (shown & secret) - announced, f"seat {seat}'s stream shows {shown & secret}"
 

@@ -101,7 +101,7 @@ def test_outage_fails_fast_flips_health_and_loses_nothing(
 ) -> None:
     stub = pbg.RefereeServiceStub(channel)
     up, down = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
-    table = create(stub, "euchre", rules_json='{"target_score": 100}')
+    table = create(stub, "euchre", rules={"target_score": pb.RuleValue(int_value=100)})
     player = Player(stub, table)
     thread = threading.Thread(target=player.run, daemon=True)
     thread.start()

@@ -50,7 +50,8 @@ def test_substitute_player_over_the_wire(app: Referee, channel: grpc.Channel) ->
         view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=resp.seat_token))
         assert view.seat == 1 and list(view.players) == ["a", "e", "c", "d"]
         board = _eventually(lambda: read.GetScoreboard(ppb.GetScoreboardRequest(
-            match_id=t.match_id, token=resp.seat_token)), lambda b: b.version >= resp.version)
+            match_id=t.match_id, token=resp.seat_token)).scoreboard,
+            lambda b: b.version >= resp.version)
         assert list(board.players) == ["a", "e", "c", "d"]
         expect_error(lambda: read.GetScoreboard(ppb.GetScoreboardRequest(
             match_id=t.match_id, token=t.tokens[1])), grpc.StatusCode.UNAUTHENTICATED,

@@ -23,7 +23,7 @@ from referee.rules.game import side_of
 from referee.rules.registry import GAMES
 from referee.verify import verify_data
 from tests.service.conftest import AUDITOR
-from tests.service.helpers import Table, create, expect_error, facts
+from tests.service.helpers import Table, create, expect_error, fact_dict, facts
 
 CONSENT = pb.TablePolicies(undo="consent")
 
@@ -50,10 +50,10 @@ def test_an_undo_over_the_wire(stub: pbg.RefereeServiceStub, name: str) -> None:
     before = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
     seat, _ = act(stub, t, rng)
     asked = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                   command_id="u"))
+                                                   command_id="u")).outcome
     assert asked.action == "undo" and asked.facts[0].kind == pb.FACT_KIND_UNDO_REQUESTED
     again = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                   command_id="u"))
+                                                   command_id="u")).outcome
     assert again.replayed and again.version == asked.version
     view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
     assert view.HasField("undo") and view.undo.seat == seat and view.undo.index == 1
@@ -71,7 +71,7 @@ def test_an_undo_over_the_wire(stub: pbg.RefereeServiceStub, name: str) -> None:
         if side_of(game, s) not in sides:
             sides.add(side_of(game, s))
             answers.append(stub.AnswerUndo(pb.AnswerUndoRequest(
-                match_id=t.match_id, token=t.tokens[s], agree=True, command_id="yes")))
+                match_id=t.match_id, token=t.tokens[s], agree=True, command_id="yes")).outcome)
     last = answers[-1]
     assert last.action == "undo:agree"
     assert [f.kind for f in last.facts] == [pb.FACT_KIND_UNDO_ANSWERED,
@@ -79,12 +79,12 @@ def test_an_undo_over_the_wire(stub: pbg.RefereeServiceStub, name: str) -> None:
     assert facts(last)[1] == {"kind": "action_withdrawn", "seat": seat, "index": 1}
     after = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
     assert not after.HasField("undo")
-    assert (after.state_json, after.to_act) == (before.state_json, before.to_act)
+    assert (after.table, after.to_act) == (before.table, before.to_act)
     stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=t.match_id, token=t.spectator,
                                                   after_version=before.version))
     first = next(stream)
     stream.cancel()
-    kinds = [json.loads(f.json)["kind"] for e in first.events for f in e.facts]
+    kinds = [fact_dict(f)["kind"] for e in first.events for f in e.facts]
     assert "undo_requested" in kinds and kinds[-1] == "action_withdrawn"
 
 
@@ -126,13 +126,13 @@ def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel)
         stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat]))
         worker.wait()
         board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id,
-                                                            token=AUDITOR))
+                                                            token=AUDITOR)).scoreboard
         assert board.clock.paused and not board.clock.HasField("deadline")
         stub.AnswerUndo(pb.AnswerUndoRequest(match_id=t.match_id, agree=True,
                                              token=t.tokens[(seat + 1) % 4]))
         worker.wait()
         board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id,
-                                                            token=AUDITOR))
+                                                            token=AUDITOR)).scoreboard
         assert not board.clock.paused and board.to_act == seat
         while True:  # play the hand out (the record of a finished hand)
             view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR))
@@ -169,12 +169,12 @@ def test_an_unchecked_claim_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     rng = random.Random("wire-unchecked")
     while True:
         view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR))
-        if json.loads(view.state_json).get("phase") == "play":
+        if view.table.phase == "play":
             break
         act(stub, t, rng)
     seat = view.to_act
     put = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                 unchecked=True, command_id="p"))
+                                                 unchecked=True, command_id="p")).outcome
     assert put.action == "claim:unchecked" and put.facts[0].kind == pb.FACT_KIND_CLAIM_PROPOSED
     pending = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
     assert pending.HasField("claim") and pending.claim.seat == seat
@@ -186,7 +186,7 @@ def test_an_unchecked_claim_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
         match_id=t.match_id, token=t.tokens[(seat + 2) % 4], accept=True)),
         grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED")  # the claimer's partner
     done = stub.AnswerClaim(pb.AnswerClaimRequest(match_id=t.match_id, accept=True,
-                                                  token=t.tokens[(seat + 1) % 4]))
+                                                  token=t.tokens[(seat + 1) % 4])).outcome
     assert done.hand_over and done.action == "claim:accept"
     assert [f.kind for f in done.facts][:2] == [pb.FACT_KIND_CLAIM_ANSWERED,
                                                 pb.FACT_KIND_CLAIM_ACCEPTED]

@@ -121,7 +121,7 @@ def test_no_webhook_is_lost_or_resent_across_sigkill_restarts(server: Server) ->
 
             def new_table(channel: grpc.Channel) -> Table:
                 table = create(pbg.RefereeServiceStub(channel), "euchre",
-                               rules_json='{"target_score": 3}')
+                               rules={"target_score": pb.RuleValue(int_value=3)})
                 ppbg.TournamentServiceStub(channel).AttachMatch(ppb.AttachMatchRequest(
                     token=AUDITOR, tournament_id=tid, match_id=table.match_id,
                     sides=["N", "E"]))

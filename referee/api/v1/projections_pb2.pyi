@@ -1,3 +1,7 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from referee.api.v1 import referee_pb2 as _referee_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -25,6 +29,18 @@ class WatchScoreboardRequest(_message.Message):
     after_version: int
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
 
+class GetScoreboardResponse(_message.Message):
+    __slots__ = ("scoreboard",)
+    SCOREBOARD_FIELD_NUMBER: _ClassVar[int]
+    scoreboard: Scoreboard
+    def __init__(self, scoreboard: _Optional[_Union[Scoreboard, _Mapping]] = ...) -> None: ...
+
+class WatchScoreboardResponse(_message.Message):
+    __slots__ = ("scoreboard",)
+    SCOREBOARD_FIELD_NUMBER: _ClassVar[int]
+    scoreboard: Scoreboard
+    def __init__(self, scoreboard: _Optional[_Union[Scoreboard, _Mapping]] = ...) -> None: ...
+
 class Ruling(_message.Message):
     __slots__ = ("hand", "kind", "adjust", "reason", "version", "rule", "ref", "commitment", "hands")
     HAND_FIELD_NUMBER: _ClassVar[int]
@@ -48,20 +64,20 @@ class Ruling(_message.Message):
     def __init__(self, hand: _Optional[int] = ..., kind: _Optional[str] = ..., adjust: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ..., commitment: _Optional[str] = ..., hands: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class HandScore(_message.Message):
-    __slots__ = ("hand", "dealer", "points", "scores_after", "detail_json", "rulings")
+    __slots__ = ("hand", "dealer", "points", "scores_after", "detail", "rulings")
     HAND_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     SCORES_AFTER_FIELD_NUMBER: _ClassVar[int]
-    DETAIL_JSON_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
     RULINGS_FIELD_NUMBER: _ClassVar[int]
     hand: int
     dealer: int
     points: _containers.RepeatedScalarFieldContainer[int]
     scores_after: _containers.RepeatedScalarFieldContainer[int]
-    detail_json: str
+    detail: _struct_pb2.Struct
     rulings: _containers.RepeatedCompositeFieldContainer[Ruling]
-    def __init__(self, hand: _Optional[int] = ..., dealer: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., scores_after: _Optional[_Iterable[int]] = ..., detail_json: _Optional[str] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
+    def __init__(self, hand: _Optional[int] = ..., dealer: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., scores_after: _Optional[_Iterable[int]] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., rulings: _Optional[_Iterable[_Union[Ruling, _Mapping]]] = ...) -> None: ...
 
 class Scoreboard(_message.Message):
     __slots__ = ("match_id", "game", "state", "version", "hand", "dealer", "to_act", "scores", "adjusted_scores", "winner", "players", "hands", "rulings", "head_hash", "clock", "timeouts", "as_played_winner", "abandoned")
@@ -123,11 +139,11 @@ class Timeout(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
     seat: int
-    policy: str
+    policy: _referee_pb2.TimeoutPolicy
     hand: int
     version: int
-    deadline: str
-    def __init__(self, seat: _Optional[int] = ..., policy: _Optional[str] = ..., hand: _Optional[int] = ..., version: _Optional[int] = ..., deadline: _Optional[str] = ...) -> None: ...
+    deadline: _timestamp_pb2.Timestamp
+    def __init__(self, seat: _Optional[int] = ..., policy: _Optional[_Union[_referee_pb2.TimeoutPolicy, str]] = ..., hand: _Optional[int] = ..., version: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
     __slots__ = ("match_id", "hand", "action_index", "token")
@@ -153,20 +169,53 @@ class IllegalAction(_message.Message):
     message: str
     def __init__(self, action: _Optional[str] = ..., rule: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
+class ReplayAction(_message.Message):
+    __slots__ = ("index", "seat", "action", "time")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    seat: int
+    action: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TimelineEntry(_message.Message):
+    __slots__ = ("time", "action", "rejection", "timeout", "ruling")
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    REJECTION_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    RULING_FIELD_NUMBER: _ClassVar[int]
+    time: _timestamp_pb2.Timestamp
+    action: ReplayAction
+    rejection: _referee_pb2.Rejection
+    timeout: Timeout
+    ruling: Ruling
+    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., action: _Optional[_Union[ReplayAction, _Mapping]] = ..., rejection: _Optional[_Union[_referee_pb2.Rejection, _Mapping]] = ..., timeout: _Optional[_Union[Timeout, _Mapping]] = ..., ruling: _Optional[_Union[Ruling, _Mapping]] = ...) -> None: ...
+
 class GetReplayResponse(_message.Message):
-    __slots__ = ("match_id", "hand", "action_index", "actions", "to_act", "legal", "action_json", "illegal", "cards_json", "state_json", "timeline_json", "scoring_json", "finished")
+    __slots__ = ("match_id", "hand", "action_index", "actions", "to_act", "legal", "action", "illegal", "cards", "table", "timeline", "scoring", "finished")
+    class CardsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _referee_pb2.Cards
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_referee_pb2.Cards, _Mapping]] = ...) -> None: ...
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     TO_ACT_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
-    ACTION_JSON_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
     ILLEGAL_FIELD_NUMBER: _ClassVar[int]
-    CARDS_JSON_FIELD_NUMBER: _ClassVar[int]
-    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
-    TIMELINE_JSON_FIELD_NUMBER: _ClassVar[int]
-    SCORING_JSON_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    TIMELINE_FIELD_NUMBER: _ClassVar[int]
+    SCORING_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
@@ -174,14 +223,14 @@ class GetReplayResponse(_message.Message):
     actions: int
     to_act: int
     legal: _containers.RepeatedScalarFieldContainer[str]
-    action_json: str
+    action: ReplayAction
     illegal: _containers.RepeatedCompositeFieldContainer[IllegalAction]
-    cards_json: str
-    state_json: str
-    timeline_json: str
-    scoring_json: str
+    cards: _containers.MessageMap[str, _referee_pb2.Cards]
+    table: _referee_pb2.Table
+    timeline: _containers.RepeatedCompositeFieldContainer[TimelineEntry]
+    scoring: HandScore
     finished: bool
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ..., actions: _Optional[int] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[str]] = ..., action_json: _Optional[str] = ..., illegal: _Optional[_Iterable[_Union[IllegalAction, _Mapping]]] = ..., cards_json: _Optional[str] = ..., state_json: _Optional[str] = ..., timeline_json: _Optional[str] = ..., scoring_json: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ..., actions: _Optional[int] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[str]] = ..., action: _Optional[_Union[ReplayAction, _Mapping]] = ..., illegal: _Optional[_Iterable[_Union[IllegalAction, _Mapping]]] = ..., cards: _Optional[_Mapping[str, _referee_pb2.Cards]] = ..., table: _Optional[_Union[_referee_pb2.Table, _Mapping]] = ..., timeline: _Optional[_Iterable[_Union[TimelineEntry, _Mapping]]] = ..., scoring: _Optional[_Union[HandScore, _Mapping]] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class ExportHandRequest(_message.Message):
     __slots__ = ("match_id", "hand", "token")
@@ -201,7 +250,19 @@ class ExportMatchRequest(_message.Message):
     token: str
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
-class ExportResponse(_message.Message):
+class ExportHandResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class ExportMatchResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class ExportTournamentResponse(_message.Message):
     __slots__ = ("record_json",)
     RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
     record_json: str
@@ -367,7 +428,19 @@ class AttachMatchRequest(_message.Message):
     command_id: str
     def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
-class TournamentChangeResponse(_message.Message):
+class RegisterEntrantResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class AttachMatchResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class ReleaseBoardResponse(_message.Message):
     __slots__ = ("version",)
     VERSION_FIELD_NUMBER: _ClassVar[int]
     version: int
@@ -405,25 +478,69 @@ class Standing(_message.Message):
     abandoned: int
     def __init__(self, entrant: _Optional[str] = ..., played: _Optional[int] = ..., won: _Optional[int] = ..., lost: _Optional[int] = ..., drawn: _Optional[int] = ..., points_for: _Optional[int] = ..., points_against: _Optional[int] = ..., duplicate: _Optional[int] = ..., matchpoints: _Optional[int] = ..., scaled: _Optional[int] = ..., abandoned: _Optional[int] = ...) -> None: ...
 
+class BoardTable(_message.Message):
+    __slots__ = ("match_id", "sides", "points", "duplicate", "matchpoints", "scaled")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDES_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    MATCHPOINTS_FIELD_NUMBER: _ClassVar[int]
+    SCALED_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    sides: _containers.RepeatedScalarFieldContainer[str]
+    points: _containers.RepeatedScalarFieldContainer[int]
+    duplicate: _containers.RepeatedScalarFieldContainer[int]
+    matchpoints: _containers.RepeatedScalarFieldContainer[int]
+    scaled: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., points: _Optional[_Iterable[int]] = ..., duplicate: _Optional[_Iterable[int]] = ..., matchpoints: _Optional[_Iterable[int]] = ..., scaled: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class BoardComparison(_message.Message):
+    __slots__ = ("board", "hand", "tables")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    hand: int
+    tables: _containers.RepeatedCompositeFieldContainer[BoardTable]
+    def __init__(self, board: _Optional[str] = ..., hand: _Optional[int] = ..., tables: _Optional[_Iterable[_Union[BoardTable, _Mapping]]] = ...) -> None: ...
+
 class GetStandingsResponse(_message.Message):
-    __slots__ = ("tournament_id", "name", "game", "standings", "boards_json", "final", "abandonment", "matches_json")
+    __slots__ = ("tournament_id", "name", "game", "standings", "boards", "final", "abandonment", "matches")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
-    BOARDS_JSON_FIELD_NUMBER: _ClassVar[int]
+    BOARDS_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
     ABANDONMENT_FIELD_NUMBER: _ClassVar[int]
-    MATCHES_JSON_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     name: str
     game: str
     standings: _containers.RepeatedCompositeFieldContainer[Standing]
-    boards_json: str
+    boards: _containers.RepeatedCompositeFieldContainer[BoardComparison]
     final: bool
     abandonment: str
-    matches_json: str
-    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards_json: _Optional[str] = ..., final: _Optional[bool] = ..., abandonment: _Optional[str] = ..., matches_json: _Optional[str] = ...) -> None: ...
+    matches: _containers.RepeatedCompositeFieldContainer[StandingMatch]
+    def __init__(self, tournament_id: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., boards: _Optional[_Iterable[_Union[BoardComparison, _Mapping]]] = ..., final: _Optional[bool] = ..., abandonment: _Optional[str] = ..., matches: _Optional[_Iterable[_Union[StandingMatch, _Mapping]]] = ...) -> None: ...
+
+class StandingMatch(_message.Message):
+    __slots__ = ("match_id", "sides", "players", "over", "scores", "winner", "abandoned")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDES_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    ABANDONED_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    sides: _containers.RepeatedScalarFieldContainer[str]
+    players: _containers.RepeatedScalarFieldContainer[str]
+    over: bool
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    winner: int
+    abandoned: Abandonment
+    def __init__(self, match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[str]] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., abandoned: _Optional[_Union[Abandonment, _Mapping]] = ...) -> None: ...
 
 class ReleaseBoardRequest(_message.Message):
     __slots__ = ("token", "tournament_id", "board", "command_id")

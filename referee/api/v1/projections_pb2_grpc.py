@@ -38,12 +38,12 @@ class ProjectionsServiceStub:
         self.GetScoreboard = channel.unary_unary(
                 '/referee.api.v1.ProjectionsService/GetScoreboard',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetScoreboardRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.Scoreboard.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.GetScoreboardResponse.FromString,
                 _registered_method=True)
         self.WatchScoreboard = channel.unary_stream(
                 '/referee.api.v1.ProjectionsService/WatchScoreboard',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.WatchScoreboardRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.Scoreboard.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.WatchScoreboardResponse.FromString,
                 _registered_method=True)
         self.GetReplay = channel.unary_unary(
                 '/referee.api.v1.ProjectionsService/GetReplay',
@@ -53,12 +53,12 @@ class ProjectionsServiceStub:
         self.ExportHand = channel.unary_unary(
                 '/referee.api.v1.ProjectionsService/ExportHand',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportHandRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportHandResponse.FromString,
                 _registered_method=True)
         self.ExportMatch = channel.unary_unary(
                 '/referee.api.v1.ProjectionsService/ExportMatch',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportMatchRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportMatchResponse.FromString,
                 _registered_method=True)
         self.RecordRuling = channel.unary_unary(
                 '/referee.api.v1.ProjectionsService/RecordRuling',
@@ -144,12 +144,12 @@ def add_ProjectionsServiceServicer_to_server(servicer, server):
             'GetScoreboard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetScoreboard,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.GetScoreboardRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.Scoreboard.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetScoreboardResponse.SerializeToString,
             ),
             'WatchScoreboard': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchScoreboard,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.WatchScoreboardRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.Scoreboard.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.WatchScoreboardResponse.SerializeToString,
             ),
             'GetReplay': grpc.unary_unary_rpc_method_handler(
                     servicer.GetReplay,
@@ -159,12 +159,12 @@ def add_ProjectionsServiceServicer_to_server(servicer, server):
             'ExportHand': grpc.unary_unary_rpc_method_handler(
                     servicer.ExportHand,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportHandRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportHandResponse.SerializeToString,
             ),
             'ExportMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.ExportMatch,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportMatchRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportMatchResponse.SerializeToString,
             ),
             'RecordRuling': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordRuling,
@@ -209,7 +209,7 @@ class ProjectionsService:
             target,
             '/referee.api.v1.ProjectionsService/GetScoreboard',
             referee_dot_api_dot_v1_dot_projections__pb2.GetScoreboardRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.Scoreboard.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.GetScoreboardResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -236,7 +236,7 @@ class ProjectionsService:
             target,
             '/referee.api.v1.ProjectionsService/WatchScoreboard',
             referee_dot_api_dot_v1_dot_projections__pb2.WatchScoreboardRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.Scoreboard.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.WatchScoreboardResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -290,7 +290,7 @@ class ProjectionsService:
             target,
             '/referee.api.v1.ProjectionsService/ExportHand',
             referee_dot_api_dot_v1_dot_projections__pb2.ExportHandRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.ExportHandResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -317,7 +317,7 @@ class ProjectionsService:
             target,
             '/referee.api.v1.ProjectionsService/ExportMatch',
             referee_dot_api_dot_v1_dot_projections__pb2.ExportMatchRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.ExportMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -428,12 +428,12 @@ class TournamentServiceStub:
         self.RegisterEntrant = channel.unary_unary(
                 '/referee.api.v1.TournamentService/RegisterEntrant',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.RegisterEntrantRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.RegisterEntrantResponse.FromString,
                 _registered_method=True)
         self.AttachMatch = channel.unary_unary(
                 '/referee.api.v1.TournamentService/AttachMatch',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchResponse.FromString,
                 _registered_method=True)
         self.FinalizeResults = channel.unary_unary(
                 '/referee.api.v1.TournamentService/FinalizeResults',
@@ -443,7 +443,7 @@ class TournamentServiceStub:
         self.ReleaseBoard = channel.unary_unary(
                 '/referee.api.v1.TournamentService/ReleaseBoard',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardResponse.FromString,
                 _registered_method=True)
         self.GetStandings = channel.unary_unary(
                 '/referee.api.v1.TournamentService/GetStandings',
@@ -453,7 +453,7 @@ class TournamentServiceStub:
         self.ExportTournament = channel.unary_stream(
                 '/referee.api.v1.TournamentService/ExportTournament',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentResponse.FromString,
                 _registered_method=True)
         self.AbandonMatch = channel.unary_unary(
                 '/referee.api.v1.TournamentService/AbandonMatch',
@@ -536,12 +536,12 @@ def add_TournamentServiceServicer_to_server(servicer, server):
             'RegisterEntrant': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterEntrant,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.RegisterEntrantRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.RegisterEntrantResponse.SerializeToString,
             ),
             'AttachMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.AttachMatch,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchResponse.SerializeToString,
             ),
             'FinalizeResults': grpc.unary_unary_rpc_method_handler(
                     servicer.FinalizeResults,
@@ -551,7 +551,7 @@ def add_TournamentServiceServicer_to_server(servicer, server):
             'ReleaseBoard': grpc.unary_unary_rpc_method_handler(
                     servicer.ReleaseBoard,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardResponse.SerializeToString,
             ),
             'GetStandings': grpc.unary_unary_rpc_method_handler(
                     servicer.GetStandings,
@@ -561,7 +561,7 @@ def add_TournamentServiceServicer_to_server(servicer, server):
             'ExportTournament': grpc.unary_stream_rpc_method_handler(
                     servicer.ExportTournament,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentResponse.SerializeToString,
             ),
             'AbandonMatch': grpc.unary_unary_rpc_method_handler(
                     servicer.AbandonMatch,
@@ -623,7 +623,7 @@ class TournamentService:
             target,
             '/referee.api.v1.TournamentService/RegisterEntrant',
             referee_dot_api_dot_v1_dot_projections__pb2.RegisterEntrantRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.RegisterEntrantResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -650,7 +650,7 @@ class TournamentService:
             target,
             '/referee.api.v1.TournamentService/AttachMatch',
             referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.AttachMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -704,7 +704,7 @@ class TournamentService:
             target,
             '/referee.api.v1.TournamentService/ReleaseBoard',
             referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.TournamentChangeResponse.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.ReleaseBoardResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -758,7 +758,7 @@ class TournamentService:
             target,
             '/referee.api.v1.TournamentService/ExportTournament',
             referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_projections__pb2.ExportResponse.FromString,
+            referee_dot_api_dot_v1_dot_projections__pb2.ExportTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -30,12 +31,14 @@ class FactKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FACT_KIND_CLOCK_RESUMED: _ClassVar[FactKind]
     FACT_KIND_CLAIM_ACCEPTED: _ClassVar[FactKind]
     FACT_KIND_MATCH_CONCEDED: _ClassVar[FactKind]
+    FACT_KIND_SEAT_SUBSTITUTED: _ClassVar[FactKind]
     FACT_KIND_UNDO_REQUESTED: _ClassVar[FactKind]
     FACT_KIND_UNDO_ANSWERED: _ClassVar[FactKind]
     FACT_KIND_ACTION_WITHDRAWN: _ClassVar[FactKind]
     FACT_KIND_MATCH_ABANDONED: _ClassVar[FactKind]
     FACT_KIND_CLAIM_PROPOSED: _ClassVar[FactKind]
     FACT_KIND_CLAIM_ANSWERED: _ClassVar[FactKind]
+    FACT_KIND_HAND_CANCELLED: _ClassVar[FactKind]
 
 class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -58,22 +61,34 @@ FACT_KIND_CLOCK_PAUSED: FactKind
 FACT_KIND_CLOCK_RESUMED: FactKind
 FACT_KIND_CLAIM_ACCEPTED: FactKind
 FACT_KIND_MATCH_CONCEDED: FactKind
+FACT_KIND_SEAT_SUBSTITUTED: FactKind
 FACT_KIND_UNDO_REQUESTED: FactKind
 FACT_KIND_UNDO_ANSWERED: FactKind
 FACT_KIND_ACTION_WITHDRAWN: FactKind
 FACT_KIND_MATCH_ABANDONED: FactKind
 FACT_KIND_CLAIM_PROPOSED: FactKind
 FACT_KIND_CLAIM_ANSWERED: FactKind
+FACT_KIND_HAND_CANCELLED: FactKind
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_AUTO: TimeoutPolicy
 TIMEOUT_POLICY_FORFEIT: TimeoutPolicy
 TIMEOUT_POLICY_PAUSE: TimeoutPolicy
 
+class RuleValue(_message.Message):
+    __slots__ = ("bool_value", "int_value", "string_value")
+    BOOL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    INT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    bool_value: bool
+    int_value: int
+    string_value: str
+    def __init__(self, bool_value: _Optional[bool] = ..., int_value: _Optional[int] = ..., string_value: _Optional[str] = ...) -> None: ...
+
 class RuleParameter(_message.Message):
-    __slots__ = ("name", "type", "default_json", "rule", "doc", "choices", "minimum", "maximum")
+    __slots__ = ("name", "type", "default_value", "rule", "doc", "choices", "minimum", "maximum")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
-    DEFAULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_VALUE_FIELD_NUMBER: _ClassVar[int]
     RULE_FIELD_NUMBER: _ClassVar[int]
     DOC_FIELD_NUMBER: _ClassVar[int]
     CHOICES_FIELD_NUMBER: _ClassVar[int]
@@ -81,13 +96,13 @@ class RuleParameter(_message.Message):
     MAXIMUM_FIELD_NUMBER: _ClassVar[int]
     name: str
     type: str
-    default_json: str
+    default_value: RuleValue
     rule: str
     doc: str
     choices: _containers.RepeatedScalarFieldContainer[str]
     minimum: int
     maximum: int
-    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default_json: _Optional[str] = ..., rule: _Optional[str] = ..., doc: _Optional[str] = ..., choices: _Optional[_Iterable[str]] = ..., minimum: _Optional[int] = ..., maximum: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default_value: _Optional[_Union[RuleValue, _Mapping]] = ..., rule: _Optional[str] = ..., doc: _Optional[str] = ..., choices: _Optional[_Iterable[str]] = ..., minimum: _Optional[int] = ..., maximum: _Optional[int] = ...) -> None: ...
 
 class GameInfo(_message.Message):
     __slots__ = ("name", "aliases", "title", "seats", "parameters", "partnerships", "sides", "match_length", "hidden_verbs")
@@ -112,14 +127,20 @@ class GameInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ..., title: _Optional[str] = ..., seats: _Optional[int] = ..., parameters: _Optional[_Iterable[_Union[RuleParameter, _Mapping]]] = ..., partnerships: _Optional[bool] = ..., sides: _Optional[int] = ..., match_length: _Optional[str] = ..., hidden_verbs: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
-    __slots__ = ("games",)
+    __slots__ = ("games", "next_page_token")
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedCompositeFieldContainer[GameInfo]
-    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[GameInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class FixedDeal(_message.Message):
     __slots__ = ("cards",)
@@ -128,9 +149,16 @@ class FixedDeal(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "rules_json", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token", "time_control", "policies")
+    __slots__ = ("game", "rules", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token", "time_control", "policies")
+    class RulesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: RuleValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[RuleValue, _Mapping]] = ...) -> None: ...
     GAME_FIELD_NUMBER: _ClassVar[int]
-    RULES_JSON_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEED_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     FIXED_DEALS_FIELD_NUMBER: _ClassVar[int]
@@ -140,7 +168,7 @@ class CreateMatchRequest(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     POLICIES_FIELD_NUMBER: _ClassVar[int]
     game: str
-    rules_json: str
+    rules: _containers.MessageMap[str, RuleValue]
     players: _containers.RepeatedScalarFieldContainer[str]
     seed_entropy: bytes
     fixed_deals: _containers.RepeatedCompositeFieldContainer[FixedDeal]
@@ -149,7 +177,7 @@ class CreateMatchRequest(_message.Message):
     token: str
     time_control: TimeControl
     policies: TablePolicies
-    def __init__(self, game: _Optional[str] = ..., rules_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., policies: _Optional[_Union[TablePolicies, _Mapping]] = ...) -> None: ...
+    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Mapping[str, RuleValue]] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., policies: _Optional[_Union[TablePolicies, _Mapping]] = ...) -> None: ...
 
 class TablePolicies(_message.Message):
     __slots__ = ("undo", "unchecked_claims")
@@ -209,7 +237,13 @@ class ResumeClocksRequest(_message.Message):
     add_ms: int
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., add_ms: _Optional[int] = ...) -> None: ...
 
-class ClocksResponse(_message.Message):
+class PauseClocksResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class ResumeClocksResponse(_message.Message):
     __slots__ = ("version",)
     VERSION_FIELD_NUMBER: _ClassVar[int]
     version: int
@@ -239,13 +273,79 @@ class CreateMatchResponse(_message.Message):
     deal_commitment: str
     def __init__(self, match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ..., spectator_token: _Optional[str] = ..., version: _Optional[int] = ..., deal_commitment: _Optional[str] = ...) -> None: ...
 
+class Play(_message.Message):
+    __slots__ = ("seat", "card")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class Trick(_message.Message):
+    __slots__ = ("number", "plays", "winner", "points")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    PLAYS_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    plays: _containers.RepeatedCompositeFieldContainer[Play]
+    winner: int
+    points: int
+    def __init__(self, number: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ...) -> None: ...
+
+class Cards(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Table(_message.Message):
+    __slots__ = ("phase", "hand_sizes", "hand", "hands", "trick", "tricks", "tricks_taken", "detail")
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    TRICK_FIELD_NUMBER: _ClassVar[int]
+    TRICKS_FIELD_NUMBER: _ClassVar[int]
+    TRICKS_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    phase: str
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    hands: _containers.RepeatedCompositeFieldContainer[Cards]
+    trick: Trick
+    tricks: _containers.RepeatedCompositeFieldContainer[Trick]
+    tricks_taken: _containers.RepeatedScalarFieldContainer[int]
+    detail: _struct_pb2.Struct
+    def __init__(self, phase: _Optional[str] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., hand: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_taken: _Optional[_Iterable[int]] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
 class Fact(_message.Message):
-    __slots__ = ("kind", "json")
+    __slots__ = ("kind", "seat", "trick", "what", "hand", "dealer", "commitment", "points", "scores", "winner", "deadline", "detail")
     KIND_FIELD_NUMBER: _ClassVar[int]
-    JSON_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TRICK_FIELD_NUMBER: _ClassVar[int]
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
     kind: FactKind
-    json: str
-    def __init__(self, kind: _Optional[_Union[FactKind, str]] = ..., json: _Optional[str] = ...) -> None: ...
+    seat: int
+    trick: Trick
+    what: str
+    hand: int
+    dealer: int
+    commitment: str
+    points: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    winner: int
+    deadline: _timestamp_pb2.Timestamp
+    detail: _struct_pb2.Struct
+    def __init__(self, kind: _Optional[_Union[FactKind, str]] = ..., seat: _Optional[int] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., what: _Optional[str] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., commitment: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("match_id", "token", "action", "command_id", "expected_version", "seat")
@@ -343,7 +443,7 @@ class SubstitutePlayerResponse(_message.Message):
     version: int
     def __init__(self, seat_token: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
-class SubmitActionResponse(_message.Message):
+class ActionOutcome(_message.Message):
     __slots__ = ("version", "seat", "action", "facts", "hand_over", "match_over", "scores", "replayed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -363,6 +463,42 @@ class SubmitActionResponse(_message.Message):
     replayed: bool
     def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., hand_over: _Optional[bool] = ..., match_over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: ActionOutcome
+    def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
+
+class SubmitClaimResponse(_message.Message):
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: ActionOutcome
+    def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
+
+class ConcedeResponse(_message.Message):
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: ActionOutcome
+    def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
+
+class RequestUndoResponse(_message.Message):
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: ActionOutcome
+    def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
+
+class AnswerUndoResponse(_message.Message):
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: ActionOutcome
+    def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
+
+class AnswerClaimResponse(_message.Message):
+    __slots__ = ("outcome",)
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    outcome: ActionOutcome
+    def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
+
 class GetViewRequest(_message.Message):
     __slots__ = ("match_id", "token")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
@@ -372,7 +508,7 @@ class GetViewRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
-    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "state_json", "players", "deal_commitment", "clock", "undo", "claim")
+    __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "table", "players", "deal_commitment", "clock", "undo", "claim")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -385,7 +521,7 @@ class GetViewResponse(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
-    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
@@ -403,13 +539,13 @@ class GetViewResponse(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[int]
     match_over: bool
     winner: int
-    state_json: str
+    table: Table
     players: _containers.RepeatedScalarFieldContainer[str]
     deal_commitment: str
     clock: ClockView
     undo: PendingUndo
     claim: PendingClaim
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ..., undo: _Optional[_Union[PendingUndo, _Mapping]] = ..., claim: _Optional[_Union[PendingClaim, _Mapping]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., game: _Optional[str] = ..., role: _Optional[_Union[Role, str]] = ..., seat: _Optional[int] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., legal_actions: _Optional[_Iterable[str]] = ..., scores: _Optional[_Iterable[int]] = ..., match_over: _Optional[bool] = ..., winner: _Optional[int] = ..., table: _Optional[_Union[Table, _Mapping]] = ..., players: _Optional[_Iterable[str]] = ..., deal_commitment: _Optional[str] = ..., clock: _Optional[_Union[ClockView, _Mapping]] = ..., undo: _Optional[_Union[PendingUndo, _Mapping]] = ..., claim: _Optional[_Union[PendingClaim, _Mapping]] = ...) -> None: ...
 
 class PendingClaim(_message.Message):
     __slots__ = ("seat", "agreed_sides", "version")
@@ -530,14 +666,16 @@ class VerifyDealResponse(_message.Message):
     def __init__(self, commitment: _Optional[str] = ..., nonce: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ..., valid: _Optional[bool] = ...) -> None: ...
 
 class ListRejectionsRequest(_message.Message):
-    __slots__ = ("token", "match_id", "limit")
+    __slots__ = ("token", "match_id", "page_size", "page_token")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     token: str
     match_id: str
-    limit: int
-    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class Rejection(_message.Message):
     __slots__ = ("match_id", "seat", "action", "reason", "rule", "message", "time")
@@ -554,11 +692,13 @@ class Rejection(_message.Message):
     reason: str
     rule: str
     message: str
-    time: str
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., reason: _Optional[str] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ..., time: _Optional[str] = ...) -> None: ...
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., reason: _Optional[str] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListRejectionsResponse(_message.Message):
-    __slots__ = ("rejections",)
+    __slots__ = ("rejections", "next_page_token")
     REJECTIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     rejections: _containers.RepeatedCompositeFieldContainer[Rejection]
-    def __init__(self, rejections: _Optional[_Iterable[_Union[Rejection, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, rejections: _Optional[_Iterable[_Union[Rejection, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

@@ -83,22 +83,22 @@ class RefereeServiceStub:
         self.PauseClocks = channel.unary_unary(
                 '/referee.api.v1.RefereeService/PauseClocks',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksResponse.FromString,
                 _registered_method=True)
         self.ResumeClocks = channel.unary_unary(
                 '/referee.api.v1.RefereeService/ResumeClocks',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksResponse.FromString,
                 _registered_method=True)
         self.SubmitClaim = channel.unary_unary(
                 '/referee.api.v1.RefereeService/SubmitClaim',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimResponse.FromString,
                 _registered_method=True)
         self.Concede = channel.unary_unary(
                 '/referee.api.v1.RefereeService/Concede',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeResponse.FromString,
                 _registered_method=True)
         self.SubstitutePlayer = channel.unary_unary(
                 '/referee.api.v1.RefereeService/SubstitutePlayer',
@@ -108,17 +108,17 @@ class RefereeServiceStub:
         self.RequestUndo = channel.unary_unary(
                 '/referee.api.v1.RefereeService/RequestUndo',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoResponse.FromString,
                 _registered_method=True)
         self.AnswerUndo = channel.unary_unary(
                 '/referee.api.v1.RefereeService/AnswerUndo',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoResponse.FromString,
                 _registered_method=True)
         self.AnswerClaim = channel.unary_unary(
                 '/referee.api.v1.RefereeService/AnswerClaim',
                 request_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimRequest.SerializeToString,
-                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+                response_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimResponse.FromString,
                 _registered_method=True)
 
 
@@ -307,22 +307,22 @@ def add_RefereeServiceServicer_to_server(servicer, server):
             'PauseClocks': grpc.unary_unary_rpc_method_handler(
                     servicer.PauseClocks,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksResponse.SerializeToString,
             ),
             'ResumeClocks': grpc.unary_unary_rpc_method_handler(
                     servicer.ResumeClocks,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksResponse.SerializeToString,
             ),
             'SubmitClaim': grpc.unary_unary_rpc_method_handler(
                     servicer.SubmitClaim,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimResponse.SerializeToString,
             ),
             'Concede': grpc.unary_unary_rpc_method_handler(
                     servicer.Concede,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.ConcedeResponse.SerializeToString,
             ),
             'SubstitutePlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.SubstitutePlayer,
@@ -332,17 +332,17 @@ def add_RefereeServiceServicer_to_server(servicer, server):
             'RequestUndo': grpc.unary_unary_rpc_method_handler(
                     servicer.RequestUndo,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoResponse.SerializeToString,
             ),
             'AnswerUndo': grpc.unary_unary_rpc_method_handler(
                     servicer.AnswerUndo,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoResponse.SerializeToString,
             ),
             'AnswerClaim': grpc.unary_unary_rpc_method_handler(
                     servicer.AnswerClaim,
                     request_deserializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimRequest.FromString,
-                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.SerializeToString,
+                    response_serializer=referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -615,7 +615,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/PauseClocks',
             referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.PauseClocksResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -642,7 +642,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/ResumeClocks',
             referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.ClocksResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.ResumeClocksResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -669,7 +669,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/SubmitClaim',
             referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.SubmitClaimResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -696,7 +696,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/Concede',
             referee_dot_api_dot_v1_dot_referee__pb2.ConcedeRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.ConcedeResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -750,7 +750,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/RequestUndo',
             referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.RequestUndoResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -777,7 +777,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/AnswerUndo',
             referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.AnswerUndoResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -804,7 +804,7 @@ class RefereeService:
             target,
             '/referee.api.v1.RefereeService/AnswerClaim',
             referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimRequest.SerializeToString,
-            referee_dot_api_dot_v1_dot_referee__pb2.SubmitActionResponse.FromString,
+            referee_dot_api_dot_v1_dot_referee__pb2.AnswerClaimResponse.FromString,
             options,
             channel_credentials,
             insecure,
