@@ -37,8 +37,8 @@ ACTIONS = 12
 def _reader(stream: Any, into: queue.Queue[tuple[float, Any]]) -> threading.Thread:
     def run() -> None:
         try:
-            for msg in stream:
-                into.put((time.monotonic(), msg))
+            for msg in stream:  # a WatchScoreboardResponse: its scoreboard
+                into.put((time.monotonic(), getattr(msg, "scoreboard", msg)))
         except grpc.RpcError:
             pass
 
@@ -66,7 +66,7 @@ def _play(stub: pbg.RefereeServiceStub, match_id: str, tokens: list[str], rng: r
     legal = stub.GetView(pb.GetViewRequest(match_id=match_id, token=tokens[seat])).legal_actions
     resp = stub.SubmitAction(pb.SubmitActionRequest(match_id=match_id, token=tokens[seat],
                                                     action=rng.choice(list(legal))))
-    return time.monotonic(), resp.version
+    return time.monotonic(), resp.outcome.version
 
 
 def _listeners(env: dict[str, str], channel: str) -> list[int]:
