@@ -530,6 +530,8 @@ def _timeline_entry(e: ppb.TimelineEntry) -> dict[str, Any]:
                    deadline=_iso(t.deadline), version=t.version)
     elif which == "ruling":
         out.update(_ruling_dict(e.ruling))
+    elif which == "event":
+        out.update(struct_dict(e.event.detail), type=e.event.type, seat=e.event.seat)
     return out
 
 

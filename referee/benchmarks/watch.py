@@ -259,7 +259,10 @@ async def _watch(cfg: dict[str, Any]) -> dict[str, Any]:
     errors: dict[str, int] = {}
     if cfg.get("scoreboard"):
         method = "/referee.api.v1.ProjectionsService/WatchScoreboard"
-        serialize, parse = ppb.WatchScoreboardRequest.SerializeToString, ppb.Scoreboard.FromString
+        serialize = ppb.WatchScoreboardRequest.SerializeToString
+
+        def parse(data: bytes) -> Any:  # the scoreboard of a WatchScoreboardResponse
+            return ppb.WatchScoreboardResponse.FromString(data).scoreboard
 
         def request(match_id: str) -> Any:
             return ppb.WatchScoreboardRequest(match_id=match_id)

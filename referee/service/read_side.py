@@ -90,8 +90,11 @@ def _timeline_entry(item: dict[str, Any], match_id: str, hand: int) -> pb.Timeli
             out.rejection.seat = item["seat"]
     elif kind == "timeout":
         out.timeout.CopyFrom(_timeout(item, hand))
-    else:
+    elif kind == "ruling":
         out.ruling.CopyFrom(_ruling(dict(item, hand=hand)))
+    else:  # what the seats put to each other (undo, unchecked claims)
+        out.event.CopyFrom(pb.TableEvent(type=kind, seat=item["seat"], detail=struct_of(
+            {k: v for k, v in item.items() if k not in ("time", "type", "seat")})))
     return out
 
 

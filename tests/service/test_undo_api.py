@@ -154,12 +154,12 @@ def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel)
         assert code == 0, report
         replay = read.GetReplay(ppb.GetReplayRequest(
             match_id=t.match_id, hand=1, action_index=0, token=t.spectator))
-        timeline = json.loads(replay.timeline_json)
-        types = [i["type"] for i in timeline]
+        types = [e.event.type if e.WhichOneof("entry") == "event" else e.WhichOneof("entry")
+                 for e in replay.timeline]
         assert types.index("undo_request") < types.index("undo_answer") < types.index(
             "withdrawn"), types
-        withdrawn = timeline[types.index("withdrawn")]
-        assert (withdrawn["seat"], withdrawn["action"]) == (seat, action)
+        withdrawn = replay.timeline[types.index("withdrawn")].event
+        assert (withdrawn.seat, withdrawn.detail["action"]) == (seat, action)
     finally:
         worker.stop()
 

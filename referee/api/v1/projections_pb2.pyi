@@ -182,18 +182,30 @@ class ReplayAction(_message.Message):
     def __init__(self, index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class TimelineEntry(_message.Message):
-    __slots__ = ("time", "action", "rejection", "timeout", "ruling")
+    __slots__ = ("time", "action", "rejection", "timeout", "ruling", "event")
     TIME_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     REJECTION_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     RULING_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
     time: _timestamp_pb2.Timestamp
     action: ReplayAction
     rejection: _referee_pb2.Rejection
     timeout: Timeout
     ruling: Ruling
-    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., action: _Optional[_Union[ReplayAction, _Mapping]] = ..., rejection: _Optional[_Union[_referee_pb2.Rejection, _Mapping]] = ..., timeout: _Optional[_Union[Timeout, _Mapping]] = ..., ruling: _Optional[_Union[Ruling, _Mapping]] = ...) -> None: ...
+    event: TableEvent
+    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., action: _Optional[_Union[ReplayAction, _Mapping]] = ..., rejection: _Optional[_Union[_referee_pb2.Rejection, _Mapping]] = ..., timeout: _Optional[_Union[Timeout, _Mapping]] = ..., ruling: _Optional[_Union[Ruling, _Mapping]] = ..., event: _Optional[_Union[TableEvent, _Mapping]] = ...) -> None: ...
+
+class TableEvent(_message.Message):
+    __slots__ = ("type", "seat", "detail")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    seat: int
+    detail: _struct_pb2.Struct
+    def __init__(self, type: _Optional[str] = ..., seat: _Optional[int] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class GetReplayResponse(_message.Message):
     __slots__ = ("match_id", "hand", "action_index", "actions", "to_act", "legal", "action", "illegal", "cards", "table", "timeline", "scoring", "finished")
