@@ -19,15 +19,11 @@ import random
 import time
 from typing import Any
 
+from referee.benchmarks.stats import percentile
 from referee.domain.match import CLAIM_BUDGET
 from referee.rules.claims import ALL, ClaimTooDeep, check_claim, in_trick_play, remaining_tricks
 from referee.rules.game import Game, TrickTaken
 from referee.rules.registry import GAMES
-
-
-def _percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else 0.0
 
 
 def _tricks_per_hand(game: Game[Any], rng: random.Random) -> int:
@@ -98,15 +94,15 @@ def run(positions: int = 50, games: list[str] | None = None, tricks: int = ALL,
                 times.append((time.perf_counter() - t0) * 1000)
             every += times
             rows[str(left)] = {
-                "p50_ms": round(_percentile(times, 0.5), 2),
-                "p99_ms": round(_percentile(times, 0.99), 2),
+                "p50_ms": round(percentile(times, 0.5), 2),
+                "p99_ms": round(percentile(times, 0.99), 2),
                 "max_ms": round(max(times), 2),
                 "held": held, "undecided": undecided, "most_positions": nodes,
             }
         report["games"][name] = {
             "by_tricks_left": rows,
-            "all": {"p50_ms": round(_percentile(every, 0.5), 2),
-                    "p99_ms": round(_percentile(every, 0.99), 2),
+            "all": {"p50_ms": round(percentile(every, 0.5), 2),
+                    "p99_ms": round(percentile(every, 0.99), 2),
                     "max_ms": round(max(every, default=0.0), 2)},
         }
     return report

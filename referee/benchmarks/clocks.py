@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from referee.application import Referee
+from referee.benchmarks.stats import percentile
 from referee.config import settings_from_env
 from referee.domain.match import Match
 
@@ -30,11 +31,6 @@ def _rss_kib() -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
     except OSError:
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
-def _percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else 0.0
 
 
 def run(tables: int = 10_000, action_ms: int = 30_000, postgres: bool = False
@@ -89,8 +85,8 @@ def run(tables: int = 10_000, action_ms: int = 30_000, postgres: bool = False
         "action_ms": action_ms,
         "timed_out": len(lateness_ms),
         "missed": len(ids) - len(lateness_ms),
-        "late_ms": {"p50": round(_percentile(lateness_ms, 0.5), 1),
-                    "p99": round(_percentile(lateness_ms, 0.99), 1),
+        "late_ms": {"p50": round(percentile(lateness_ms, 0.5), 1),
+                    "p99": round(percentile(lateness_ms, 0.99), 1),
                     "max": round(max(lateness_ms, default=0.0), 1)},
         "creating_timed_tables_s": round(created_s, 1),
         "kib_per_table": {"untimed": round(untimed, 2), "timed": round(timed, 2),

@@ -27,6 +27,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from referee.api.v1 import referee_pb2 as pb
+from referee.benchmarks.stats import percentile
 
 RS = "/referee.api.v1.RefereeService"
 Call = Callable[[str, Message, type[Message], str], Awaitable[Any]]
@@ -151,5 +152,4 @@ def _bytes(message: Message) -> bytes:
 
 
 def _pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 3) if ordered else 0.0
+    return round(percentile(values, p), 3)
