@@ -25,7 +25,7 @@ from referee.rules.games.belote_game import (
     AUCTION,
     OVER,
     Reader,
-    read_action,
+    action_reader,
     read_king_or_queen,
 )
 from referee.rules.games.belote_state import BeloteState, playable_cards
@@ -71,9 +71,8 @@ _USAGE: Final = (
 )
 
 
-def parse_action(text: str) -> Action:
-    """A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
-    return read_action(text, "Belot", _USAGE, VERBS, _READERS)
+parse_action: Final = action_reader("Belot", _USAGE, VERBS, _READERS)
+"""A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
 
 
 def format_action(action: Action) -> str:

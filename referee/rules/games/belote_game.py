@@ -43,7 +43,7 @@ from referee.rules.games.belote_state import (
 )
 from referee.rules.seats import Seat
 
-__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "read_action"]
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "action_reader"]
 
 new_tuple: Final = tuple.__new__
 STEP: Final = game.Step
@@ -65,28 +65,31 @@ Reader: TypeAlias = Callable[[str, str, str], game.Action]
 """Reads the argument of one verb: ``reader(text, verb, argument)``."""
 
 
-def read_action(
-    text: str,
-    game_name: str,
-    usage: str,
-    verbs: Mapping[str, game.Action],
-    readers: Mapping[str, Reader],
-) -> game.Action:
-    """Read ``text``: a bare verb of ``verbs``, or ``verb:argument`` read by ``readers[verb]``.
+def action_reader(
+    game_name: str, usage: str, verbs: Mapping[str, game.Action], readers: Mapping[str, Reader]
+) -> Callable[[str], game.Action]:
+    """A game's reader of its notation: ``read(text)`` takes a bare verb of ``verbs``, or
+    ``verb:argument`` read by ``readers[verb]``.
 
-    :raises InvalidActionError: for anything else, naming the game (``game_name``) and its
-        ``usage``.
+    The reader raises :class:`InvalidActionError` for anything else, naming the game
+    (``game_name``) and its ``usage``.
     """
-    verb, sep, arg = text.partition(":")
-    if not sep:
-        code = verbs.get(text)
-        if code is None:
-            raise InvalidActionError(f"{text!r} is not a {game_name} action ({usage})")
-        return code
-    reader = readers.get(verb)
-    if reader is None:
-        raise InvalidActionError(f"{text!r} is not a {game_name} action: unknown verb {verb!r}")
-    return reader(text, verb, arg)
+
+    def read(text: str) -> game.Action:
+        verb, sep, arg = text.partition(":")
+        if not sep:
+            code = verbs.get(text)
+            if code is None:
+                raise InvalidActionError(f"{text!r} is not a {game_name} action ({usage})")
+            return code
+        reader = readers.get(verb)
+        if reader is None:
+            raise InvalidActionError(
+                f"{text!r} is not a {game_name} action: unknown verb {verb!r}"
+            )
+        return reader(text, verb, arg)
+
+    return read
 
 
 def read_king_or_queen(text: str, arg: str, why: str) -> Card:

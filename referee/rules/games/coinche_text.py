@@ -14,7 +14,7 @@ from referee.rules.games.belote_family import (
     KING_QUEEN,
     PACK_MASK,
 )
-from referee.rules.games.belote_game import AUCTION, OVER, Reader, read_action, read_king_or_queen
+from referee.rules.games.belote_game import AUCTION, OVER, Reader, action_reader, read_king_or_queen
 from referee.rules.games.belote_state import BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
@@ -101,9 +101,8 @@ _USAGE: Final = (
 )
 
 
-def parse_action(text: str) -> Action:
-    """A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
-    return read_action(text, "Coinche", _USAGE, VERBS, _READERS)
+parse_action: Final = action_reader("Coinche", _USAGE, VERBS, _READERS)
+"""A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
 
 
 def format_action(action: Action) -> str:
