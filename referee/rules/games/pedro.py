@@ -84,7 +84,7 @@ from referee.rules.phased import (
     played,
 )
 from referee.rules.seats import Seat
-from referee.rules.tricks import answer, winner_index
+from referee.rules.tricks import ClaimOrder, answer, claim_order, winner_index
 
 
 @dataclasses.dataclass(frozen=True)
@@ -691,6 +691,15 @@ class Pedro(TeamMatch):
                 *(DISCARD_BASE + m for m in family),
             ]
         )
+
+    def claim_order(self, state: PedroState) -> ClaimOrder:
+        """The cards in play by trick power (PE-3, PE-17): the left pedro with the trumps,
+        just below the right pedro, not in its printed suit (for a claim's search,
+        referee.rules.claims; a claim is of tricks, so the pedros' points do not part them)."""
+        in_play = sum(state.hands)
+        for _, c in state.trick:
+            in_play |= 1 << c
+        return claim_order(TABLES[state.trump], in_play)
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}

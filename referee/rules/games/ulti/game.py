@@ -41,6 +41,7 @@ from referee.rules.cards import (
     CardSet,
     card,
     cards_in,
+    mask_of,
     names,
     parse_card,
 )
@@ -83,10 +84,12 @@ from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import (
     NO_TRUMP,
+    ClaimOrder,
     Trick,
     TrickTables,
     answer,
     by_rank,
+    claim_order,
     lead,
     play,
     trick_tables,
@@ -989,6 +992,16 @@ class Ulti(Phased):
                 *(pair_code(a, b) for a, b in _PAIRS),
             ]
         )
+
+    def claim_order(self, state: UltiState) -> ClaimOrder:
+        """The cards in play by trick power under the contract (UL-2, UL-26), the ulti seven
+        apart: the declarer may not play it before the last trick (UL-25), so it is never
+        equivalent to the eight above it; a hand that may stop early (UL-27) is not played
+        to the end (for a claim's search, referee.rules.claims)."""
+        trick = state.trick
+        fx = state.fx
+        in_play = sum(state.hands) | (0 if trick is None else mask_of(trick.cards))
+        return claim_order(TABLES[fx.trump], in_play, fx.hold, to_the_end=not fx.stop)
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
