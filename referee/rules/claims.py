@@ -20,19 +20,36 @@ nothing else of a game:
   a side;
 - **trick play**: a game may give ``in_trick_play(state)``; by default the public view's
   ``phase`` is ``"play"``;
-- **a position** (what the memo keys on, at the start of a trick) is a game's
+- **equivalent cards** (optional, what makes the search fast): a game's
+  ``claim_order(state)``, a :class:`~referee.rules.tricks.ClaimOrder` (the kernel's
+  :func:`~referee.rules.tricks.claim_order` builds it from the trick tables): the cards in
+  play in *ladders*, one per effective suit, weakest first, the cards a rule tells apart
+  from their neighbours (Ulti's ulti seven) and the trumps of a hand played to its last
+  trick. Two cards of one seat with no card in play between them in a ladder but that
+  seat's own take the same tricks: the search tries one of them. And a game's
+  ``claim_card(action)``: the card a non-card action of the play plays (a card said with
+  belot), or None for one that changes no trick (a declaration), which the search leaves
+  out. A claim is of tricks, so points never part two cards;
+- **a position** (what the memo keys on, at the start of a trick): with ``claim_order``,
+  the canonical position: who is to act and, per ladder, which seat holds each card in play
+  (so positions that differ only by equivalent cards meet); else a game's
   ``claim_key(state)`` if it gives one, else who is to act and the cards of the tricks played
   since the claim's position (with the hands there, that says where every card is, as the
   ``TrickTaken`` facts list them): whatever else a state holds (announcements made, kontras)
   must not change which tricks can be won from there. Tested for every registered game
-  against a brute-force enumeration (``tests/rules/test_claims.py``).
+  against a brute-force enumeration (``tests/rules/test_claims.py``,
+  ``tests/rules/test_claim_order.py``).
 
 The search is an AND/OR search over the plays: at the claimer's turns one play that keeps the
 claim is enough, at the defenders' turns every play must. It cuts off at once where the
-answer is known (an all-tricks claim fails as soon as a defender takes a trick), keeps the
-positions it decided at the start of each trick (transpositions: the same cards left, the
-same seat to lead), and orders plays by what won before (a history heuristic) and, for the
-last seat of a trick, by whether the play takes it.
+answer is known (an all-tricks claim fails as soon as a defender takes a trick), and, for an
+all-tricks claim with ``claim_order``, at the start of a trick where it surely holds (every
+card of the side is above every other side's in its ladder, and the others have no trump)
+or surely fails (another side holds the highest trump; or the side has no trump and every
+ladder the leader could lead is topped by another side's card). It keeps the positions it
+decided at the start of each trick (transpositions), and orders plays: the claiming side's
+by what won before (a history heuristic), the defenders' weakest first (a defence mostly
+keeps its high cards), and for the last seat of a trick by whether the play takes it.
 
 The answer keeps a **line** of actions: when the claim stands, a complete play of the hand in
 which the claim is made (the claimer's plays from the winning strategy; each defender plays
