@@ -168,6 +168,10 @@ class _Search:
         self.tops: tuple[tuple[Card, ...], ...] = ()  # the ladders, the strongest first
         self.trump_top: tuple[Card, ...] = ()  # the trumps' ladder, the strongest first
         self.table: CardSet = 0  # the cards on the table at the root
+        # Per (seat to act, cards played since the root) at a trick's start: the canonical
+        # key, and the bound of :meth:`_sure` (the same positions come back by other roads).
+        self.keys: dict[tuple[Seat | None, int], int] = {}
+        self.sures: dict[tuple[Seat, int], int] = {}
         self.rank = [0] * 64  # per card, its place in its ladder (a trump's above the rest)
         self.ladder = [0] * 64  # per card, the cards of its ladder
         if self.order is not None:
@@ -355,6 +359,9 @@ class _Search:
         seat = self.game.current_seat(state)
         order = self.order
         if order is not None:
+            known = self.keys.get((seat, played))
+            if known is not None:
+                return known
             holder = self.holder
             distinct = order.distinct
             k = 0 if seat is None else seat + 1
@@ -365,6 +372,7 @@ class _Search:
                         if (distinct >> c) & 1:
                             k = (k << 6) | c
                 k = (k << 3) | 1
+            self.keys[seat, played] = k
             return k
         if self.keyed is not None:
             return self.keyed(state)
@@ -386,7 +394,9 @@ class _Search:
             if self.order is not None and horizon >= _UNBOUNDED and not self.table & ~played:
                 seat = game.current_seat(state)
                 assert seat is not None
-                sure = self._sure(seat, played)
+                sure = self.sures.get((seat, played))
+                if sure is None:
+                    sure = self.sures[seat, played] = self._sure(seat, played)
                 if sure:
                     return sure > 0
             key = self.key(state, played)
