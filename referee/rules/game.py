@@ -12,7 +12,7 @@ are the card itself (``0..51``); other verbs use codes from :data:`VERB_BASE` up
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
 from referee.rules.cards import CARD_NAMES, Card, CardSet
@@ -300,6 +300,22 @@ def default_action(game: Game[Any], state: Any) -> Action:
         if verb in by_verb:
             return by_verb[verb]
     return legal[0]
+
+
+def explained_actions(game: Game[Any], state: Any) -> list[Action]:
+    """The actions a dispute replay explains at ``state`` (why the rules refuse each): those
+    the seat to act could name in this phase, by the game's optional ``phase_actions(state)``
+    (by default every action of the game), less the legal ones and the cards that seat does
+    not hold. Empty when nobody is to act."""
+    seat = game.current_seat(state)
+    if seat is None:
+        return []
+    held = game.card_locations(state).get(f"hand{seat}", 0)
+    legal = set(game.legal_actions(state))
+    hook: Callable[[Any], Iterable[Action]] | None = getattr(game, "phase_actions", None)
+    candidates = game.all_actions() if hook is None else hook(state)
+    return [a for a in candidates
+            if a not in legal and (a >= VERB_BASE or held >> a & 1)]
 
 
 def forfeit_winner(game: Game[Any], scores: Sequence[int], seat: Seat) -> int:

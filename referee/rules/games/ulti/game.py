@@ -990,6 +990,14 @@ class Ulti(Phased):
             ]
         )
 
+    def phase_actions(self, state: UltiState) -> Sequence[Action]:
+        """The actions of the phase ``state`` is in, those a dispute replay explains
+        (``referee.rules.game.explained_actions``): discards of two cards the seat holds, the
+        bids, the auction's words and bids, the suits to name, the cards, the kontras."""
+        if state.phase == DISCARD:
+            return self.legal_actions(state)  # any two held cards (UL-10)
+        return _PHASE_ACTIONS[state.phase]
+
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
         where["played"] = played(state.tricks, () if state.trick is None else state.trick.cards)
@@ -1022,23 +1030,16 @@ class Ulti(Phased):
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _known(self, action: Action) -> bool:
-        try:
-            text = self.format_action(action)
-            return self.parse_action(text) == action
-        except (KeyError, IndexError, InvalidActionError):
-            return False
-
     def _illegal(self, state: UltiState, action: Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
-        if not self._known(action) or action not in _ALL:
+        if action not in _ALL:
             return IllegalActionError(f"action code {action} is not an Ulti action", "UL-9")
         text = self.format_action(action)
         phase = state.phase
         why: tuple[str, str] | None
         if phase == PLAY and action < VERB_BASE:
             why = self._why_not_card(state, action, text)
-        elif phase == KONTRA and action >= KONTRA_BASE:
+        elif phase == KONTRA and KONTRA_BASE <= action < DISCARD_BASE:
             why = self._why_not_kontra(state, action, text)
         else:
             why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
@@ -1141,4 +1142,13 @@ def _comp_names(sub: int) -> list[str]:
 
 
 _ALL: Final = frozenset(Ulti().all_actions())
+_BIDS: Final = tuple(BID_BASE + c.rank - 1 for c in LADDER)
+_PHASE_ACTIONS: Final[Mapping[int, tuple[Action, ...]]] = {
+    BID: (PASS, *_BIDS),
+    AUCTION: (PASS, PICKUP, STAND, *_BIDS),
+    TRUMP: tuple(NAME_BASE + s for s in SUITS),
+    PLAY: HUNGARIAN_32,
+    KONTRA: (PASS, *(a for a in sorted(_ALL) if a >= KONTRA_BASE and a < DISCARD_BASE)),
+    OVER: (),
+}
 GAME: Final = Ulti()
