@@ -32,7 +32,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -1041,19 +1041,26 @@ class RefereeClient:
                      stop: int | None = None, resume_for: float = 60.0
                      ) -> Iterator[ReplayStep]:
         """Every state of the hand from action index ``start`` to ``stop`` (None: the end),
-        in one ``WalkReplay`` stream: the referee reads and replays the hand once. A stream
-        that breaks is reopened from the next index (:meth:`_resuming`)."""
+        in one ``WalkReplay`` stream: the referee reads and replays the hand once and sends
+        the hand's timeline and scoring with the first state only (each step here has them).
+        A stream that breaks is reopened from the next index (:meth:`_resuming`)."""
         at = [start]
 
         def opened() -> Any:
             req = ppb.WalkReplayRequest(match_id=match_id, hand=hand, from_index=at[0],
                                         to_index=stop, token=token)
             bare, metadata = credentials(req)
+            hand_parts.clear()
             return self.projections.WalkReplay(bare, timeout=self.timeout, metadata=metadata)
 
+        hand_parts: dict[str, Any] = {}  # a stream's first message: timeline and scoring
+
         def accept(message: ppb.WalkReplayResponse) -> ReplayStep:
+            step = ReplayStep.from_pb(message.step)
+            if not hand_parts:
+                hand_parts.update(timeline=step.timeline, scoring=step.scoring)
             at[0] = message.step.action_index + 1
-            return ReplayStep.from_pb(message.step)
+            return replace(step, **hand_parts)
 
         def last(step: ReplayStep) -> bool:
             return step.action_index >= (step.actions if stop is None else stop)

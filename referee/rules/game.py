@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
-from referee.rules.cards import CARD_NAMES, Card, CardSet
+from referee.rules.cards import CARD_NAMES, Card, CardSet, parse_card
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -305,17 +305,46 @@ def default_action(game: Game[Any], state: Any) -> Action:
 def explained_actions(game: Game[Any], state: Any) -> list[Action]:
     """The actions a dispute replay explains at ``state`` (why the rules refuse each): those
     the seat to act could name in this phase, by the game's optional ``phase_actions(state)``
-    (by default every action of the game), less the legal ones and the cards that seat does
-    not hold. Empty when nobody is to act."""
+    (by default every action of the game), less the legal ones and those that name a card
+    the seat does not hold (a play, a discard, a declaration of cards it lacks). Empty when
+    nobody is to act."""
     seat = game.current_seat(state)
     if seat is None:
         return []
-    held = game.card_locations(state).get(f"hand{seat}", 0)
+    lacking = ~game.card_locations(state).get(f"hand{seat}", 0)
     legal = set(game.legal_actions(state))
     hook: Callable[[Any], Iterable[Action]] | None = getattr(game, "phase_actions", None)
     candidates = game.all_actions() if hook is None else hook(state)
-    return [a for a in candidates
-            if a not in legal and (a >= VERB_BASE or held >> a & 1)]
+    named = named_cards(game)
+    return [a for a in candidates if a not in legal and not named.get(a, 0) & lacking]
+
+
+class _Notated(Protocol):
+    def format_action(self, action: Action) -> str: ...
+
+    def all_actions(self) -> Sequence[Action]: ...
+
+
+_NAMED: dict[type, dict[Action, CardSet]] = {}
+
+
+def named_cards(game: _Notated) -> dict[Action, CardSet]:
+    """The cards each action of ``game`` names (``play:7C``, ``discard:7C,8D``: the notation's
+    ``verb:card,card``); actions naming no card are left out. Worked out once per game (do
+    not change the dict)."""
+    named = _NAMED.get(type(game))
+    if named is None:
+        named = {}
+        for a in game.all_actions():
+            arg = game.format_action(a).partition(":")[2]
+            try:
+                mask = sum(1 << parse_card(part) for part in arg.split(",")) if arg else 0
+            except ValueError:
+                continue
+            if mask:
+                named[a] = mask
+        _NAMED[type(game)] = named
+    return named
 
 
 def forfeit_winner(game: Game[Any], scores: Sequence[int], seat: Seat) -> int:

@@ -198,13 +198,16 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     @stream_handler
     def WalkReplay(self, request: pb.WalkReplayRequest,
                    context: StreamContext) -> Iterator[pb.WalkReplayResponse]:
+        """The first message is the whole GetReplay answer; the others leave out the
+        timeline and the scoring, which are the hand's, the same at every state."""
         stop = request.to_index if request.HasField("to_index") else None
-        timeline: list[pb.TimelineEntry] | None = None  # the same at every step: built once
+        first = True
         for r in self.q.replay_walk(_uuid(request.match_id, "match_id"), request.hand,
                                     request.from_index, stop, request.token):
-            if timeline is None:
-                timeline = [_timeline_entry(x, r["match_id"], r["hand"]) for x in r["timeline"]]
-            yield pb.WalkReplayResponse(step=_replay_pb(r, timeline))
+            if not first:
+                r = {**r, "timeline": (), "scoring": None}
+            first = False
+            yield pb.WalkReplayResponse(step=_replay_pb(r))
 
     @unary_handler
     def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
@@ -337,12 +340,9 @@ class TournamentServicer(pbg.TournamentServiceServicer):
             yield pb.ExportTournamentResponse(record_json=line)
 
 
-def _replay_pb(r: dict[str, Any], timeline: list[pb.TimelineEntry] | None = None
-               ) -> pb.GetReplayResponse:
-    """One state of the dispute replay (``Queries.replay``) as GetReplay answers it
-    (``timeline``: ``r``'s timeline already encoded)."""
-    if timeline is None:
-        timeline = [_timeline_entry(x, r["match_id"], r["hand"]) for x in r["timeline"]]
+def _replay_pb(r: dict[str, Any]) -> pb.GetReplayResponse:
+    """One state of the dispute replay (``Queries.replay``) as GetReplay answers it."""
+    timeline = [_timeline_entry(x, r["match_id"], r["hand"]) for x in r["timeline"]]
     out = pb.GetReplayResponse(
         match_id=r["match_id"], hand=r["hand"], action_index=r["index"],
         actions=r["actions"], legal=r["legal"],

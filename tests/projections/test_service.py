@@ -164,7 +164,8 @@ def created_players(app: Referee, mid: str) -> list[str]:
 def test_walk_replay_streams_every_state_as_get_replay_answers_it(
         app: Referee, served: tuple[grpc.Channel, ProjectionWorker]) -> None:
     """Issue 24, item 5: WalkReplay sends each state of a hand once, from one read and one
-    replay of it: message for message what GetReplay answers at that index; bounded by the
+    replay of it: message for message what GetReplay answers at that index (the hand's
+    timeline and scoring with the first message only); bounded by the
     same access rules (a seat may not walk the running hand) and the same index range."""
     channel, worker = served
     ref = pbg.RefereeServiceStub(channel)
@@ -189,9 +190,15 @@ def test_walk_replay_streams_every_state_as_get_replay_answers_it(
     steps = walk(tokens[1])
     n = steps[0].actions
     assert n > 10 and [s.action_index for s in steps] == list(range(n + 1))
-    for i in (0, n // 2, n):
-        assert steps[i] == proj.GetReplay(ppb.GetReplayRequest(
+    for i in (0, n // 2, n):  # the hand's timeline and scoring come once, with the first
+        answer = proj.GetReplay(ppb.GetReplayRequest(
             match_id=mid, hand=1, action_index=i, token=tokens[1]))
+        assert answer.timeline and answer.HasField("scoring")
+        if i:
+            assert not steps[i].timeline and not steps[i].HasField("scoring")
+            del answer.timeline[:]
+            answer.ClearField("scoring")
+        assert steps[i] == answer
     assert steps[-1].finished and not steps[-1].HasField("action")
     assert [s.action_index for s in walk(AUDITOR, from_index=3, to_index=5)] == [3, 4, 5]
     assert [s.action_index for s in walk(AUDITOR, from_index=n)] == [n]

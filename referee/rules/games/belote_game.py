@@ -37,6 +37,7 @@ from referee.rules.game import (
     HandResult,
     Step,
     TrickTaken,
+    named_cards,
 )
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK
@@ -148,6 +149,15 @@ class BeloteGame:
 
     def all_actions(self) -> list[Action]:
         return self.notation.every()
+
+    def phase_actions(self, state: BeloteState) -> list[Action]:
+        """The actions of the phase ``state`` is in, those a dispute replay explains
+        (``referee.rules.game.explained_actions``): in the auction the words, which name no
+        card (bids, pass, doubles); in the play those that name cards (the cards, the
+        declarations, the belots)."""
+        named = named_cards(self)
+        playing = state.phase == PLAY
+        return [a for a in self.all_actions() if (a in named) == playing]
 
     # -- the deal -------------------------------------------------------------------------
 
