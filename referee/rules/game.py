@@ -325,26 +325,40 @@ class _Notated(Protocol):
     def all_actions(self) -> Sequence[Action]: ...
 
 
-_NAMED: dict[type, dict[Action, CardSet]] = {}
+_INDEX: dict[type, tuple[dict[Action, CardSet], dict[str, tuple[Action, ...]]]] = {}
 
 
-def named_cards(game: _Notated) -> dict[Action, CardSet]:
-    """The cards each action of ``game`` names (``play:7C``, ``discard:7C,8D``: the notation's
-    ``verb:card,card``); actions naming no card are left out. Worked out once per game (do
-    not change the dict)."""
-    named = _NAMED.get(type(game))
-    if named is None:
-        named = {}
+def _index(game: _Notated) -> tuple[dict[Action, CardSet], dict[str, tuple[Action, ...]]]:
+    """``game``'s actions read once from their notation (``verb`` or ``verb:argument``): the
+    cards each names (``play:7C``, ``discard:7C,8D``; none for ``bid:80C``), and the actions
+    of each verb, in the game's order."""
+    found = _INDEX.get(type(game))
+    if found is None:
+        named: dict[Action, CardSet] = {}
+        by_verb: dict[str, list[Action]] = {}
         for a in game.all_actions():
-            arg = game.format_action(a).partition(":")[2]
+            verb, _, arg = game.format_action(a).partition(":")
+            by_verb.setdefault(verb, []).append(a)
             try:
                 mask = sum(1 << parse_card(part) for part in arg.split(",")) if arg else 0
             except ValueError:
                 continue
             if mask:
                 named[a] = mask
-        _NAMED[type(game)] = named
-    return named
+        found = _INDEX[type(game)] = (named, {v: tuple(c) for v, c in by_verb.items()})
+    return found
+
+
+def named_cards(game: _Notated) -> dict[Action, CardSet]:
+    """The cards each action of ``game`` names, for the actions that name any (do not
+    change the dict: it is worked out once per game)."""
+    return _index(game)[0]
+
+
+def actions_of(game: _Notated, verbs: Iterable[str]) -> list[Action]:
+    """The actions of ``game`` whose verb is one of ``verbs``, sorted."""
+    by_verb = _index(game)[1]
+    return sorted(a for v in verbs for a in by_verb.get(v, ()))
 
 
 def forfeit_winner(game: Game[Any], scores: Sequence[int], seat: Seat) -> int:

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from referee.rules.errors import RulesError
-from referee.rules.game import VERB_BASE, Game, explained_actions
-from referee.rules.games.ulti.discards import pair_of
+from referee.rules.game import VERB_BASE, Game, explained_actions, named_cards
 from referee.rules.registry import GAMES, find_game
 
 
@@ -32,13 +31,6 @@ def _states(game: Game, seed: int, hands: int = 4) -> Iterator[Any]:
             assert seat is not None
             state = game.apply(state, seat, rng.choice(list(game.legal_actions(state)))).state
         yield state
-
-
-def _names_cards_not_held(game: Game, state: Any, action: int) -> bool:
-    seat = game.current_seat(state)
-    held = game.card_locations(state)[f"hand{seat}"]
-    cards = [action] if action < VERB_BASE else list(pair_of(action) or ())
-    return any(not held >> c & 1 for c in cards)
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -62,13 +54,22 @@ def test_explained_actions_are_the_refused_ones_of_the_seat(name: str) -> None:
             assert refused.value.rule
 
 
-def test_ulti_leaves_out_only_actions_of_other_phases_and_cards_not_held() -> None:
-    """Ulti's ``phase_actions``: an action of the game left out of the explanations is refused
-    as "not allowed now" (the phase expects something else: UL-10, UL-11, UL-12, UL-14, UL-20,
-    UL-23) or names a card the seat does not hold; the auction's refusals that say more
-    (UL-11's "pick up the talon before bidding", UL-12's stand and pass) are all kept."""
-    game = find_game("ulti")
+NOT_NOW = ("is not allowed now", "the auction is on:", "the auction is running;",
+           "the auction is over;")
+"""How the games refuse an action of another phase (``Phased._not_now``; the Belote family's
+auction refusing a card, BG-B1; its play refusing a call, BG-B6)."""
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_only_actions_of_other_phases_and_cards_not_held_are_left_out(name: str) -> None:
+    """An action of the game left out of the explanations is refused as "not allowed now"
+    (the phase expects something else: e.g. UL-10, UL-11, UL-12, UL-14, UL-20, UL-23) or names
+    a card the seat does not hold; refusals that say more (Ulti's UL-11 "pick up the talon
+    before bidding", UL-12's stand and pass; a Belot declaration after the first trick) are
+    all kept."""
+    game = find_game(name)
     universe = game.all_actions()
+    named = named_cards(game)
     kept = 0
     for state in _states(game, seed=7, hands=3):
         seat = game.current_seat(state)
@@ -76,6 +77,7 @@ def test_ulti_leaves_out_only_actions_of_other_phases_and_cards_not_held() -> No
             continue
         explained = set(explained_actions(game, state))
         legal = set(game.legal_actions(state))
+        lacking = ~game.card_locations(state)[f"hand{seat}"]
         kept += len(explained)
         for a in universe:
             if a in explained or a in legal:
@@ -83,9 +85,8 @@ def test_ulti_leaves_out_only_actions_of_other_phases_and_cards_not_held() -> No
             try:
                 game.apply(state, seat, a)
             except RulesError as exc:
-                assert ("is not allowed now" in exc.message
-                        or _names_cards_not_held(game, state, a)), (game.format_action(a),
-                                                                    exc.message)
+                assert (any(words in exc.message for words in NOT_NOW)
+                        or named.get(a, 0) & lacking), (game.format_action(a), exc.message)
             else:  # pragma: no cover - a failure's message
                 pytest.fail(f"{game.format_action(a)} is legal but not in the legal set")
     assert kept > 0

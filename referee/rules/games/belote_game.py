@@ -37,7 +37,7 @@ from referee.rules.game import (
     HandResult,
     Step,
     TrickTaken,
-    named_cards,
+    actions_of,
 )
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK
@@ -134,6 +134,8 @@ class BeloteGame:
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
     undealt: ClassVar[str]
     """The name of the cards not dealt yet in :meth:`card_locations`."""
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
+    """Per phase: the verbs of its actions (what a dispute replay explains there)."""
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -151,13 +153,9 @@ class BeloteGame:
         return self.notation.every()
 
     def phase_actions(self, state: BeloteState) -> list[Action]:
-        """The actions of the phase ``state`` is in, those a dispute replay explains
-        (``referee.rules.game.explained_actions``): in the auction the words, which name no
-        card (bids, pass, doubles); in the play those that name cards (the cards, the
-        declarations, the belots)."""
-        named = named_cards(self)
-        playing = state.phase == PLAY
-        return [a for a in self.all_actions() if (a in named) == playing]
+        """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
+        explains (``referee.rules.game.explained_actions``)."""
+        return actions_of(self, self.PHASE_VERBS[state.phase])
 
     # -- the deal -------------------------------------------------------------------------
 

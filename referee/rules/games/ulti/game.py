@@ -556,6 +556,15 @@ class Ulti(Phased):
     EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
         p: (what, rule) for p, (_, what, rule) in _PHASES.items() if p != OVER
     }
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        DISCARD: ("discard",),
+        BID: ("pass", "bid"),
+        AUCTION: ("pass", "pickup", "stand", "bid"),  # a bid here: UL-11's refusal says why
+        TRUMP: ("name",),
+        PLAY: ("play",),
+        KONTRA: ("pass", "kontra", "rekontra"),
+        OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -990,14 +999,6 @@ class Ulti(Phased):
             ]
         )
 
-    def phase_actions(self, state: UltiState) -> Sequence[Action]:
-        """The actions of the phase ``state`` is in, those a dispute replay explains
-        (``referee.rules.game.explained_actions``): discards of two cards the seat holds, the
-        bids, the auction's words and bids, the suits to name, the cards, the kontras."""
-        if state.phase == DISCARD:
-            return self.legal_actions(state)  # any two held cards (UL-10)
-        return _PHASE_ACTIONS[state.phase]
-
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
         where["played"] = played(state.tricks, () if state.trick is None else state.trick.cards)
@@ -1142,13 +1143,4 @@ def _comp_names(sub: int) -> list[str]:
 
 
 _ALL: Final = frozenset(Ulti().all_actions())
-_BIDS: Final = tuple(BID_BASE + c.rank - 1 for c in LADDER)
-_PHASE_ACTIONS: Final[Mapping[int, tuple[Action, ...]]] = {
-    BID: (PASS, *_BIDS),
-    AUCTION: (PASS, PICKUP, STAND, *_BIDS),
-    TRUMP: tuple(NAME_BASE + s for s in SUITS),
-    PLAY: HUNGARIAN_32,
-    KONTRA: (PASS, *(a for a in sorted(_ALL) if a >= KONTRA_BASE and a < DISCARD_BASE)),
-    OVER: (),
-}
 GAME: Final = Ulti()
