@@ -37,6 +37,7 @@ from referee.rules.game import (
     HandResult,
     Step,
     TrickTaken,
+    actions_of,
 )
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import (
@@ -141,6 +142,8 @@ class BeloteGame:
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
     undealt: ClassVar[str]
     """The name of the cards not dealt yet in :meth:`card_locations`."""
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
+    """Per phase: the verbs of its actions (what a dispute replay explains there)."""
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -156,6 +159,11 @@ class BeloteGame:
 
     def all_actions(self) -> list[Action]:
         return self.notation.every()
+
+    def phase_actions(self, state: BeloteState) -> list[Action]:
+        """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
+        explains (``referee.rules.game.explained_actions``)."""
+        return actions_of(self, self.PHASE_VERBS[state.phase])
 
     # -- the deal -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules.bowers import LEFT, bower_tables
@@ -241,6 +241,11 @@ class Euchre(TeamMatch):
             OVER: ("EU-17",),
         }
     )
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        BID1: ("pass", "order_up"), BID2: ("pass", "name"), DISCARD: ("discard",),
+        ALONE: ("alone", "partner"), DEFEND: ("defend_alone", "defend_partner"),
+        PLAY: ("play",), OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules.bowers import LEFT, bower_tables, left_bower
@@ -356,6 +356,10 @@ class Pedro(TeamMatch):
             OVER: ("PE-15",),
         }
     )
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        BID: ("pass", "bid"), NAME: ("name",), DISCARD: ("discard",), TAKE: ("take",),
+        PLAY: ("play",), OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 

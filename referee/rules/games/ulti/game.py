@@ -559,6 +559,15 @@ class Ulti(Phased):
     EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
         p: (what, rule) for p, (_, what, rule) in _PHASES.items() if p != OVER
     }
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        DISCARD: ("discard",),
+        BID: ("pass", "bid"),
+        AUCTION: ("pass", "pickup", "stand", "bid"),  # a bid here: UL-11's refusal says why
+        TRUMP: ("name",),
+        PLAY: ("play",),
+        KONTRA: ("pass", "kontra", "rekontra"),
+        OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -1035,23 +1044,16 @@ class Ulti(Phased):
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _known(self, action: Action) -> bool:
-        try:
-            text = self.format_action(action)
-            return self.parse_action(text) == action
-        except (KeyError, IndexError, InvalidActionError):
-            return False
-
     def _illegal(self, state: UltiState, action: Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
-        if not self._known(action) or action not in _ALL:
+        if action not in _ALL:
             return IllegalActionError(f"action code {action} is not an Ulti action", "UL-9")
         text = self.format_action(action)
         phase = state.phase
         why: tuple[str, str] | None
         if phase == PLAY and action < VERB_BASE:
             why = self._why_not_card(state, action, text)
-        elif phase == KONTRA and action >= KONTRA_BASE:
+        elif phase == KONTRA and KONTRA_BASE <= action < DISCARD_BASE:
             why = self._why_not_kontra(state, action, text)
         else:
             why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
