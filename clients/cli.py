@@ -1230,16 +1230,15 @@ def _server_replay(args: argparse.Namespace) -> int:
             _emit(args, step.to_json(), _state_text(step, board))
             return 0
         steps: list[ReplayStep] = []
-        first = client.get_replay(args.match, hand, 0, token)
+        walk = client.replay_steps(args.match, hand, token)  # one stream, one replay
+        first = next(walk)
         if not args.json:
             _print(f"{board.game} match {args.match}, hand {hand}: {first.actions} actions "
                    f"(the referee's dispute replay)" + ("" if first.finished else
                                                        ", still being played"))
             for key, cards in sorted(first.cards.items()):
                 _print(f"  {_location(key, board.players)}: {cards_text(cards)}")
-        rest = (client.get_replay(args.match, hand, i, token)
-                for i in range(1, first.actions + 1))
-        for step in itertools.chain([first], rest):
+        for step in itertools.chain([first], walk):
             steps.append(step)
             if args.json:
                 continue

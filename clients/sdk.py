@@ -32,7 +32,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -138,7 +138,7 @@ def credentials(request: Any) -> tuple[Any, tuple[tuple[str, str], ...]]:
 
 RESUMED: tuple[tuple[str, str], ...] = (
     (_REFEREE, "WatchMatch"), (_PROJECTIONS, "WatchScoreboard"),
-    (_TOURNAMENTS, "ExportTournament"),
+    (_TOURNAMENTS, "ExportTournament"), (_PROJECTIONS, "WalkReplay"),
 )
 """The server streams: resumed by :meth:`RefereeClient._resuming`, not by gRPC."""
 
@@ -1037,12 +1037,37 @@ class RefereeClient:
                                    token=token)
         return ReplayStep.from_pb(self._call(self.projections.GetReplay, req))
 
-    def replay_steps(self, match_id: str, hand: int, token: str) -> Iterator[ReplayStep]:
-        """Every state of the hand, action index 0 to the end (one ``GetReplay`` each)."""
-        step = self.get_replay(match_id, hand, 0, token)
-        yield step
-        for index in range(1, step.actions + 1):
-            yield self.get_replay(match_id, hand, index, token)
+    def replay_steps(self, match_id: str, hand: int, token: str, *, start: int = 0,
+                     stop: int | None = None, resume_for: float = 60.0
+                     ) -> Iterator[ReplayStep]:
+        """Every state of the hand from action index ``start`` to ``stop`` (None: the end),
+        in one ``WalkReplay`` stream: the referee reads and replays the hand once and sends
+        the hand's timeline and scoring with the first state only (each step here has them).
+        A stream that breaks is reopened from the next index (:meth:`_resuming`)."""
+        at = [start]
+
+        def opened() -> Any:
+            req = ppb.WalkReplayRequest(match_id=match_id, hand=hand, from_index=at[0],
+                                        to_index=stop, token=token)
+            bare, metadata = credentials(req)
+            hand_parts.clear()
+            return self.projections.WalkReplay(bare, timeout=self.timeout, metadata=metadata)
+
+        hand_parts: dict[str, Any] = {}  # a stream's first message: timeline and scoring
+
+        def accept(message: ppb.WalkReplayResponse) -> ReplayStep:
+            step = ReplayStep.from_pb(message.step)
+            if not hand_parts:
+                hand_parts.update(timeline=step.timeline, scoring=step.scoring)
+            at[0] = message.step.action_index + 1
+            return replace(step, **hand_parts)
+
+        def last(step: ReplayStep) -> bool:
+            return step.action_index >= (step.actions if stop is None else stop)
+
+        yield from self._resuming(
+            lambda: f"the replay walk of hand {hand} of match {match_id} (next index {at[0]})",
+            opened, accept, last, True, resume_for)
 
     def export_hand(self, match_id: str, hand: int, token: str = "") -> Record:
         """A finished hand as a ``referee.hand/v1`` record, from the read side."""

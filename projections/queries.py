@@ -16,6 +16,7 @@ from typing import Any
 from uuid import UUID
 
 from projections.hand_states import HandStates
+from projections.replay import step as replay_step
 from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Credentials, LogReader, Principal, Referee, Role
 from referee.application.fanout import Fanout
@@ -42,9 +43,7 @@ from referee.integrity import (
     event_digest,
     match_rows,
 )
-from referee.rules.cards import CARD_NAMES, iter_cards, parse_card
-from referee.rules.errors import RulesError
-from referee.rules.game import VERB_BASE
+from referee.rules.cards import parse_card
 from referee.rules.handrecord import CancelledDeal, HandRecord, MatchRecord
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
@@ -198,8 +197,19 @@ class Queries:
     # -- dispute replay ----------------------------------------------------------------------
     def replay(self, match_id: UUID, hand: int, index: int, token: str) -> Doc:
         """The hand's state before action ``index`` (``index == len(actions)``: the end),
-        every seat's cards, the legal set, the action taken, why each other action of the
-        acting seat is illegal, the timeline with rejected attempts, and the scoring."""
+        every seat's cards, the legal set, the action taken, why each other action the
+        acting seat could name in its phase is illegal, the timeline with rejected attempts,
+        and the scoring."""
+        return next(self.replay_walk(match_id, hand, index, index, token))
+
+    def replay_walk(self, match_id: UUID, hand: int, start: int, stop: int | None,
+                    token: str) -> Iterator[Doc]:
+        """:meth:`replay` of every state from ``start`` to ``stop`` (``None``: the end), the
+        hand read and replayed once: a walk costs about what one step does, plus each
+        state's own part (``projections.replay.step``).
+
+        :raises ActionIndexOutOfRangeError: ``start`` or ``stop`` is past the hand's end, or
+            ``stop`` before ``start`` (before anything is yielded)."""
         m = self._doc("hands", match_id)
         who = self._who(m, token)
         h = self._hand(match_id, hand, int(m["hands"]))
@@ -210,48 +220,31 @@ class Queries:
                 hand=hand)
         self.app.check_board(match_id, hand, token)
         actions = h["actions"]
-        if not 0 <= index <= len(actions):
+        end = len(actions) if stop is None else stop
+        for i in (start, end):
+            if not 0 <= i <= len(actions):
+                raise ActionIndexOutOfRangeError(
+                    f"action index {i} is out of range: hand {hand} has actions "
+                    f"0..{len(actions) - 1} (and {len(actions)} for the end)",
+                    index=i, actions=len(actions))
+        if end < start:
             raise ActionIndexOutOfRangeError(
-                f"action index {index} is out of range: hand {hand} has actions "
-                f"0..{len(actions) - 1} (and {len(actions)} for the end)",
-                index=index, actions=len(actions))
+                f"the walk's last action index {end} is before its first {start}",
+                index=end, actions=len(actions))
         game = find_game(m["game"])
         rules = game.rules_class.from_dict(m["rules"])
         deal = game.deal([parse_card(c) for c in h["cards"]], h["dealer"])
-        state = self.hand_states.state((match_id, hand, tuple(h["cards"]), h["dealer"]),
-                                       game, deal, h["dealer"], rules,
-                                       [(seat, text) for seat, text, _ in actions], index)
-        to_act = game.current_seat(state)
-        legal_codes = game.legal_actions(state)
-        legal = [game.format_action(a) for a in legal_codes]
-        locations = game.card_locations(state)
-        cards = {k: [CARD_NAMES[c] for c in iter_cards(v)] for k, v in locations.items()}
-        illegal: list[Doc] = []
-        if to_act is not None:
-            held = locations.get(f"hand{to_act}", 0)
-            legal_set = set(legal_codes)
-            for a in game.all_actions():
-                if a in legal_set or (a < VERB_BASE and not held >> a & 1):
-                    continue
-                try:
-                    game.apply(state, to_act, a)
-                except RulesError as exc:
-                    illegal.append({"action": game.format_action(a), "rule": exc.rule or "",
-                                    "reason": exc.reason, "message": exc.message})
-        out: Doc = {
-            "match_id": str(match_id), "game": m["game"], "hand": hand, "index": index,
-            "actions": len(actions), "dealer": h["dealer"], "to_act": to_act,
-            "cards": cards, "state": game.audit_view(state), "legal": legal,
-            "illegal": illegal, "action": None, "finished": h["finished"],
-        }
-        if index < len(actions):
-            seat, text, ts = actions[index]
-            out["action"] = {"index": index, "seat": seat, "action": text, "time": ts}
-        out["timeline"] = self._timeline(match_id, h)
+        key = (match_id, hand, tuple(h["cards"]), h["dealer"])
+        played = [(seat, text) for seat, text, _ in actions]
+        head: Doc = {"match_id": str(match_id), "game": m["game"], "hand": hand,
+                     "actions": len(actions), "dealer": h["dealer"], "finished": h["finished"],
+                     "timeline": self._timeline(match_id, h)}
         if h["finished"]:
-            out["scoring"] = {"result": h["result"], "scores_after": h["scores"],
-                              "rulings": h["rulings"]}
-        return out
+            head["scoring"] = {"result": h["result"], "scores_after": h["scores"],
+                               "rulings": h["rulings"]}
+        for index in range(start, end + 1):
+            state = self.hand_states.state(key, game, deal, h["dealer"], rules, played, index)
+            yield head | replay_step(game, state, index, actions)
 
     def hand_view(self, match_id: UUID, hand: int, token: str) -> tuple[str, bool]:
         """The hand as a self-contained HTML page (same access as :meth:`replay`)."""

@@ -1,8 +1,9 @@
 """``referee bench projections``: fill a fresh store with played hands, rebuild every view from
 the log (events/s, one transaction per batch) and time dispute replays: one step in the
 middle and at the end of a hand (each from a cold cache), and a walk through the whole hand
-step by step, with the states kept (``walk``) and replaying each step from the deal as
-before ``projections/hand_states.py`` (``walk_replaying_each_step``).
+step by step, with the states kept (``walk``), replaying each step from the deal as
+before ``projections/hand_states.py`` (``walk_replaying_each_step``), and in one call as
+``WalkReplay`` does (``walk_one_call``: the hand read and replayed once).
 
 The store is PostgreSQL when ``POSTGRES_HOST`` is set (a fresh schema), else SQLite in a
 temporary directory. Figures are measured, never asserted.
@@ -139,6 +140,8 @@ def run_bench(hands: int = 300, game: str = "belot", batch: int = 1000, events: 
         report["all_views_events_per_s"] = round(len(PROJECTIONS) * events / total_s)
         q = Queries(app)
         mid, end, walk, ratio, uncached = [], [], [], [], []
+        one_call: list[float] = []
+        one_call_ratio: list[float] = []
         for match_id, hand in sample:
             n_actions = q.replay(match_id, hand, 0, AUDITOR)["actions"]
             q.hand_states = HandStates()  # each measurement from a cold cache
@@ -155,6 +158,12 @@ def run_bench(hands: int = 300, game: str = "belot", batch: int = 1000, events: 
                 q.replay(match_id, hand, i, AUDITOR)
             walk.append((time.perf_counter() - t0) * 1e3)
             ratio.append(walk[-1] / end[-1])
+            q.hand_states = HandStates()
+            t0 = time.perf_counter()
+            walked = sum(1 for _ in q.replay_walk(match_id, hand, 0, None, AUDITOR))
+            one_call.append((time.perf_counter() - t0) * 1e3)
+            assert walked == n_actions + 1
+            one_call_ratio.append(one_call[-1] / end[-1])
             q.hand_states = HandStates(size=0)  # as before: each step replays from the deal
             t0 = time.perf_counter()
             for i in range(n_actions + 1):
@@ -168,6 +177,8 @@ def run_bench(hands: int = 300, game: str = "belot", batch: int = 1000, events: 
             "walk_median": round(statistics.median(walk), 2),
             "walk_max": round(max(walk), 2),
             "walk_over_end_median": round(statistics.median(ratio), 1),
+            "walk_one_call_median": round(statistics.median(one_call), 2),
+            "walk_one_call_over_end_median": round(statistics.median(one_call_ratio), 1),
             "walk_replaying_each_step_median": round(statistics.median(uncached), 2),
             "samples": len(sample),
         }

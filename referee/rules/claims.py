@@ -20,19 +20,36 @@ nothing else of a game:
   a side;
 - **trick play**: a game may give ``in_trick_play(state)``; by default the public view's
   ``phase`` is ``"play"``;
-- **a position** (what the memo keys on, at the start of a trick) is a game's
+- **equivalent cards** (optional, what makes the search fast): a game's
+  ``claim_order(state)``, a :class:`~referee.rules.tricks.ClaimOrder` (the kernel's
+  :func:`~referee.rules.tricks.claim_order` builds it from the trick tables): the cards in
+  play in *ladders*, one per effective suit, weakest first, the cards a rule tells apart
+  from their neighbours (Ulti's ulti seven) and the trumps of a hand played to its last
+  trick. Two cards of one seat with no card in play between them in a ladder but that
+  seat's own take the same tricks: the search tries one of them. And a game's
+  ``claim_card(action)``: the card a non-card action of the play plays (a card said with
+  belot), or None for one that changes no trick (a declaration), which the search leaves
+  out. A claim is of tricks, so points never part two cards;
+- **a position** (what the memo keys on, at the start of a trick): with ``claim_order``,
+  the canonical position: who is to act and, per ladder, which seat holds each card in play
+  (so positions that differ only by equivalent cards meet); else a game's
   ``claim_key(state)`` if it gives one, else who is to act and the cards of the tricks played
   since the claim's position (with the hands there, that says where every card is, as the
   ``TrickTaken`` facts list them): whatever else a state holds (announcements made, kontras)
   must not change which tricks can be won from there. Tested for every registered game
-  against a brute-force enumeration (``tests/rules/test_claims.py``).
+  against a brute-force enumeration (``tests/rules/test_claims.py``,
+  ``tests/rules/test_claim_order.py``).
 
 The search is an AND/OR search over the plays: at the claimer's turns one play that keeps the
 claim is enough, at the defenders' turns every play must. It cuts off at once where the
-answer is known (an all-tricks claim fails as soon as a defender takes a trick), keeps the
-positions it decided at the start of each trick (transpositions: the same cards left, the
-same seat to lead), and orders plays by what won before (a history heuristic) and, for the
-last seat of a trick, by whether the play takes it.
+answer is known (an all-tricks claim fails as soon as a defender takes a trick), and, for an
+all-tricks claim with ``claim_order``, at the start of a trick where it surely holds (every
+card of the side is above every other side's in its ladder, and the others have no trump)
+or surely fails (another side holds the highest trump; or the side has no trump and every
+ladder the leader could lead is topped by another side's card). It keeps the positions it
+decided at the start of each trick (transpositions), and orders plays: the claiming side's
+by what won before (a history heuristic), the defenders' weakest first (a defence mostly
+keeps its high cards), and for the last seat of a trick by whether the play takes it.
 
 The answer keeps a **line** of actions: when the claim stands, a complete play of the hand in
 which the claim is made (the claimer's plays from the winning strategy; each defender plays
@@ -48,8 +65,10 @@ import dataclasses
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
+from referee.rules.cards import Card, CardSet, cards_in
 from referee.rules.game import VERB_BASE, Action, Game, TrickTaken, side_of, sides_of
 from referee.rules.seats import Seat
+from referee.rules.tricks import ClaimOrder
 
 ALL = -1
 """``tricks`` of a claim of all the remaining tricks."""
@@ -127,8 +146,8 @@ class _Search:
     others take at most ``allow``; ``cooperative``: every seat plays for it (a concession's
     line)."""
 
-    def __init__(self, game: Game[Any], side: frozenset[Seat], cooperative: bool = False,
-                 budget: int | None = None) -> None:
+    def __init__(self, game: Game[Any], side: frozenset[Seat], root: Any,
+                 cooperative: bool = False, budget: int | None = None) -> None:
         self.game = game
         self.budget = budget
         self.side = side
@@ -138,22 +157,66 @@ class _Search:
         self.history: dict[tuple[Seat, Action], int] = {}
         self.nodes = 0
         self.keyed: Callable[[Any], Hashable] | None = getattr(game, "claim_key", None)
+        self.card_of: Callable[[Action], Card | None] | None = getattr(game, "claim_card", None)
+        hook: Callable[[Any], ClaimOrder] | None = getattr(game, "claim_order", None)
+        self.order = None if hook is None else hook(root)
+        # Per card: the seat that held it at the root (-1: on the table), and the cards above
+        # it in its ladder, the nearest first.
+        self.holder = [-1] * 64
+        self.up: list[tuple[Card, ...]] = [()] * 64
+        self.hands: list[CardSet] = []  # per seat, its cards at the root
+        self.tops: tuple[tuple[Card, ...], ...] = ()  # the ladders, the strongest first
+        self.trump_top: tuple[Card, ...] = ()  # the trumps' ladder, the strongest first
+        self.table: CardSet = 0  # the cards on the table at the root
+        # Per (seat to act, cards played since the root) at a trick's start: the canonical
+        # key, and the bound of :meth:`_sure` (the same positions come back by other roads).
+        self.keys: dict[tuple[Seat | None, int], int] = {}
+        self.sures: dict[tuple[Seat, int], int] = {}
+        self.rank = [0] * 64  # per card, its place in its ladder (a trump's above the rest)
+        self.ladder = [0] * 64  # per card, the cards of its ladder
+        if self.order is not None:
+            where = game.card_locations(root)
+            self.hands = [where.get(f"hand{s}", 0) for s in range(game.num_seats)]
+            holder = self.holder
+            for s, hand in enumerate(self.hands):
+                for c in cards_in(hand):
+                    holder[c] = s
+            for ladder in self.order.ladders:
+                every = sum(1 << c for c in ladder)
+                for i, c in enumerate(ladder):
+                    self.up[c] = ladder[i + 1:]
+                    self.ladder[c] = every
+            self.tops = tuple(ladder[::-1] for ladder in self.order.ladders)
+            for ladder in self.order.ladders:
+                for i, c in enumerate(ladder):
+                    self.rank[c] = i + (64 if (self.order.trumps >> c) & 1 else 0)
+            self.table = sum(1 << c for t in self.tops for c in t if holder[c] < 0)
+            self.trump_top = next(
+                (t for t in self.tops if (self.order.trumps >> t[0]) & 1), ())
 
-    def children(self, state: Any) -> Iterator[tuple[Action, Any, int, int, int]]:
+    def children(self, state: Any, played: int, merge: bool = True
+                 ) -> Iterator[tuple[Action, Any, int, int, int]]:
         """``(action, state, claimer tricks, defender tricks, cards of the trick it ended)``
-        after each legal action,
+        after each legal action (one of each set of equivalent ones when ``merge``),
         the most promising first for the seat to act: when the play ends a trick, those
-        that take it; else those that decided positions before (a history heuristic,
-        applied lazily, as a cut-off often comes first)."""
+        that take it; else for the claiming side those that decided positions before (a
+        history heuristic, applied lazily, as a cut-off often comes first), for the
+        defenders (with the game's ``claim_order``) the weakest cards first, a trump
+        after the rest: a defence mostly beats a claim by keeping its high cards (measured
+        on ``referee bench claims``: about half the positions of trying them first)."""
         game = self.game
         seat = game.current_seat(state)
         assert seat is not None
         mine = seat in self.side or self.cooperative
         side = self.side
         history = self.history
-        legal = game.legal_actions(state)
+        legal = self._distinct(seat, game.legal_actions(state), played, merge)
         if len(legal) > 1:
-            legal = sorted(legal, key=lambda a: -history.get((seat, a), 0))
+            if mine or self.order is None:
+                legal = sorted(legal, key=lambda a: -history.get((seat, a), 0))
+            else:  # the defenders keep their high cards: the weakest first
+                rank = self.rank
+                legal = sorted(legal, key=lambda a: rank[a & 63])
         first = True
         for action in legal:
             step = game.apply(state, seat, action)
@@ -182,13 +245,138 @@ class _Search:
             first = False
             yield action, step.state, won, lost, cards
 
+    def _distinct(self, seat: Seat, legal: Sequence[Action], played: int, merge: bool
+                  ) -> Sequence[Action]:
+        """``legal`` without the actions that play no card and change nothing a claim
+        depends on (the game's ``claim_card`` says None: Belot's declarations), and when
+        ``merge``, with one action of each set that plays equivalent cards (the first in
+        ``legal``): the same card (a card played saying belot, or not), or cards next to
+        each other in the game's ``claim_order`` with no card in play between them but
+        the seat's own (so the cards between are the seat's own too, and equivalent)."""
+        card_of = self.card_of
+        if len(legal) < 2 or (card_of is None and self.order is None):
+            return legal
+        out: list[Action] = []
+        skipped: list[Action] = []
+        seen = 0
+        for action in legal:
+            c: Card | None = action if 0 <= action < VERB_BASE else (
+                -1 if card_of is None else card_of(action))
+            if c is None:
+                skipped.append(action)
+                continue
+            if c >= 0 and merge:
+                r = self._top(c, seat, played)
+                if (seen >> r) & 1:
+                    continue
+                seen |= 1 << r
+            out.append(action)
+        return out or skipped
+
+    def _top(self, c: Card, seat: Seat, played: int) -> Card:
+        """The highest card of ``c``'s run: the cards of ``seat`` above ``c`` in its ladder
+        with no other card in play (not in a trick completed since the root) between."""
+        order = self.order
+        if order is None or (order.distinct >> c) & 1:
+            return c
+        holder = self.holder
+        distinct = order.distinct
+        top = c
+        for d in self.up[c]:
+            if (played >> d) & 1:
+                continue
+            if holder[d] != seat or (distinct >> d) & 1:
+                break
+            top = d
+        return top
+
+    def _sure(self, seat: Seat, played: int) -> int:
+        """At the start of a trick that ``seat`` leads, with the cards ``played`` since the
+        root gone: 1 if the side surely takes every trick left, -1 if the other sides
+        surely take one, else 0. Needs the game's ``claim_order``, and tricks won by the
+        highest trump, else the highest card of the led suit.
+
+        - 1: ``seat`` is of the side; in every ladder the side's cards are all above the
+          other sides' cards; and the other sides hold no trump (whatever the side leads,
+          no card of theirs beats it, and the trick's winner, of the side, leads again in
+          the same case), or ``seat`` holds only trumps, above every other trump in play
+          (it takes every trick itself).
+        - -1: a seat of another side holds the highest trump in play, in a hand played to
+          its last trick: it must play it some time, and nothing beats it. Or the side
+          holds no trump in play, and in every ladder in which ``seat`` holds a card the
+          highest card in play is another side's: whatever ``seat`` leads, the seat
+          holding that card may play it on the lead, and nothing beats it."""
+        holder = self.holder
+        side = self.side
+        for c in self.trump_top:
+            if not (played >> c) & 1:
+                if holder[c] not in side:
+                    return -1
+                break
+        if seat not in side:
+            return 0
+        assert self.order is not None
+        trumps = self.order.trumps & ~played
+        hand = self.hands[seat] & ~played
+        theirs = 0
+        sure = stopped = True
+        for top in self.tops:
+            other = False
+            for c in top:
+                if (played >> c) & 1:
+                    continue
+                if holder[c] in side:
+                    if other:
+                        sure = False
+                    elif hand & self.ladder[c]:
+                        stopped = False  # seat may lead this ladder, where the side is top
+                else:
+                    other = True
+                    theirs |= 1 << c
+        if not sure:
+            ours = trumps & ~theirs
+            return -1 if stopped and not ours else 0
+        if trumps & theirs:  # unless ``seat`` holds only trumps, the highest ones
+            if hand & ~trumps:
+                return 0
+            other = False
+            for c in self.trump_top:
+                if (trumps >> c) & 1:
+                    if not (hand >> c) & 1:
+                        other = True
+                    elif other:
+                        return 0
+        return 1
+
     def key(self, state: Any, played: int) -> Hashable:
-        """The position's memo key at the start of a trick: the game's ``claim_key`` if it
-        gives one; else the seat to act and the cards of the tricks played since the root
-        (which, with the hands at the root, say where every card is)."""
+        """The position's memo key at the start of a trick. With the game's
+        ``claim_order``, the canonical position: the seat to act and, per ladder, which
+        seat holds each card still in play, the weakest first (the seat and card of a
+        distinct card), so positions that differ only by equivalent cards meet. Else the
+        game's ``claim_key`` if it gives one; else the seat to act and the cards of the
+        tricks played since the root (which, with the hands at the root, say where every
+        card is)."""
+        seat = self.game.current_seat(state)
+        order = self.order
+        if order is not None:
+            known = self.keys.get((seat, played))
+            if known is not None:
+                return known
+            holder = self.holder
+            distinct = order.distinct
+            k = 0 if seat is None else seat + 1
+            for ladder in order.ladders:
+                for c in ladder:
+                    if not (played >> c) & 1:
+                        k = (k << 3) | (holder[c] + 2)
+                        if (distinct >> c) & 1:
+                            k = (k << 6) | c
+                k = (k << 3) | 1
+            self.keys[seat, played] = k
+            return k
         if self.keyed is not None:
             return self.keyed(state)
-        return (self.game.current_seat(state), played)
+        return (seat, played)
 
     def _count(self) -> None:
         """Count one more position searched. :raises ClaimTooDeep: past the budget."""
@@ -209,6 +397,14 @@ class _Search:
             return True
         key = None
         if boundary:
+            if self.order is not None and horizon >= _UNBOUNDED and not self.table & ~played:
+                seat = game.current_seat(state)
+                assert seat is not None
+                sure = self.sures.get((seat, played))
+                if sure is None:
+                    sure = self.sures[seat, played] = self._sure(seat, played)
+                if sure:
+                    return sure > 0
             key = self.key(state, played)
             lo, hi = self.bounds.get(key, (0, _NONE + 1))
             if horizon <= lo:
@@ -220,7 +416,7 @@ class _Search:
         assert seat is not None
         mine = seat in self.side
         result = not mine
-        for action, child, won, lost, cards in self.children(state):
+        for action, child, won, lost, cards in self.children(state, played):
             ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0)
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, horizon)
@@ -255,7 +451,7 @@ class _Search:
         assert seat is not None
         mine = seat in self.side or self.cooperative
         result = not mine
-        for action, child, won, lost, cards in self.children(state):
+        for action, child, won, lost, cards in self.children(state, played):
             ok = self.makes(child, need - won, allow - lost, played | cards, won + lost > 0)
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, need)
@@ -281,7 +477,7 @@ class _Search:
         while not game.is_terminal(state):
             seat = game.current_seat(state)
             assert seat is not None
-            kids = self._in_order(state)
+            kids = self._in_order(state, played)
             if seat in self.side or self.cooperative:
                 pick = next(k for k in kids if self.makes(k[1], need - k[2], allow - k[3],
                                                           played | k[4], k[2] + k[3] > 0))
@@ -312,7 +508,7 @@ class _Search:
                 break
             seat = game.current_seat(state)
             assert seat is not None
-            kids = self._in_order(state)
+            kids = self._in_order(state, played)
             if seat in self.side:
                 pick = kids[0]
             else:
@@ -325,12 +521,12 @@ class _Search:
 
     def _can_still(self, state: Any, need: int) -> bool:
         """Whether the side could still take ``need`` tricks if every seat helped it."""
-        helped = _Search(self.game, self.side, cooperative=True)
+        helped = _Search(self.game, self.side, state, cooperative=True)
         return helped.makes(state, need, _NONE, 0, True)
 
-    def _in_order(self, state: Any) -> list[tuple[Action, Any, int, int, int]]:
+    def _in_order(self, state: Any, played: int) -> list[tuple[Action, Any, int, int, int]]:
         """The children in the order of the legal actions (lines are deterministic)."""
-        kids = list(self.children(state))
+        kids = list(self.children(state, played, merge=False))
         order = {a: i for i, a in enumerate(self.game.legal_actions(state))}
         kids.sort(key=lambda k: order[k[0]])
         return kids
@@ -384,7 +580,7 @@ def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL,
         if not 1 <= tricks <= left:
             raise ClaimError(f"a claim is of 1 to {left} tricks, or of all the tricks left")
         need, allow = tricks, _NONE
-    search = _Search(game, side, budget=budget)
+    search = _Search(game, side, state, budget=budget)
     if tricks == ALL:
         holds = search.sweeps(state, _NONE, 0, True)
     else:

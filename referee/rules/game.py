@@ -12,10 +12,10 @@ are the card itself (``0..51``); other verbs use codes from :data:`VERB_BASE` up
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
-from referee.rules.cards import CARD_NAMES, Card, CardSet
+from referee.rules.cards import CARD_NAMES, Card, CardSet, parse_card
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -300,6 +300,65 @@ def default_action(game: Game[Any], state: Any) -> Action:
         if verb in by_verb:
             return by_verb[verb]
     return legal[0]
+
+
+def explained_actions(game: Game[Any], state: Any) -> list[Action]:
+    """The actions a dispute replay explains at ``state`` (why the rules refuse each): those
+    the seat to act could name in this phase, by the game's optional ``phase_actions(state)``
+    (by default every action of the game), less the legal ones and those that name a card
+    the seat does not hold (a play, a discard, a declaration of cards it lacks). Empty when
+    nobody is to act."""
+    seat = game.current_seat(state)
+    if seat is None:
+        return []
+    lacking = ~game.card_locations(state).get(f"hand{seat}", 0)
+    legal = set(game.legal_actions(state))
+    hook: Callable[[Any], Iterable[Action]] | None = getattr(game, "phase_actions", None)
+    candidates = game.all_actions() if hook is None else hook(state)
+    named = named_cards(game)
+    return [a for a in candidates if a not in legal and not named.get(a, 0) & lacking]
+
+
+class _Notated(Protocol):
+    def format_action(self, action: Action) -> str: ...
+
+    def all_actions(self) -> Sequence[Action]: ...
+
+
+_INDEX: dict[type, tuple[dict[Action, CardSet], dict[str, tuple[Action, ...]]]] = {}
+
+
+def _index(game: _Notated) -> tuple[dict[Action, CardSet], dict[str, tuple[Action, ...]]]:
+    """``game``'s actions read once from their notation (``verb`` or ``verb:argument``): the
+    cards each names (``play:7C``, ``discard:7C,8D``; none for ``bid:80C``), and the actions
+    of each verb, in the game's order."""
+    found = _INDEX.get(type(game))
+    if found is None:
+        named: dict[Action, CardSet] = {}
+        by_verb: dict[str, list[Action]] = {}
+        for a in game.all_actions():
+            verb, _, arg = game.format_action(a).partition(":")
+            by_verb.setdefault(verb, []).append(a)
+            try:
+                mask = sum(1 << parse_card(part) for part in arg.split(",")) if arg else 0
+            except ValueError:
+                continue
+            if mask:
+                named[a] = mask
+        found = _INDEX[type(game)] = (named, {v: tuple(c) for v, c in by_verb.items()})
+    return found
+
+
+def named_cards(game: _Notated) -> dict[Action, CardSet]:
+    """The cards each action of ``game`` names, for the actions that name any (do not
+    change the dict: it is worked out once per game)."""
+    return _index(game)[0]
+
+
+def actions_of(game: _Notated, verbs: Iterable[str]) -> list[Action]:
+    """The actions of ``game`` whose verb is one of ``verbs``, sorted."""
+    by_verb = _index(game)[1]
+    return sorted(a for v in verbs for a in by_verb.get(v, ()))
 
 
 def forfeit_winner(game: Game[Any], scores: Sequence[int], seat: Seat) -> int:

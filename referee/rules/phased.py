@@ -14,7 +14,15 @@ from typing import Any, ClassVar, Protocol, Self
 
 from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
-from referee.rules.game import JSON, Action, HandResult, MatchState, TrickTaken, cards_taken
+from referee.rules.game import (
+    JSON,
+    Action,
+    HandResult,
+    MatchState,
+    TrickTaken,
+    actions_of,
+    cards_taken,
+)
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -66,6 +74,8 @@ class Phased:
     """Per phase: the rule that says who acts (quoted when another seat tries to)."""
     EXPECTED: ClassVar[Mapping[int, tuple[str, str]]]
     """Per phase: what may be done, in words, and the rule that says so."""
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
+    """Per phase: the verbs of its actions (what a dispute replay explains there)."""
 
     def current_seat(self, state: PhasedState) -> Seat | None:
         return None if state.phase == self.OVER else state.to_act
@@ -75,6 +85,14 @@ class Phased:
 
     def format_action(self, action: Action) -> str:
         raise NotImplementedError
+
+    def all_actions(self) -> Sequence[Action]:
+        raise NotImplementedError
+
+    def phase_actions(self, state: PhasedState) -> list[Action]:
+        """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
+        explains (:func:`referee.rules.game.explained_actions`)."""
+        return actions_of(self, self.PHASE_VERBS[state.phase])
 
     def _known(self, action: Action) -> bool:
         """Whether ``action`` is an action code of this game."""

@@ -36,11 +36,13 @@ from referee.rules.seats import Seat
 __all__ = [
     "NO_TRUMP",
     "TRUMP_POWER",
+    "ClaimOrder",
     "Trick",
     "TrickTables",
     "answer",
     "beat",
     "by_rank",
+    "claim_order",
     "follow_suit",
     "lead",
     "play",
@@ -238,3 +240,40 @@ def answer(
     if not held:
         return hand
     return (held & overtrump) or (held if undertrump else hand)
+
+
+# -- what a claim's search may treat as one card --------------------------------------------
+
+
+class ClaimOrder(NamedTuple):
+    """The cards in play (in the hands and in the trick on the table) in the order that
+    decides tricks, for a claim's search (:mod:`referee.rules.claims`, a game's
+    ``claim_order`` hook): two cards of one seat that sit next to each other in a ladder,
+    with no card in play between them but that seat's, win and lose the same tricks and
+    are legal together, so the search tries one of them."""
+
+    ladders: tuple[tuple[Card, ...], ...]
+    """Per effective suit, its cards in play, the weakest first (a bower in the trump's)."""
+    distinct: CardSet = 0
+    """Cards that a rule of the game tells apart from their neighbours (Ulti's ulti seven,
+    held for the last trick): never merged with another card, still between them."""
+    trumps: CardSet = 0
+    """The trumps in play, given only where the hand is played to its last trick (so the
+    highest trump in play takes a trick: it must be played, and nothing beats it)."""
+
+
+def claim_order(tables: TrickTables, in_play: CardSet, distinct: CardSet = 0,
+                to_the_end: bool = True) -> ClaimOrder:
+    """The :class:`ClaimOrder` of the cards ``in_play`` under ``tables``: trick power
+    within an effective suit is the whole of what a claim (tricks, not points) can tell
+    cards apart by, but for the ``distinct`` cards. ``to_the_end``: the hand is played to
+    its last trick (it does not stop early), so its ``trumps`` are given."""
+    strength = tables.strength
+    ladders = []
+    for cards in tables.suit_cards:
+        held = cards & in_play
+        if held:
+            ladders.append(tuple(sorted(
+                (c for c in range(52) if (held >> c) & 1), key=strength.__getitem__)))
+    return ClaimOrder(tuple(ladders), distinct & in_play,
+                      tables.trumps & in_play if to_the_end else 0)

@@ -192,28 +192,22 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     @unary_handler
     def GetReplay(self, request: pb.GetReplayRequest, context: grpc.ServicerContext
                   ) -> pb.GetReplayResponse:
-        r = self.q.replay(_uuid(request.match_id, "match_id"), request.hand,
-                          request.action_index, request.token)
-        out = pb.GetReplayResponse(
-            match_id=r["match_id"], hand=r["hand"], action_index=r["index"],
-            actions=r["actions"], legal=r["legal"],
-            illegal=[pb.IllegalAction(**x) for x in r["illegal"]],
-            cards={where: rpb.Cards(cards=c) for where, c in r["cards"].items()},
-            table=table_pb(r["state"], sides_by_seat(r["game"])),
-            timeline=[_timeline_entry(x, r["match_id"], r["hand"]) for x in r["timeline"]],
-            finished=r["finished"],
-        )
-        if r["action"]:
-            a = r["action"]
-            out.action.CopyFrom(pb.ReplayAction(index=a["index"], seat=a["seat"],
-                                                action=a["action"], time=timestamp_of(a["time"])))
-        scoring = r.get("scoring")
-        if scoring:
-            out.scoring.CopyFrom(_hand_score(r["hand"], r["dealer"], scoring["result"],
-                                             scoring["scores_after"], scoring["rulings"]))
-        if r["to_act"] is not None:
-            out.to_act = r["to_act"]
-        return out
+        return _replay_pb(self.q.replay(_uuid(request.match_id, "match_id"), request.hand,
+                                        request.action_index, request.token))
+
+    @stream_handler
+    def WalkReplay(self, request: pb.WalkReplayRequest,
+                   context: StreamContext) -> Iterator[pb.WalkReplayResponse]:
+        """The first message is the whole GetReplay answer; the others leave out the
+        timeline and the scoring, which are the hand's, the same at every state."""
+        stop = request.to_index if request.HasField("to_index") else None
+        first = True
+        for r in self.q.replay_walk(_uuid(request.match_id, "match_id"), request.hand,
+                                    request.from_index, stop, request.token):
+            if not first:
+                r = {**r, "timeline": (), "scoring": None}
+            first = False
+            yield pb.WalkReplayResponse(step=_replay_pb(r))
 
     @unary_handler
     def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
@@ -344,6 +338,30 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),
                                              request.token):
             yield pb.ExportTournamentResponse(record_json=line)
+
+
+def _replay_pb(r: dict[str, Any]) -> pb.GetReplayResponse:
+    """One state of the dispute replay (``Queries.replay``) as GetReplay answers it."""
+    timeline = [_timeline_entry(x, r["match_id"], r["hand"]) for x in r["timeline"]]
+    out = pb.GetReplayResponse(
+        match_id=r["match_id"], hand=r["hand"], action_index=r["index"],
+        actions=r["actions"], legal=r["legal"],
+        illegal=[pb.IllegalAction(**x) for x in r["illegal"]],
+        cards={where: rpb.Cards(cards=c) for where, c in r["cards"].items()},
+        table=table_pb(r["state"], sides_by_seat(r["game"])),
+        timeline=timeline, finished=r["finished"],
+    )
+    if r["action"]:
+        a = r["action"]
+        out.action.CopyFrom(pb.ReplayAction(index=a["index"], seat=a["seat"],
+                                            action=a["action"], time=timestamp_of(a["time"])))
+    scoring = r.get("scoring")
+    if scoring:
+        out.scoring.CopyFrom(_hand_score(r["hand"], r["dealer"], scoring["result"],
+                                         scoring["scores_after"], scoring["rulings"]))
+    if r["to_act"] is not None:
+        out.to_act = r["to_act"]
+    return out
 
 
 def _timestamp(iso: str) -> Timestamp:

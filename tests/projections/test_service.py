@@ -159,3 +159,50 @@ def test_hand_view_page_for_auditors_any_time_and_everyone_after_the_hand(
 
 def created_players(app: Referee, mid: str) -> list[str]:
     return list(app.get_match(uuid.UUID(mid)).players)
+
+
+def test_walk_replay_streams_every_state_as_get_replay_answers_it(
+        app: Referee, served: tuple[grpc.Channel, ProjectionWorker]) -> None:
+    """Issue 24, item 5: WalkReplay sends each state of a hand once, from one read and one
+    replay of it: message for message what GetReplay answers at that index (the hand's
+    timeline and scoring with the first message only); bounded by the
+    same access rules (a seat may not walk the running hand) and the same index range."""
+    channel, worker = served
+    ref = pbg.RefereeServiceStub(channel)
+    proj = ppbg.ProjectionsServiceStub(channel)
+    created = ref.CreateMatch(pb.CreateMatchRequest(
+        game="ulti", rules={"deals": pb.RuleValue(int_value=1)}))
+    mid = created.match_id
+    tokens = [t.token for t in created.seat_tokens]
+    worker.wait()
+
+    def walk(token: str, **bounds: int) -> list[ppb.GetReplayResponse]:
+        return [m.step for m in proj.WalkReplay(ppb.WalkReplayRequest(
+            match_id=mid, hand=1, token=token, **bounds))]
+
+    info = expect_error(lambda: walk(tokens[0]), grpc.StatusCode.PERMISSION_DENIED,
+                        "HAND_IN_PROGRESS")
+    assert "hand1" not in str(info)
+    assert len(walk(AUDITOR)) == 1  # the auditor walks the running hand: no action yet
+
+    play(app, uuid.UUID(mid), tokens, random.Random(5))
+    worker.wait()
+    steps = walk(tokens[1])
+    n = steps[0].actions
+    assert n > 10 and [s.action_index for s in steps] == list(range(n + 1))
+    for i in (0, n // 2, n):  # the hand's timeline and scoring come once, with the first
+        answer = proj.GetReplay(ppb.GetReplayRequest(
+            match_id=mid, hand=1, action_index=i, token=tokens[1]))
+        assert answer.timeline and answer.HasField("scoring")
+        if i:
+            assert not steps[i].timeline and not steps[i].HasField("scoring")
+            del answer.timeline[:]
+            answer.ClearField("scoring")
+        assert steps[i] == answer
+    assert steps[-1].finished and not steps[-1].HasField("action")
+    assert [s.action_index for s in walk(AUDITOR, from_index=3, to_index=5)] == [3, 4, 5]
+    assert [s.action_index for s in walk(AUDITOR, from_index=n)] == [n]
+    for bounds in ({"from_index": n + 1}, {"from_index": 0, "to_index": n + 1},
+                   {"from_index": 4, "to_index": 3}, {"from_index": -1}):
+        expect_error(lambda b=bounds: walk(AUDITOR, **b), grpc.StatusCode.OUT_OF_RANGE,
+                     "ACTION_INDEX_OUT_OF_RANGE")

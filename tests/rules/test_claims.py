@@ -91,11 +91,22 @@ def tricks_in(game: Game[Any], state: Any, line: Any, side: frozenset[int]) -> t
 
 @pytest.mark.parametrize("name", list(GAMES))
 def test_the_solver_agrees_with_the_enumerator(name: str) -> None:
+    _agree(name, f"claims-{name}", POSITIONS, MOST_LEFT.get(name, DEFAULT_MOST_LEFT))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_solver_agrees_with_the_enumerator_deeper(name: str) -> None:
+    """More positions, one trick deeper: the equivalent cards, the canonical key and the
+    bounds of the search (issue 20) met in more shapes."""
+    _agree(name, f"claims-deep-{name}", 200, MOST_LEFT.get(name, DEFAULT_MOST_LEFT) + 1)
+
+
+def _agree(name: str, seed: str, positions: int, most: int) -> None:
     game = GAMES[name]
-    rng = random.Random(f"claims-{name}")
-    most = MOST_LEFT.get(name, DEFAULT_MOST_LEFT)
+    rng = random.Random(seed)
     seen = {"all": [0, 0], "k": [0, 0]}
-    for _ in range(POSITIONS):
+    for _ in range(positions):
         state = end_position(game, rng, most)
         seat = game.current_seat(state)
         assert seat is not None

@@ -239,6 +239,8 @@ def _populate(world: World) -> None:
         ppb.GetScoreboardRequest(match_id=mid, token=seat_token),
         ppb.WatchScoreboardRequest(match_id=mid, token=seat_token, after_version=1),
         ppb.GetReplayRequest(match_id=mid, hand=1, action_index=3, token=seat_token),
+        ppb.WalkReplayRequest(match_id=mid, hand=1, from_index=2, to_index=5,
+                              token=seat_token),
         ppb.ExportHandRequest(match_id=mid, hand=1, token=seat_token),
         ppb.ExportMatchRequest(match_id=mid, token=seat_token),
         ppb.RecordRulingRequest(token=AUDITOR, match_id=mid, hand=1, kind="correction",

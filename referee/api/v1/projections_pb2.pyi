@@ -207,6 +207,26 @@ class TableEvent(_message.Message):
     detail: _struct_pb2.Struct
     def __init__(self, type: _Optional[str] = ..., seat: _Optional[int] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
+class WalkReplayRequest(_message.Message):
+    __slots__ = ("match_id", "hand", "from_index", "to_index", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    FROM_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TO_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hand: int
+    from_index: int
+    to_index: int
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., from_index: _Optional[int] = ..., to_index: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+
+class WalkReplayResponse(_message.Message):
+    __slots__ = ("step",)
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    step: GetReplayResponse
+    def __init__(self, step: _Optional[_Union[GetReplayResponse, _Mapping]] = ...) -> None: ...
+
 class GetReplayResponse(_message.Message):
     __slots__ = ("match_id", "hand", "action_index", "actions", "to_act", "legal", "action", "illegal", "cards", "table", "timeline", "scoring", "finished")
     class CardsEntry(_message.Message):

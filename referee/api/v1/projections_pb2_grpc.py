@@ -50,6 +50,11 @@ class ProjectionsServiceStub:
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetReplayRequest.SerializeToString,
                 response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.GetReplayResponse.FromString,
                 _registered_method=True)
+        self.WalkReplay = channel.unary_stream(
+                '/referee.api.v1.ProjectionsService/WalkReplay',
+                request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.WalkReplayRequest.SerializeToString,
+                response_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.WalkReplayResponse.FromString,
+                _registered_method=True)
         self.ExportHand = channel.unary_unary(
                 '/referee.api.v1.ProjectionsService/ExportHand',
                 request_serializer=referee_dot_api_dot_v1_dot_projections__pb2.ExportHandRequest.SerializeToString,
@@ -97,6 +102,15 @@ class ProjectionsServiceServicer:
 
     def GetReplay(self, request, context):
         """One hand at one action index: cards, legal set, why other actions are illegal, timeline.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WalkReplay(self, request, context):
+        """Every state of a hand from one action index to another, the hand read and replayed
+        once (a whole-hand walk costs about what a few GetReplay calls do); each message is what
+        GetReplay answers at that index. Same access as GetReplay.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -155,6 +169,11 @@ def add_ProjectionsServiceServicer_to_server(servicer, server):
                     servicer.GetReplay,
                     request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.GetReplayRequest.FromString,
                     response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.GetReplayResponse.SerializeToString,
+            ),
+            'WalkReplay': grpc.unary_stream_rpc_method_handler(
+                    servicer.WalkReplay,
+                    request_deserializer=referee_dot_api_dot_v1_dot_projections__pb2.WalkReplayRequest.FromString,
+                    response_serializer=referee_dot_api_dot_v1_dot_projections__pb2.WalkReplayResponse.SerializeToString,
             ),
             'ExportHand': grpc.unary_unary_rpc_method_handler(
                     servicer.ExportHand,
@@ -264,6 +283,33 @@ class ProjectionsService:
             '/referee.api.v1.ProjectionsService/GetReplay',
             referee_dot_api_dot_v1_dot_projections__pb2.GetReplayRequest.SerializeToString,
             referee_dot_api_dot_v1_dot_projections__pb2.GetReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WalkReplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/referee.api.v1.ProjectionsService/WalkReplay',
+            referee_dot_api_dot_v1_dot_projections__pb2.WalkReplayRequest.SerializeToString,
+            referee_dot_api_dot_v1_dot_projections__pb2.WalkReplayResponse.FromString,
             options,
             channel_credentials,
             insecure,

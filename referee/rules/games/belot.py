@@ -21,7 +21,7 @@ Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game
@@ -94,6 +94,10 @@ class Belot(BeloteGame):
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
     notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        AUCTION: ("pass", "bid", "contra", "recontra", "surcontra"),
+        PLAY: ("play", "declare", "belot"), OVER: (),
+    }
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 
     state_class: ClassVar[type[BeloteState]] = BelotState

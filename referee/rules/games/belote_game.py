@@ -28,7 +28,14 @@ from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.games.belote_declarations import COMBO_MASKS
-from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK
+from referee.rules.games.belote_family import (
+    CARDS_C,
+    CARDS_D,
+    CARDS_H,
+    CARDS_S,
+    PACK_MASK,
+    TABLES,
+)
 from referee.rules.games.belote_state import (
     AUCTION,
     LANE_BITS,
@@ -42,6 +49,7 @@ from referee.rules.games.belote_state import (
     unlane,
 )
 from referee.rules.seats import Seat
+from referee.rules.tricks import ClaimOrder, claim_order
 
 __all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "action_reader"]
 
@@ -130,6 +138,8 @@ class BeloteGame:
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
     undealt: ClassVar[str]
     """The name of the cards not dealt yet in :meth:`card_locations`."""
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
+    """Per phase: the verbs of its actions (what a dispute replay explains there)."""
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -145,6 +155,11 @@ class BeloteGame:
 
     def all_actions(self) -> list[game.Action]:
         return self.notation.every()
+
+    def phase_actions(self, state: BeloteState) -> list[game.Action]:
+        """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
+        explains (``referee.rules.game.explained_actions``)."""
+        return game.actions_of(self, self.PHASE_VERBS[state.phase])
 
     # -- the deal -------------------------------------------------------------------------
 
@@ -323,6 +338,25 @@ class BeloteGame:
         if state.phase == OVER:
             out["result"] = self.result(state).to_json()
         return out
+
+    # -- claims (referee.rules.claims) -------------------------------------------------------
+
+    def claim_order(self, state: BeloteState) -> ClaimOrder:
+        """The cards in play by trick power under the contract (BG-T1, CO-C3). A claim is of
+        tricks, so the king and queen of trumps are equivalent neighbours like any others:
+        the belot / belote they may carry (BG-A7, CO-A4) is points, never a trick."""
+        in_play = unlane(state.hands)
+        for c in state.trick:
+            in_play |= 1 << c
+        return claim_order(TABLES[state.ctx.contract], in_play)
+
+    def claim_card(self, action: game.Action) -> Card | None:
+        """The card an action of the play plays: a card said with belot, belote or
+        rebelote is that card (BG-A7, CO-A4); a declaration (BG-A3, CO-A2) plays none and
+        changes no trick (None: a claim's search leaves it out)."""
+        if 0 <= action - self.declare_base < N_COMBOS:
+            return None
+        return action & 63
 
     def view(self, state: BeloteState, seat: Seat | None) -> dict[str, game.JSON]:
         raise NotImplementedError

@@ -112,6 +112,10 @@ class Coinche(BeloteGame):
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
     notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        AUCTION: ("pass", "bid", "coinche", "surcoinche"),
+        PLAY: ("play", "announce", "belote", "rebelote"), OVER: (),
+    }
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
     state_class: ClassVar[type[BeloteState]] = CoincheState
     declare_base: ClassVar[game.Action] = ANNOUNCE_BASE

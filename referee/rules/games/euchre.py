@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game, phased
@@ -32,6 +32,7 @@ from referee.rules.cards import (
     Card,
     CardSet,
     cards_in,
+    mask_of,
     parse_card,
 )
 from referee.rules.dealing import check_deal
@@ -39,7 +40,7 @@ from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
-from referee.rules.tricks import Trick, follow_suit, lead, play
+from referee.rules.tricks import ClaimOrder, Trick, claim_order, follow_suit, lead, play
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,6 +218,11 @@ class Euchre(phased.TeamMatch):
             OVER: ("EU-17",),
         }
     )
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        BID1: ("pass", "order_up"), BID2: ("pass", "name"), DISCARD: ("discard",),
+        ALONE: ("alone", "partner"), DEFEND: ("defend_alone", "defend_partner"),
+        PLAY: ("play",), OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -478,6 +484,15 @@ class Euchre(phased.TeamMatch):
     def all_actions(self) -> list[game.Action]:
         discards = (DISCARD_BASE + c for c in PACK_24)
         return sorted([*PACK_24, *_VERBS.values(), *range(NAME_BASE, NAME_BASE + 4), *discards])
+
+    def claim_order(self, state: EuchreState) -> ClaimOrder:
+        """The cards in play by trick power (EU-3, EU-20): the left bower with the trumps,
+        between the right bower and the ace; not the hand of a seat sitting out (EU-13,
+        EU-14), which is never played (for a claim's search, referee.rules.claims)."""
+        in_play = sum(h for s, h in enumerate(state.hands) if not (state.out >> s) & 1)
+        if state.trick is not None:
+            in_play |= mask_of(state.trick.cards)
+        return claim_order(TABLES[state.trump], in_play)
 
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}

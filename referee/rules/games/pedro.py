@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game, phased
@@ -62,7 +62,7 @@ from referee.rules.games.pedro_discards import DiscardSets as DiscardSets
 from referee.rules.games.pedro_discards import discard_sets
 from referee.rules.params import RuleSet, param
 from referee.rules.seats import Seat
-from referee.rules.tricks import answer, winner_index
+from referee.rules.tricks import ClaimOrder, answer, claim_order, winner_index
 
 
 @dataclasses.dataclass(frozen=True)
@@ -334,6 +334,10 @@ class Pedro(phased.TeamMatch):
             OVER: ("PE-15",),
         }
     )
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        BID: ("pass", "bid"), NAME: ("name",), DISCARD: ("discard",), TAKE: ("take",),
+        PLAY: ("play",), OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -669,6 +673,15 @@ class Pedro(phased.TeamMatch):
                 *(DISCARD_BASE + m for m in family),
             ]
         )
+
+    def claim_order(self, state: PedroState) -> ClaimOrder:
+        """The cards in play by trick power (PE-3, PE-17): the left pedro with the trumps,
+        just below the right pedro, not in its printed suit (for a claim's search,
+        referee.rules.claims; a claim is of tricks, so the pedros' points do not part them)."""
+        in_play = sum(state.hands)
+        for _, c in state.trick:
+            in_play |= 1 << c
+        return claim_order(TABLES[state.trump], in_play)
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}

@@ -29,6 +29,7 @@ from referee.rules.cards import (
     CardSet,
     card,
     cards_in,
+    mask_of,
     names,
     parse_card,
 )
@@ -58,10 +59,12 @@ from referee.rules.phased import Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import (
     NO_TRUMP,
+    ClaimOrder,
     Trick,
     TrickTables,
     answer,
     by_rank,
+    claim_order,
     lead,
     play,
     trick_tables,
@@ -533,6 +536,15 @@ class Ulti(Phased):
     EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
         p: (what, rule) for p, (_, what, rule) in _PHASES.items() if p != OVER
     }
+    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
+        DISCARD: ("discard",),
+        BID: ("pass", "bid"),
+        AUCTION: ("pass", "pickup", "stand", "bid"),  # a bid here: UL-11's refusal says why
+        TRUMP: ("name",),
+        PLAY: ("play",),
+        KONTRA: ("pass", "kontra", "rekontra"),
+        OVER: (),
+    }
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -969,6 +981,16 @@ class Ulti(Phased):
             ]
         )
 
+    def claim_order(self, state: UltiState) -> ClaimOrder:
+        """The cards in play by trick power under the contract (UL-2, UL-26), the ulti seven
+        apart: the declarer may not play it before the last trick (UL-25), so it is never
+        equivalent to the eight above it; a hand that may stop early (UL-27) is not played
+        to the end (for a claim's search, referee.rules.claims)."""
+        trick = state.trick
+        fx = state.fx
+        in_play = sum(state.hands) | (0 if trick is None else mask_of(trick.cards))
+        return claim_order(TABLES[fx.trump], in_play, fx.hold, to_the_end=not fx.stop)
+
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
         where["played"] = played(state.tricks, () if state.trick is None else state.trick.cards)
@@ -1003,23 +1025,16 @@ class Ulti(Phased):
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _known(self, action: game.Action) -> bool:
-        try:
-            text = self.format_action(action)
-            return self.parse_action(text) == action
-        except (KeyError, IndexError, InvalidActionError):
-            return False
-
     def _illegal(self, state: UltiState, action: game.Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
-        if not self._known(action) or action not in _ALL:
+        if action not in _ALL:
             return IllegalActionError(f"action code {action} is not an Ulti action", "UL-9")
         text = self.format_action(action)
         phase = state.phase
         why: tuple[str, str] | None
         if phase == PLAY and action < game.VERB_BASE:
             why = self._why_not_card(state, action, text)
-        elif phase == KONTRA and action >= KONTRA_BASE:
+        elif phase == KONTRA and KONTRA_BASE <= action < DISCARD_BASE:
             why = self._why_not_kontra(state, action, text)
         else:
             why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)

@@ -1,0 +1,206 @@
+"""What a claim's search may treat as one card (issue 20): each game's ``claim_order`` and
+``claim_card`` hooks, and the equivalence the search draws from them.
+
+Cards next to each other in a ladder of ``claim_order`` (with no card in play between them but
+their holder's) are searched once. That is sound only if they take the same tricks: checked
+here against the brute-force enumerator on random end positions of every game, and for the
+cards a rule tells apart (Ulti's ulti seven, UL-25) or places outside its printed suit
+(Pedro's left pedro, PE-3; Euchre's left bower, EU-3).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from referee.rules.cards import parse_card
+from referee.rules.claims import _Search, side_of_seat
+from referee.rules.game import VERB_BASE, Game
+from referee.rules.games.belot_state import BELOT_BASE, DECLARE_BASE
+from referee.rules.games.coinche_state import ANNOUNCE_BASE, BELOTE_BASE, REBELOTE_BASE
+from referee.rules.registry import GAMES
+from tests.rules.test_claims import brute, end_position
+
+
+def _in_play(game: Game[Any], state: Any) -> int:
+    """The cards of the ladders: every card the hand may still play."""
+    out = 0
+    for ladder in game.claim_order(state).ladders:  # type: ignore[attr-defined]
+        for c in ladder:
+            assert not (out >> c) & 1, "a card in two ladders"
+            out |= 1 << c
+    return out
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_ladders_hold_the_cards_in_play_by_trick_power(name: str) -> None:
+    """Each ladder is one effective suit, weakest first: a card led and followed by the next
+    card of its ladder loses the trick to it (BG-T1, CO-C3, EU-20, PE-17, UL-26)."""
+    game = GAMES[name]
+    rng = random.Random(f"ladders-{name}")
+    for _ in range(40):
+        state = end_position(game, rng, 4)
+        hands = game.card_locations(state)
+        held = sum(v for k, v in hands.items() if k.startswith("hand"))
+        in_play = _in_play(game, state)
+        assert held & ~in_play == 0 or name == "euchre"  # every card held (but a lone hand's)
+        tables = _tables(game, state)
+        for ladder in game.claim_order(state).ladders:  # type: ignore[attr-defined]
+            suit = tables.suit_of[ladder[0]]
+            for low, high in itertools.pairwise(ladder):
+                assert tables.suit_of[high] == suit
+                assert tables.power[suit][high] > tables.power[suit][low]
+
+
+def _tables(game: Game[Any], state: Any) -> Any:
+    if game.name in ("belot", "coinche"):
+        from referee.rules.games.belote_family import TABLES
+
+        return TABLES[state.ctx.contract]
+    if game.name == "ulti":
+        from referee.rules.games.ulti.game import TABLES as UT
+
+        return UT[state.fx.trump]
+    module = __import__(f"referee.rules.games.{game.name}", fromlist=["TABLES"])
+    return module.TABLES[state.trump]
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_cards_searched_once_take_the_same_tricks(name: str) -> None:
+    """Two legal cards that the search merges (the same run of a ladder) leave positions
+    worth the same tricks to every side, by the brute-force enumerator."""
+    game = GAMES[name]
+    rng = random.Random(f"equivalent-{name}")
+    merged = 0
+    for _ in range(80):
+        state = end_position(game, rng, 3)
+        seat = game.current_seat(state)
+        assert seat is not None
+        side = side_of_seat(game, state, seat)
+        search = _Search(game, side, state)
+        runs: dict[int, list[int]] = {}
+        for a in game.legal_actions(state):
+            if 0 <= a < VERB_BASE:
+                runs.setdefault(search._top(a, seat, 0), []).append(a)
+        for cards in runs.values():
+            if len(cards) > 1:
+                merged += 1
+                worth = {brute(game, game.apply(state, seat, c).state, side) for c in cards}
+                assert len(worth) == 1, (name, game.audit_view(state), cards)
+    assert merged, "the random positions merge some cards"
+
+
+def _hold_state(rng: random.Random) -> Any:
+    """An Ulti hand in trick play whose declarer holds the ulti seven (UL-25) with other
+    trumps above it, and it is the declarer's turn to lead."""
+    game = GAMES["ulti"]
+    while True:
+        state = end_position(game, rng, 9)
+        fx = state.fx
+        if fx.hold and state.trick is None and game.current_seat(state) == fx.declarer:
+            hand = state.hands[fx.declarer]
+            if hand & fx.hold and (hand & _tables(game, state).trumps & ~fx.hold):
+                return state
+
+
+def test_ulti_the_ulti_seven_is_never_merged_ul25() -> None:
+    """UL-25: the declarer may not play the trump seven before the last trick, so it is
+    not equivalent to the trump eight above it, even held together."""
+    game = GAMES["ulti"]
+    rng = random.Random("ulti-seven")
+    for _ in range(5):
+        state = _hold_state(rng)
+        order = game.claim_order(state)  # type: ignore[attr-defined]
+        seven = state.fx.hold.bit_length() - 1
+        assert order.distinct == state.fx.hold
+        assert parse_card(f"7{'CDHS'[state.fx.trump]}") == seven
+        search = _Search(game, frozenset({state.fx.declarer}), state)
+        assert search._top(seven, state.fx.declarer, 0) == seven
+        eight = seven + 1
+        if (state.hands[state.fx.declarer] >> eight) & 1:  # the eight's run stops at it
+            assert search._top(eight, state.fx.declarer, 0) != seven
+
+
+def test_ulti_a_hand_that_may_stop_early_gives_no_trumps_ul27() -> None:
+    """UL-27: a colourless hand may stop at a trick; the search's sure-loss bound (the
+    highest trump takes a trick) is only for hands played to the last trick."""
+    game = GAMES["ulti"]
+    rng = random.Random("ulti-stop")
+    seen = 0
+    for _ in range(200):
+        state = end_position(game, rng, 8)
+        order = game.claim_order(state)  # type: ignore[attr-defined]
+        if state.fx.stop:
+            assert order.trumps == 0
+            seen += 1
+        else:
+            assert order.trumps == _tables(game, state).trumps & _in_play(game, state)
+    assert seen
+
+
+def test_pedro_the_left_pedro_is_a_trump_just_below_the_right_pedro_pe3() -> None:
+    """PE-3: the five of the other suit of the trump's colour is a trump, directly below
+    the right pedro: in the trump ladder, not in its printed suit's."""
+    game = GAMES["pedro"]
+    rng = random.Random("pedro-left")
+    checked = 0
+    for _ in range(300):
+        state = end_position(game, rng, 6)
+        t = state.trump
+        right, left = parse_card(f"5{'CDHS'[t]}"), parse_card(f"5{'CDHS'[3 - t]}")
+        ladders = game.claim_order(state).ladders  # type: ignore[attr-defined]
+        trumps = next(x for x in ladders if any(_tables(game, state).suit_of[c] == t for c in x))
+        if left in trumps and right in trumps:
+            i = trumps.index(left)
+            assert trumps[i + 1] == right
+            checked += 1
+        for x in ladders:
+            if x is not trumps:
+                assert left not in x
+    assert checked
+
+
+def test_euchre_the_left_bower_is_a_trump_and_a_seat_sitting_out_holds_none_eu3_eu13() -> None:
+    """EU-3: the left bower ranks between the right bower and the ace of trumps. EU-13,
+    EU-14: the partner of a seat playing alone plays no card, so none of its cards is in
+    play."""
+    game = GAMES["euchre"]
+    rng = random.Random("euchre-bowers")
+    alone = bowers = 0
+    for _ in range(400):
+        state = end_position(game, rng, 5)
+        in_play = _in_play(game, state)
+        for s in range(4):
+            if (state.out >> s) & 1:
+                assert not in_play & state.hands[s]
+                alone += 1
+        t = state.trump
+        right, left = parse_card(f"J{'CDHS'[t]}"), parse_card(f"J{'CDHS'[3 - t]}")
+        for ladder in game.claim_order(state).ladders:  # type: ignore[attr-defined]
+            if right in ladder and left in ladder:
+                assert ladder.index(right) > ladder.index(left)
+                assert all(_tables(game, state).suit_of[c] == t for c in ladder)
+                bowers += 1
+    assert alone and bowers
+
+
+@pytest.mark.parametrize("name", ["belot", "coinche"])
+def test_belote_a_card_said_with_belot_is_the_card_a_declaration_none_bg_a7_co_a4(
+    name: str,
+) -> None:
+    """BG-A7, CO-A4: playing the king or queen of trumps saying belot (belote, rebelote)
+    plays that card; a declaration (BG-A3, CO-A2) plays none and changes no trick. The
+    two are points, not tricks: for a claim (of tricks) the king and queen of trumps are
+    neighbours like any others."""
+    game = GAMES[name]
+    kh = parse_card("KH")
+    bases = (BELOT_BASE,) if name == "belot" else (BELOTE_BASE, REBELOTE_BASE)
+    declare = DECLARE_BASE if name == "belot" else ANNOUNCE_BASE
+    for base in bases:
+        assert game.claim_card(base + kh) == kh  # type: ignore[attr-defined]
+    assert game.claim_card(kh) == kh  # type: ignore[attr-defined]
+    assert game.claim_card(declare) is None  # type: ignore[attr-defined]
+    assert game.claim_card(declare + 5) is None  # type: ignore[attr-defined]
