@@ -29,9 +29,7 @@ from referee.rules.cards import (
     CardSet,
     card,
     cards_in,
-    mask_of,
     names,
-    parse_card,
 )
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
@@ -988,7 +986,7 @@ class Ulti(Phased):
         to the end (for a claim's search, referee.rules.claims)."""
         trick = state.trick
         fx = state.fx
-        in_play = sum(state.hands) | (0 if trick is None else mask_of(trick.cards))
+        in_play = sum(state.hands) | (0 if trick is None else cards.mask_of(trick.cards))
         return claim_order(TABLES[fx.trump], in_play, fx.hold, to_the_end=not fx.stop)
 
     def card_locations(self, state: UltiState) -> dict[str, CardSet]:
@@ -1128,7 +1126,7 @@ class Ulti(Phased):
 
 
 def _pack_card(text: str) -> Card:
-    c = parse_card(text)
+    c = cards.parse_card(text)
     if not (PACK_MASK >> c) & 1:
         raise InvalidActionError(f"{text!r} is not in the Hungarian pack (ranks 7 8 9 T J Q K A)")
     return c
