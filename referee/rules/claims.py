@@ -378,6 +378,12 @@ class _Search:
             return self.keyed(state)
         return (seat, played)
 
+    def _count(self) -> None:
+        """Count one more position searched. :raises ClaimTooDeep: past the budget."""
+        self.nodes += 1
+        if self.budget is not None and self.nodes > self.budget:
+            raise ClaimTooDeep(f"the claim was not decided within {self.budget} positions")
+
     def _decided(self, seat: Seat, action: Action, depth: int) -> None:
         key = (seat, action)
         self.history[key] = self.history.get(key, 0) + (1 << min(max(depth, 0), 20))
@@ -405,9 +411,7 @@ class _Search:
                 return True
             if horizon >= hi:
                 return False
-        self.nodes += 1
-        if self.budget is not None and self.nodes > self.budget:
-            raise ClaimTooDeep(f"the claim was not decided within {self.budget} positions")
+        self._count()
         seat = game.current_seat(state)
         assert seat is not None
         mine = seat in self.side
@@ -442,9 +446,7 @@ class _Search:
             known = self.memo.get(key)
             if known is not None:
                 return known
-        self.nodes += 1
-        if self.budget is not None and self.nodes > self.budget:
-            raise ClaimTooDeep(f"the claim was not decided within {self.budget} positions")
+        self._count()
         seat = game.current_seat(state)
         assert seat is not None
         mine = seat in self.side or self.cooperative

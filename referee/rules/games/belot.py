@@ -24,18 +24,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
+from referee.rules import game
 from referee.rules.cards import SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
-from referee.rules.game import (
-    JSON,
-    Action,
-    Announced,
-    Deal,
-    HandEnded,
-    HandResult,
-    MatchState,
-    Step,
-)
 from referee.rules.games import invariants
 from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
@@ -110,26 +101,28 @@ class Belot(BeloteGame):
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 
     state_class: ClassVar[type[BeloteState]] = BelotState
-    declare_base: ClassVar[Action] = DECLARE_BASE
+    declare_base: ClassVar[game.Action] = DECLARE_BASE
     declared: ClassVar[str] = "declaration"
     kinds: ClassVar[tuple[str, ...]] = BG_KINDS
     undealt: ClassVar[str] = "stock"
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
 
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
         in the same order, after the auction (BG-D2)."""
         if len(pack) >= 32:
             g0, g1, g2, g3 = DEAL_GETTERS[dealer % 4]
-            return Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=STOCK_GETTER(pack))
+            return game.Deal(
+                hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=STOCK_GETTER(pack)
+            )
         by_turn = [
             tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i]) for i in range(4)
         ]
         hands = tuple(by_turn[(s - dealer - 1) % 4] for s in range(4))
-        return Deal(hands=hands, stock=tuple(pack[20:32]))
+        return game.Deal(hands=hands, stock=tuple(pack[20:32]))
 
-    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> BelotState:
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
         held, rest = self._packed(deal, 5, 3, dealer)
         s = self._new_state(first_ctx(rules, dealer, deal.stock, rest, held | rest), held)
@@ -138,12 +131,12 @@ class Belot(BeloteGame):
 
     # -- the auction (BG-B1 .. BG-B6) -----------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[Action, ...]:
+    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
         ctx = state.ctx
-        calls: tuple[Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
+        calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
         return calls
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         if state.phase == OVER or seat != state.to_act:
             raise refuse_turn(state, seat, action)
         if state.phase == PLAY:
@@ -172,15 +165,17 @@ class Belot(BeloteGame):
             return self._start_play(s)
         if action == PASS and contract < 0 and passes == 4:  # BG-B6 (b)
             s.phase = OVER
-            return Step(s, (HandEnded(self.result(s)),))
-        return Step(s, ())
+            return game.Step(s, (game.HandEnded(self.result(s)),))
+        return game.Step(s, ())
 
-    def _contract_json(self, ctx: Ctx) -> dict[str, JSON]:
+    def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return {"contract": MODE_NAMES[ctx.contract], "declarer": ctx.bidder, "level": ctx.level}
 
     # -- play (BG-P*, BG-A*) ----------------------------------------------------------------
 
-    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[Action]) -> None:
+    def _extras(
+        self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
+    ) -> None:
         ctx = state.ctx
         hand = (state.hands >> (seat << 6)) & LOW
         x = hand & ctx.kq[seat]
@@ -189,30 +184,30 @@ class Belot(BeloteGame):
         if not state.tricks and ctx.decl_ok:  # BG-A1, BG-A3, BG-A4, with the first card
             out.extend(DECLARE_BASE + i for i in bg_declarable(hand, state.declared(seat)))
 
-    def _said(self, seat: Seat, action: Action) -> Announced:
-        return Announced("belot", {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[action & 63]]})
+    def _said(self, seat: Seat, action: game.Action) -> game.Announced:
+        return game.Announced("belot", {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[action & 63]]})
 
-    def _illegal(self, state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
+    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
         return illegal(state, action)
 
     # -- scoring ---------------------------------------------------------------------------
 
-    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.belot(result, rules)
 
-    def _result(self, state: BeloteState) -> HandResult:
+    def _result(self, state: BeloteState) -> game.HandResult:
         ctx = state.ctx
         tricks = state.tricks
         mode = ctx.contract
         if mode < 0 or len(tricks) < 8:
-            return HandResult((0, 0), {"redeal": True}, void=True)
+            return game.HandResult((0, 0), {"redeal": True}, void=True)
         rules = ctx.rules
         cards, won, last = team_tally(tricks)
         decls = state.decls
         decl_team = [0, 0]
-        declarations: list[JSON] = []
+        declarations: list[game.JSON] = []
         if decls:
             for (seat, i), p in zip(decls, bg_resolve(decls, rules), strict=True):
                 decl_team[seat & 1] += p
@@ -233,7 +228,7 @@ class Belot(BeloteGame):
                 raw[t] += 90
         level = ctx.level
         score = score_deal(mode, level, ctx.bidder & 1, (raw[0], raw[1]), valat is not None, rules)
-        detail: dict[str, JSON] = {
+        detail: dict[str, game.JSON] = {
             "contract": MODE_NAMES[mode],
             "declarer": ctx.bidder,
             "level": level,
@@ -248,17 +243,17 @@ class Belot(BeloteGame):
             "hanging": score.hanging,
             "pot_winner": score.pot_winner,
         }
-        return HandResult(score.points, detail)
+        return game.HandResult(score.points, detail)
 
     # -- views -----------------------------------------------------------------------------
 
-    def _belots(self, state: BeloteState) -> list[JSON]:
+    def _belots(self, state: BeloteState) -> list[game.JSON]:
         return [{"seat": who, "suit": SUIT_LETTERS[SUIT_OF[a & 63]]} for who, a in state.belots]
 
-    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
+    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, game.JSON]:
         over = state.phase == OVER
         ctx = state.ctx
-        fields: dict[str, JSON] = {
+        fields: dict[str, game.JSON] = {
             "calls": [{"seat": p, "call": self.format_action(a)} for p, a in ctx.calls],
             "contract": MODE_NAMES[ctx.contract] if ctx.contract >= 0 else None,
             "declarer": ctx.bidder if ctx.bidder >= 0 else None,
@@ -272,7 +267,7 @@ class Belot(BeloteGame):
         }
         return self._view(state, seat, fields)
 
-    def audit_view(self, state: BeloteState) -> dict[str, JSON]:
+    def audit_view(self, state: BeloteState) -> dict[str, game.JSON]:
         out = self._audit(state)
         out["stock"] = names(state.ctx.stock)
         out["declarations"] = [
@@ -282,10 +277,12 @@ class Belot(BeloteGame):
 
     # -- match level (BG-D4, BG-S6, BG-G1 .. BG-G3) ----------------------------------------
 
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0), dealer=first_dealer, carry=(0, 0))
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
+        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=(0, 0))
 
-    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+    def after_hand(
+        self, match: game.MatchState, result: game.HandResult, rules: RuleSet
+    ) -> game.MatchState:
         assert isinstance(rules, BelotRules)
         pot, pending = match.carry if len(match.carry) == 2 else (0, 0)
         dealer = (match.dealer + 1) & 3  # BG-D4, after an all-pass too
@@ -318,7 +315,7 @@ class Belot(BeloteGame):
             over = decided and not valat and result.points[leader] > 0
         else:
             over = decided
-        return MatchState(
+        return game.MatchState(
             scores=(scores[0], scores[1]),
             dealer=dealer,
             hands_played=match.hands_played + 1,

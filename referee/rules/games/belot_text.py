@@ -5,21 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules import phased
-from referee.rules.cards import (
-    CARD_NAMES,
-    KING,
-    PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_MASKS,
-    SUIT_NAMES,
-    SUIT_OF,
-    Card,
-    CardSet,
-    cards_in,
-    parse_card,
-)
+from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games.belot_state import (
@@ -39,7 +25,7 @@ from referee.rules.games.belote_game import (
     AUCTION,
     OVER,
     Reader,
-    read_action,
+    action_reader,
     read_king_or_queen,
 )
 from referee.rules.games.belote_state import BeloteState, playable_cards
@@ -61,9 +47,9 @@ def _read_bid(text: str, verb: str, arg: str) -> Action:
 def _read_declaration(text: str, verb: str, arg: str) -> Action:
     m = 0
     for part in arg.split(","):
-        c = parse_card(part)
+        c = cards.parse_card(part)
         if (m >> c) & 1:
-            raise InvalidActionError(f"{text!r} names {CARD_NAMES[c]} twice")
+            raise InvalidActionError(f"{text!r} names {cards.CARD_NAMES[c]} twice")
         m |= 1 << c
     declared = _DECL_BY_MASK.get(m)
     if declared is None:
@@ -75,7 +61,7 @@ def _read_declaration(text: str, verb: str, arg: str) -> Action:
 
 
 _READERS: Final[dict[str, Reader]] = {
-    "play": lambda text, verb, arg: parse_card(arg),
+    "play": lambda text, verb, arg: cards.parse_card(arg),
     "belot": _read_belot,
     "bid": _read_bid,
     "declare": _read_declaration,
@@ -85,27 +71,29 @@ _USAGE: Final = (
 )
 
 
-def parse_action(text: str) -> Action:
-    """A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
-    return read_action(text, "Belot", _USAGE, VERBS, _READERS)
+parse_action: Final = action_reader("Belot", _USAGE, VERBS, _READERS)
+"""A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
 
 
 def format_action(action: Action) -> str:
     if 0 <= action < VERB_BASE:
-        return "play:" + CARD_NAMES[action]
+        return "play:" + cards.CARD_NAMES[action]
     if BELOT_BASE <= action < BELOT_BASE + 52:
-        return "belot:" + CARD_NAMES[action - BELOT_BASE]
+        return "belot:" + cards.CARD_NAMES[action - BELOT_BASE]
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
-        return "declare:" + ",".join(CARD_NAMES[c] for c in COMBO_CARDS[action - DECLARE_BASE])
+        combo = COMBO_CARDS[action - DECLARE_BASE]
+        return "declare:" + ",".join(cards.CARD_NAMES[c] for c in combo)
     if BID_BASE <= action < BID_BASE + 6:
         return "bid:" + MODE_NAMES[action - BID_BASE]
     return VERB_NAMES[action]
 
 
 def all_actions() -> list[Action]:
-    belots = [BELOT_BASE + c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+    belots = [
+        BELOT_BASE + c for c in cards.PACK_32 if cards.RANK_OF[c] in (cards.KING, cards.QUEEN)
+    ]
     return sorted(
-        [*PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
+        [*cards.PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
          *range(DECLARE_BASE, DECLARE_BASE + len(COMBO_MASKS))]
     )
 
@@ -133,7 +121,7 @@ def illegal(state: BeloteState, action: Action) -> IllegalActionError:
     if action < VERB_BASE or BELOT_BASE <= action < BELOT_BASE + 52:
         c = action - BELOT_BASE if action >= BELOT_BASE else action
         if not (hand >> c) & 1:
-            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "BG-P1")
+            return IllegalActionError(f"{text!r}: you do not hold {cards.CARD_NAMES[c]}", "BG-P1")
         playable = playable_cards(state)
         if not (playable >> c) & 1:
             return illegal_card(state, seat, hand, playable, c, text)
@@ -192,48 +180,53 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
 
 
 def illegal_card(
-    state: BeloteState, seat: Seat, hand: CardSet, playable: CardSet, c: Card, text: str
+    state: BeloteState,
+    seat: Seat,
+    hand: cards.CardSet,
+    playable: cards.CardSet,
+    c: cards.Card,
+    text: str,
 ) -> IllegalActionError:
-    led = SUIT_OF[state.trick[0]]
+    led = cards.SUIT_OF[state.trick[0]]
     mode = state.ctx.contract
-    names = " ".join(CARD_NAMES[d] for d in cards_in(playable))
-    follow = hand & SUIT_MASKS[led]
-    if follow and SUIT_OF[c] != led:
+    names = " ".join(cards.CARD_NAMES[d] for d in cards.cards_in(playable))
+    follow = hand & cards.SUIT_MASKS[led]
+    if follow and cards.SUIT_OF[c] != led:
         return IllegalActionError(
-            f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {names}",
+            f"{text!r}: must follow suit: {cards.SUIT_NAMES[led]} were led and you hold {names}",
             "BG-P2",
         )
     if follow:
         return IllegalActionError(
-            f"{text!r}: must play higher than {CARD_NAMES[state.best]} in "
-            f"{SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
+            f"{text!r}: must play higher than {cards.CARD_NAMES[state.best]} in "
+            f"{cards.SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
             f"be raised, even over a partner); you may play {names}",
             "BG-P3",
         )
-    if SUIT_OF[state.best] == mode:
+    if cards.SUIT_OF[state.best] == mode:
         return IllegalActionError(
-            f"{text!r}: you are out of {SUIT_NAMES[led]} and an opponent's trump "
-            f"{CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
+            f"{text!r}: you are out of {cards.SUIT_NAMES[led]} and an opponent's trump "
+            f"{cards.CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
             "BG-P5",
         )
     return IllegalActionError(
-        f"{text!r}: you are out of {SUIT_NAMES[led]} and the opponents are winning: you "
+        f"{text!r}: you are out of {cards.SUIT_NAMES[led]} and the opponents are winning: you "
         f"must trump with {names}",
         "BG-P5",
     )
 
 
 def illegal_belot(
-    state: BeloteState, hand: CardSet, c: Card, text: str
+    state: BeloteState, hand: cards.CardSet, c: cards.Card, text: str
 ) -> IllegalActionError:
     mode = state.ctx.contract
     if mode == NO_TRUMPS:
         return IllegalActionError(f"{text!r}: there is no belot in no trumps", "BG-A2")
-    if mode != ALL_TRUMPS and SUIT_OF[c] != mode:
+    if mode != ALL_TRUMPS and cards.SUIT_OF[c] != mode:
         return IllegalActionError(
-            f"{text!r}: a belot is the king and queen of trumps ({SUIT_NAMES[mode]})", "BG-A7"
+            f"{text!r}: a belot is the king and queen of trumps ({cards.SUIT_NAMES[mode]})", "BG-A7"
         )
-    if hand & KING_QUEEN[SUIT_OF[c]] != KING_QUEEN[SUIT_OF[c]]:
+    if hand & KING_QUEEN[cards.SUIT_OF[c]] != KING_QUEEN[cards.SUIT_OF[c]]:
         return IllegalActionError(
             f"{text!r}: a belot is announced with the first of the king and queen, while "
             "you hold both",
@@ -247,7 +240,7 @@ def illegal_belot(
 
 
 def illegal_declaration(
-    state: BeloteState, seat: Seat, hand: CardSet, code: Action, text: str
+    state: BeloteState, seat: Seat, hand: cards.CardSet, code: Action, text: str
 ) -> IllegalActionError:
     if state.ctx.contract == NO_TRUMPS and not state.ctx.rules.bg_nt_declarations:
         return IllegalActionError(f"{text!r}: there are no declarations in no trumps", "BG-A2")
@@ -258,7 +251,7 @@ def illegal_declaration(
         )
     m = COMBO_MASKS[code - DECLARE_BASE]
     if hand & m != m:
-        missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
+        missing = " ".join(cards.CARD_NAMES[c] for c in cards.cards_in(m & ~hand))
         return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
     for who, other in state.decls:
         if who == seat and COMBO_MASKS[other] & m:

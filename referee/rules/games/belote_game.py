@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import ClassVar, Final, NamedTuple, TypeAlias
 
+from referee.rules import game
 from referee.rules.cards import (
     CARD_NAMES,
     KING,
@@ -26,19 +27,6 @@ from referee.rules.cards import (
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError
-from referee.rules.game import (
-    JSON,
-    VERB_BASE,
-    Action,
-    Announced,
-    Deal,
-    Fact,
-    HandEnded,
-    HandResult,
-    Step,
-    TrickTaken,
-    actions_of,
-)
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import (
     CARDS_C,
@@ -63,11 +51,11 @@ from referee.rules.games.belote_state import (
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
-__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "read_action"]
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "action_reader"]
 
 new_tuple: Final = tuple.__new__
-STEP: Final = Step
-TRICK_TAKEN: Final = TrickTaken
+STEP: Final = game.Step
+TRICK_TAKEN: Final = game.TrickTaken
 """``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
 N_COMBOS: Final = len(COMBO_MASKS)
 
@@ -75,33 +63,41 @@ N_COMBOS: Final = len(COMBO_MASKS)
 class Notation(NamedTuple):
     """How a game reads and writes its actions (``docs/hand-record.md``)."""
 
-    parse: Callable[[str], Action]
-    format: Callable[[Action], str]
-    every: Callable[[], list[Action]]
+    parse: Callable[[str], game.Action]
+    format: Callable[[game.Action], str]
+    every: Callable[[], list[game.Action]]
     """All the game's action codes, sorted."""
 
 
-Reader: TypeAlias = Callable[[str, str, str], Action]
+Reader: TypeAlias = Callable[[str, str, str], game.Action]
 """Reads the argument of one verb: ``reader(text, verb, argument)``."""
 
 
-def read_action(
-    text: str, game: str, usage: str, verbs: Mapping[str, Action], readers: Mapping[str, Reader]
-) -> Action:
-    """Read ``text``: a bare verb of ``verbs``, or ``verb:argument`` read by ``readers[verb]``.
+def action_reader(
+    game_name: str, usage: str, verbs: Mapping[str, game.Action], readers: Mapping[str, Reader]
+) -> Callable[[str], game.Action]:
+    """A game's reader of its notation: ``read(text)`` takes a bare verb of ``verbs``, or
+    ``verb:argument`` read by ``readers[verb]``.
 
-    :raises InvalidActionError: for anything else, naming the ``game`` and its ``usage``.
+    The reader raises :class:`InvalidActionError` for anything else, naming the game
+    (``game_name``) and its ``usage``.
     """
-    verb, sep, arg = text.partition(":")
-    if not sep:
-        code = verbs.get(text)
-        if code is None:
-            raise InvalidActionError(f"{text!r} is not a {game} action ({usage})")
-        return code
-    reader = readers.get(verb)
-    if reader is None:
-        raise InvalidActionError(f"{text!r} is not a {game} action: unknown verb {verb!r}")
-    return reader(text, verb, arg)
+
+    def read(text: str) -> game.Action:
+        verb, sep, arg = text.partition(":")
+        if not sep:
+            code = verbs.get(text)
+            if code is None:
+                raise InvalidActionError(f"{text!r} is not a {game_name} action ({usage})")
+            return code
+        reader = readers.get(verb)
+        if reader is None:
+            raise InvalidActionError(
+                f"{text!r} is not a {game_name} action: unknown verb {verb!r}"
+            )
+        return reader(text, verb, arg)
+
+    return read
 
 
 def read_king_or_queen(text: str, arg: str, why: str) -> Card:
@@ -131,7 +127,7 @@ class BeloteGame:
     notation: ClassVar[Notation]
     """The game's notation (its parse_action, format_action and all_actions)."""
     state_class: ClassVar[type[BeloteState]]
-    declare_base: ClassVar[Action]
+    declare_base: ClassVar[game.Action]
     """The code of combination 0 (``belote_declarations.COMBO_MASKS``); codes past the
     combinations and below :data:`VERB_BASE` plus 64 are cards said with a belot."""
     declared: ClassVar[str]
@@ -151,23 +147,23 @@ class BeloteGame:
     def is_terminal(self, state: BeloteState) -> bool:
         return state.phase == OVER
 
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str) -> game.Action:
         return self.notation.parse(text)
 
-    def format_action(self, action: Action) -> str:
+    def format_action(self, action: game.Action) -> str:
         return self.notation.format(action)
 
-    def all_actions(self) -> list[Action]:
+    def all_actions(self) -> list[game.Action]:
         return self.notation.every()
 
-    def phase_actions(self, state: BeloteState) -> list[Action]:
+    def phase_actions(self, state: BeloteState) -> list[game.Action]:
         """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
         explains (``referee.rules.game.explained_actions``)."""
-        return actions_of(self, self.PHASE_VERBS[state.phase])
+        return game.actions_of(self, self.PHASE_VERBS[state.phase])
 
     # -- the deal -------------------------------------------------------------------------
 
-    def _packed(self, deal: Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
+    def _packed(self, deal: game.Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
         """``deal``'s hands of ``size`` cards and its stock, ``each`` a seat in turn from the
         dealer's left, packed (:func:`belote_state.packed_deal`).
 
@@ -195,18 +191,18 @@ class BeloteGame:
         s.belots = ()
         return s
 
-    def _start_play(self, s: BeloteState, facts: tuple[Fact, ...] = ()) -> Step:
+    def _start_play(self, s: BeloteState, facts: tuple[game.Fact, ...] = ()) -> game.Step:
         """The auction is over with a contract (``s.ctx`` has its tables): the cards dealt
         after it (BG-D2, CO-D4); the first hand leads (BG-D3, CO-D3)."""
         ctx = s.ctx
         s.hands |= ctx.rest
         s.phase = PLAY
         s.to_act = s.leader = ctx.first
-        return new_tuple(STEP, (s, (*facts, Announced("contract", self._contract_json(ctx)))))
+        return new_tuple(STEP, (s, (*facts, game.Announced("contract", self._contract_json(ctx)))))
 
     # -- the play -------------------------------------------------------------------------
 
-    def legal_actions(self, state: BeloteState) -> list[Action]:
+    def legal_actions(self, state: BeloteState) -> list[game.Action]:
         phase = state.phase
         if phase == PLAY:
             legal = state.legal = playable_cards(state)
@@ -224,8 +220,8 @@ class BeloteGame:
             return list(self._calls(state, state.to_act))
         return []
 
-    def apply(self, state: BeloteState, seat: Seat, action: Action) -> Step:
-        if state.phase != PLAY or seat != state.to_act or not 0 <= action < VERB_BASE:
+    def apply(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        if state.phase != PLAY or seat != state.to_act or not 0 <= action < game.VERB_BASE:
             return self._apply_other(state, seat, action)
         try:
             legal = state.legal
@@ -235,7 +231,7 @@ class BeloteGame:
             raise self._illegal(state, seat, action)
         return self._play(state, seat, action, (), state.belots)
 
-    def _announce(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+    def _announce(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """In play, anything but a plain card: a declaration (BG-A3, CO-A2), or a card played
         saying belot, belote or rebelote (BG-A7, CO-A4)."""
         if action not in self.legal_actions(state):
@@ -246,16 +242,16 @@ class BeloteGame:
             return self._play(state, seat, action & 63, (self._said(seat, action),), said)
         s = state.copy()
         s.decls = (*state.decls, (seat, index))
-        return STEP(s, (Announced(self.declared, {"seat": seat, "kind": self.kinds[index]}),))
+        return STEP(s, (game.Announced(self.declared, {"seat": seat, "kind": self.kinds[index]}),))
 
     def _play(
         self,
         state: BeloteState,
         seat: Seat,
         c: Card,
-        facts: tuple[Fact, ...],
-        belots: tuple[tuple[Seat, Action], ...],
-    ) -> Step:
+        facts: tuple[game.Fact, ...],
+        belots: tuple[tuple[Seat, game.Action], ...],
+    ) -> game.Step:
         """Play ``c`` (BG-T1, CO-C3), the cards said with it being ``belots``."""
         ctx = state.ctx
         cls = type(state)
@@ -300,12 +296,12 @@ class BeloteGame:
         s.leader = s.to_act = winner
         if n == 8:
             s.phase = OVER
-            return new_tuple(STEP, (s, (*facts, taken, HandEnded(self.result(s)))))
+            return new_tuple(STEP, (s, (*facts, taken, game.HandEnded(self.result(s)))))
         return new_tuple(STEP, (s, (*facts, taken)))
 
     # -- results and views ----------------------------------------------------------------
 
-    def result(self, state: BeloteState) -> HandResult:
+    def result(self, state: BeloteState) -> game.HandResult:
         try:
             return state.cached
         except AttributeError:
@@ -313,12 +309,16 @@ class BeloteGame:
             return out
 
     def _view(
-        self, state: BeloteState, seat: Seat | None, fields: dict[str, JSON], **secret: JSON
-    ) -> dict[str, JSON]:
+        self,
+        state: BeloteState,
+        seat: Seat | None,
+        fields: dict[str, game.JSON],
+        **secret: game.JSON,
+    ) -> dict[str, game.JSON]:
         """A view: the game, the phase, the dealer, the seat to act, the hand sizes and the
         tricks, and the game's ``fields``; then ``seat``'s hand and what only it knows
         (``secret``, where not ``None``); the result once the deal is over."""
-        out: dict[str, JSON] = {
+        out: dict[str, game.JSON] = {
             "game": self.name,
             "phase": Phase(state.phase).name.lower(),
             "dealer": state.ctx.dealer,
@@ -350,7 +350,7 @@ class BeloteGame:
             in_play |= 1 << c
         return claim_order(TABLES[state.ctx.contract], in_play)
 
-    def claim_card(self, action: Action) -> Card | None:
+    def claim_card(self, action: game.Action) -> Card | None:
         """The card an action of the play plays: a card said with belot, belote or
         rebelote is that card (BG-A7, CO-A4); a declaration (BG-A3, CO-A2) plays none and
         changes no trick (None: a claim's search leaves it out)."""
@@ -358,10 +358,10 @@ class BeloteGame:
             return None
         return action & 63
 
-    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
+    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, game.JSON]:
         raise NotImplementedError
 
-    def _audit(self, state: BeloteState) -> dict[str, JSON]:
+    def _audit(self, state: BeloteState) -> dict[str, game.JSON]:
         """The view of an auditor: every hand."""
         out = self.view(state, None)
         out["hands"] = [names(cards_in(state.hand(p))) for p in range(4)]
@@ -377,33 +377,35 @@ class BeloteGame:
 
     # -- the hooks of each game -----------------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[Action, ...]:
+    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
         """The calls open to ``seat`` in the auction."""
         raise NotImplementedError
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """Everything but a legal card play by the seat to act: the turn, the auction, and in
         play :meth:`_announce`."""
         raise NotImplementedError
 
-    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[Action]) -> None:
+    def _extras(
+        self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
+    ) -> None:
         """Add to ``out`` (the playable cards) the declarations and belots ``seat`` may make."""
         raise NotImplementedError
 
-    def _said(self, seat: Seat, action: Action) -> Announced:
+    def _said(self, seat: Seat, action: game.Action) -> game.Announced:
         """The fact of a card played saying belot, belote or rebelote."""
         raise NotImplementedError
 
-    def _reveal(self, state: BeloteState) -> tuple[Fact, ...]:
+    def _reveal(self, state: BeloteState) -> tuple[game.Fact, ...]:
         """The facts of the declarations shown as trick 2 starts."""
         return ()
 
-    def _contract_json(self, ctx: Ctx) -> dict[str, JSON]:
+    def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         raise NotImplementedError
 
-    def _illegal(self, state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
+    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
         """Why ``action`` is refused, naming the rule."""
         raise NotImplementedError
 
-    def _result(self, state: BeloteState) -> HandResult:
+    def _result(self, state: BeloteState) -> game.HandResult:
         raise NotImplementedError

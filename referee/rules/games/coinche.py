@@ -25,19 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
+from referee.rules import game
 from referee.rules.cards import CARD_NAMES, Card, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
-from referee.rules.game import (
-    JSON,
-    Action,
-    Announced,
-    Deal,
-    Fact,
-    HandEnded,
-    HandResult,
-    MatchState,
-    Step,
-)
 from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import (
     FR_KINDS,
@@ -128,7 +118,7 @@ class Coinche(BeloteGame):
     }
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
     state_class: ClassVar[type[BeloteState]] = CoincheState
-    declare_base: ClassVar[Action] = ANNOUNCE_BASE
+    declare_base: ClassVar[game.Action] = ANNOUNCE_BASE
     declared: ClassVar[str] = "announce"
     kinds: ClassVar[tuple[str, ...]] = FR_KINDS
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
@@ -136,21 +126,21 @@ class Coinche(BeloteGame):
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
 
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """8 cards each in packets of 3, 2, 3 from ``dealer + 1`` (CO-D2), in the order
         received."""
         if len(pack) >= 32 and 0 <= dealer < 4:
             g0, g1, g2, g3 = DEALERS[dealer]
-            return Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
+            return game.Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
         got: list[list[Card]] = [[], [], [], []]
         i = 0
         for size in (3, 2, 3):
             for k in range(1, 5):
                 got[(dealer + k) % 4].extend(pack[i : i + size])
                 i += size
-        return Deal(hands=tuple(tuple(h) for h in got), stock=())
+        return game.Deal(hands=tuple(tuple(h) for h in got), stock=())
 
-    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
         k = rules.cards_before_auction
         if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):  # k cards, then the rest
@@ -203,7 +193,7 @@ class Coinche(BeloteGame):
 
     # -- the auction (CO-B1 .. CO-B8) --------------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[Action, ...]:
+    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
         """CO-B1 .. CO-B8: the calls open to ``seat`` in the auction."""
         ctx = state.ctx
         r = ctx.rules
@@ -215,7 +205,7 @@ class Coinche(BeloteGame):
             top >= 0 and level == 1 and not same_team and (r.capot_doublable or li < CAPOT_LI)
         )
         can_sur = level == 2 and same_team
-        cache: dict[int, tuple[Action, ...]] = ctx.table
+        cache: dict[int, tuple[game.Action, ...]] = ctx.table
         key = (top if bids_open else -2) * 4 + 2 * can_coinche + can_sur
         found = cache.get(key)
         if found is None:
@@ -237,7 +227,7 @@ class Coinche(BeloteGame):
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         phase = state.phase
         if phase == OVER or seat != state.to_act:
             if (
@@ -254,7 +244,7 @@ class Coinche(BeloteGame):
             raise illegal(state, seat, action)
         return self._auction(state, seat, action)
 
-    def _auction(self, state: BeloteState, seat: Seat, action: Action) -> Step:
+    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         ctx = state.ctx
         calls = (*ctx.calls, (seat, action))
         top, bidder, passes = ctx.top, ctx.bidder, ctx.passes + 1
@@ -264,21 +254,21 @@ class Coinche(BeloteGame):
             s.ctx = make_ctx(ctx, calls, top, bidder, ctx.level, passes, top >= 0 and passes == 3)
             if top < 0 and passes == 4:  # CO-B6c: thrown in
                 s.phase = OVER
-                return Step(s, (HandEnded(self.result(s)),))
+                return game.Step(s, (game.HandEnded(self.result(s)),))
             if top >= 0 and passes == 3:  # CO-B6b
                 return self._start_play(s)
-            return Step(s, ())
+            return game.Step(s, ())
         if action == COINCHE:  # CO-B4
             s.ctx = make_ctx(ctx, calls, top, bidder, 2, 0)
-            return Step(s, (Announced("coinche", {"seat": seat}),))
+            return game.Step(s, (game.Announced("coinche", {"seat": seat}),))
         if action == SURCOINCHE:  # CO-B5: ends the auction at once
             s.ctx = make_ctx(ctx, calls, top, bidder, 4, 0, True)
-            return self._start_play(s, (Announced("surcoinche", {"seat": seat}),))
+            return self._start_play(s, (game.Announced("surcoinche", {"seat": seat}),))
         # a bid (CO-B2, CO-B3); with coinche_freezes off it cancels a coinche
         s.ctx = make_ctx(ctx, calls, action, seat, 1, 0)
-        return Step(s, ())
+        return game.Step(s, ())
 
-    def _contract_json(self, ctx: Ctx) -> dict[str, JSON]:
+    def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return contract_json(ctx)
 
     # -- play (CO-P*, CO-A*) -----------------------------------------------------------------
@@ -287,7 +277,9 @@ class Coinche(BeloteGame):
         """CO-P1 .. CO-P6: the cards the seat to act may play (computed afresh)."""
         return playable_cards(state)
 
-    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[Action]) -> None:
+    def _extras(
+        self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
+    ) -> None:
         if not state.tricks:  # CO-A1, CO-A2: combinations still open during trick 1
             avail = state.hand(seat) & ~state.declared(seat)
             out.extend(ANNOUNCE_BASE + i for i in co_announceable(avail))
@@ -298,7 +290,7 @@ class Coinche(BeloteGame):
             for _, a in state.belots:
                 if a < REBELOTE_BASE:
                     said |= 1 << (a & 63)
-            rebel: list[Action] = []
+            rebel: list[game.Action] = []
             for c in cards_in(bc):
                 other = BELOT_PARTNER[c]
                 if (hand >> other) & 1:
@@ -307,35 +299,35 @@ class Coinche(BeloteGame):
                     rebel.append(REBELOTE_BASE + c)
             out.extend(rebel)
 
-    def _said(self, seat: Seat, action: Action) -> Announced:
+    def _said(self, seat: Seat, action: game.Action) -> game.Announced:
         what = "rebelote" if action >= REBELOTE_BASE else "belote"
-        return Announced(what, {"seat": seat, "card": CARD_NAMES[action & 63]})
+        return game.Announced(what, {"seat": seat, "card": CARD_NAMES[action & 63]})
 
-    def _reveal(self, state: BeloteState) -> tuple[Fact, ...]:
+    def _reveal(self, state: BeloteState) -> tuple[game.Fact, ...]:
         """CO-A2: the announcements are shown and resolved as trick 2 starts."""
         ctx = state.ctx
         a0, a1, team = co_resolve(state.decls, ctx.contract, ctx.rules)
-        shown: list[JSON] = [self._ann_json(seat, i, ctx) for seat, i in state.decls]
+        shown: list[game.JSON] = [self._ann_json(seat, i, ctx) for seat, i in state.decls]
         data = {"shown": shown, "scoring_team": team, "points": [a0, a1]}
-        return (Announced("announcements", data),)
+        return (game.Announced("announcements", data),)
 
-    def _ann_json(self, seat: Seat, index: int, ctx: Ctx) -> dict[str, JSON]:
+    def _ann_json(self, seat: Seat, index: int, ctx: Ctx) -> dict[str, game.JSON]:
         return combo_json(seat, index, FR_KINDS[index], co_value(index, ctx.contract, ctx.rules))
 
-    def _illegal(self, state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
+    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
         return illegal(state, seat, action)
 
     # -- scoring ------------------------------------------------------------------------------
 
-    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.coinche(result, rules)
 
-    def _result(self, state: BeloteState) -> HandResult:
+    def _result(self, state: BeloteState) -> game.HandResult:
         ctx = state.ctx
         if state.phase == AUCTION or ctx.top < 0:
-            return HandResult((0, 0), {"redeal": True}, void=True)
+            return game.HandResult((0, 0), {"redeal": True}, void=True)
         r = ctx.rules
         anns = state.decls
         taker = ctx.bidder & 1
@@ -369,7 +361,7 @@ class Coinche(BeloteGame):
             taker=taker,
             all_tricks=all_tricks,
         )
-        detail: dict[str, JSON] = {
+        detail: dict[str, game.JSON] = {
             "contract": contract_json(ctx),
             "made": made,
             "tricks": list(tricks),
@@ -379,11 +371,11 @@ class Coinche(BeloteGame):
             "belote": bel,
             "capot": 8 in tricks,
         }
-        return HandResult(points, detail)
+        return game.HandResult(points, detail)
 
     # -- views --------------------------------------------------------------------------------
 
-    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, JSON]:
+    def view(self, state: BeloteState, seat: Seat | None) -> dict[str, game.JSON]:
         ctx = state.ctx
         ct = ctx if state.phase != AUCTION and ctx.top >= 0 else None
         anns = state.decls
@@ -395,7 +387,7 @@ class Coinche(BeloteGame):
                 bel |= 1 << (a & 63)
         n = len(state.tricks)
         revealed = n > 1 or (n == 1 and bool(state.trick)) or state.phase == OVER
-        fields: dict[str, JSON] = {
+        fields: dict[str, game.JSON] = {
             "first_hand": ctx.first,
             "calls": [{"seat": p, "action": self.format_action(a)} for p, a in ctx.calls],
             "standing_bid": self.format_action(ctx.top)[4:] if ctx.top >= 0 else None,
@@ -415,7 +407,7 @@ class Coinche(BeloteGame):
         mine = None if ct is None else [self._ann_json(p, i, ct) for p, i in anns if p == seat]
         return self._view(state, seat, fields, my_announcements=mine)
 
-    def audit_view(self, state: BeloteState) -> dict[str, JSON]:
+    def audit_view(self, state: BeloteState) -> dict[str, game.JSON]:
         ctx = state.ctx
         out = self._audit(state)
         out["dealt"] = [names(cards_in((ctx.dealt >> (p << 6)) & LOW)) for p in range(4)]
@@ -425,15 +417,17 @@ class Coinche(BeloteGame):
 
     # -- match level (CO-D1, CO-G1 .. CO-G3) ----------------------------------------------------
 
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0), dealer=first_dealer)
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
+        return game.MatchState(scores=(0, 0), dealer=first_dealer)
 
-    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+    def after_hand(
+        self, match: game.MatchState, result: game.HandResult, rules: RuleSet
+    ) -> game.MatchState:
         assert isinstance(rules, CoincheRules)
         a, b = (x + y for x, y in zip(match.scores, result.points, strict=True))
         same = result.void and rules.redeal_same_dealer
         over = max(a, b) >= rules.target_score and (a != b or rules.tie_at_target == "draw")
-        return MatchState(
+        return game.MatchState(
             scores=(a, b),
             dealer=match.dealer if same else (match.dealer + 1) % 4,
             hands_played=match.hands_played + 1,

@@ -6,21 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules import phased
-from referee.rules.cards import (
-    CARD_NAMES,
-    KING,
-    PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_MASKS,
-    SUIT_NAMES,
-    SUIT_OF,
-    Card,
-    CardSet,
-    cards_in,
-    parse_card,
-)
+from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
@@ -28,7 +14,7 @@ from referee.rules.games.belote_family import (
     KING_QUEEN,
     PACK_MASK,
 )
-from referee.rules.games.belote_game import AUCTION, OVER, Reader, read_action, read_king_or_queen
+from referee.rules.games.belote_game import AUCTION, OVER, Reader, action_reader, read_king_or_queen
 from referee.rules.games.belote_state import BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
@@ -54,7 +40,7 @@ from referee.rules.seats import Seat
 
 
 def _read_play(text: str, verb: str, arg: str) -> Action:
-    c = parse_card(arg)
+    c = cards.parse_card(arg)
     if not (PACK_MASK >> c) & 1:
         raise InvalidActionError(f"{arg!r} is not in the Coinche pack (7 to ace)")
     return c
@@ -69,7 +55,7 @@ def _read_announcement(text: str, verb: str, arg: str) -> Action:
     m = 0
     parts = arg.split(",")
     for part in parts:
-        m |= 1 << parse_card(part)
+        m |= 1 << cards.parse_card(part)
     index = COMBO_BY_MASK.get(m)
     if index is None or m.bit_count() != len(parts):
         raise InvalidActionError(
@@ -115,21 +101,20 @@ _USAGE: Final = (
 )
 
 
-def parse_action(text: str) -> Action:
-    """A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
-    return read_action(text, "Coinche", _USAGE, VERBS, _READERS)
+parse_action: Final = action_reader("Coinche", _USAGE, VERBS, _READERS)
+"""A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
 
 
 def format_action(action: Action) -> str:
     if 0 <= action < VERB_BASE:
-        return "play:" + CARD_NAMES[action]
+        return "play:" + cards.CARD_NAMES[action]
     if action >= REBELOTE_BASE:
-        return "rebelote:" + CARD_NAMES[action - REBELOTE_BASE]
+        return "rebelote:" + cards.CARD_NAMES[action - REBELOTE_BASE]
     if action >= BELOTE_BASE:
-        return "belote:" + CARD_NAMES[action - BELOTE_BASE]
+        return "belote:" + cards.CARD_NAMES[action - BELOTE_BASE]
     if action >= ANNOUNCE_BASE:
         m = COMBO_MASKS[action - ANNOUNCE_BASE]
-        return "announce:" + ",".join(CARD_NAMES[c] for c in cards_in(m))
+        return "announce:" + ",".join(cards.CARD_NAMES[c] for c in cards.cards_in(m))
     if action >= BID_BASE:
         li, d = divmod(action - BID_BASE, 6)
         return f"bid:{li_text(li)}{DENOM_NAMES[d]}"
@@ -137,10 +122,10 @@ def format_action(action: Action) -> str:
 
 
 def all_actions() -> list[Action]:
-    kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+    kq = [c for c in cards.PACK_32 if cards.RANK_OF[c] in (cards.KING, cards.QUEEN)]
     return sorted(
         [
-            *PACK_32,
+            *cards.PACK_32,
             *VERBS.values(),
             *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
             *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
@@ -201,16 +186,16 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
                 f"{text!r}: announcements are made with your card to trick 1", "CO-A2"
             )
         if hand & m != m:
-            missing = " ".join(CARD_NAMES[c] for c in cards_in(m & ~hand))
+            missing = " ".join(cards.CARD_NAMES[c] for c in cards.cards_in(m & ~hand))
             return IllegalActionError(f"{text!r}: you do not hold {missing}", "CO-A2")
         return IllegalActionError(
             f"{text!r}: a card may be used in one announcement only", "CO-A2"
         )
     c = action % 64
     if not (hand >> c) & 1:
-        return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "CO-P1")
+        return IllegalActionError(f"{text!r}: you do not hold {cards.CARD_NAMES[c]}", "CO-P1")
     if action >= BELOTE_BASE:
-        pair = KING_QUEEN[SUIT_OF[c]]
+        pair = KING_QUEEN[cards.SUIT_OF[c]]
         if not ct.kq[seat] & pair:
             return IllegalActionError(
                 f"{text!r}: belote is the king and queen of a trump suit, both dealt to you",
@@ -230,31 +215,31 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
     return illegal_card(state, c, hand, ct, text)
 
 
-def illegal_card(s: BeloteState, c: Card, hand: CardSet, ct: Ctx, text: str
+def illegal_card(s: BeloteState, c: cards.Card, hand: cards.CardSet, ct: Ctx, text: str
                  ) -> IllegalActionError:
-    legal = " ".join(CARD_NAMES[x] for x in cards_in(playable_cards(s)))
-    led, win_card = SUIT_OF[s.trick[0]], s.best
+    legal = " ".join(cards.CARD_NAMES[x] for x in cards.cards_in(playable_cards(s)))
+    led, win_card = cards.SUIT_OF[s.trick[0]], s.best
     d = ct.contract
-    if hand & SUIT_MASKS[led] and SUIT_OF[c] != led:
+    if hand & cards.SUIT_MASKS[led] and cards.SUIT_OF[c] != led:
         return IllegalActionError(
-            f"{text!r}: must follow suit: {SUIT_NAMES[led]} were led and you hold {legal}",
+            f"{text!r}: must follow suit: {cards.SUIT_NAMES[led]} were led and you hold {legal}",
             "CO-P2",
         )
     if d == TA or led == d:
         return IllegalActionError(
-            f"{text!r}: must beat {CARD_NAMES[win_card]} when {SUIT_NAMES[led]} are led "
-            f"{'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
+            f"{text!r}: must beat {cards.CARD_NAMES[win_card]} when {cards.SUIT_NAMES[led]} are "
+            f"led {'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
             f"play one of {legal}",
             "CO-P3",
         )
-    if SUIT_OF[win_card] != d:
+    if cards.SUIT_OF[win_card] != d:
         return IllegalActionError(
-            f"{text!r}: void in {SUIT_NAMES[led]} with the opponents winning, you must trump:"
+            f"{text!r}: void in {cards.SUIT_NAMES[led]} with the opponents winning, you must trump:"
             f" play one of {legal}",
             "CO-P5",
         )
     return IllegalActionError(
-        f"{text!r}: an opponent's {CARD_NAMES[win_card]} is winning: you must overtrump if"
+        f"{text!r}: an opponent's {cards.CARD_NAMES[win_card]} is winning: you must overtrump if"
         f" you can, else play a lower trump: play one of {legal}",
         "CO-P5",
     )

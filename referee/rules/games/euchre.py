@@ -14,6 +14,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
+from referee.rules import game, phased
 from referee.rules.bowers import LEFT, bower_tables
 from referee.rules.cards import (
     ACE,
@@ -36,32 +37,8 @@ from referee.rules.cards import (
 )
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError
-from referee.rules.game import (
-    JSON,
-    VERB_BASE,
-    Action,
-    Announced,
-    Deal,
-    Fact,
-    HandEnded,
-    HandResult,
-    MatchState,
-    Step,
-    TrickTaken,
-)
 from referee.rules.games import invariants
 from referee.rules.params import RuleSet, param
-from referee.rules.phased import (
-    Fields,
-    TeamMatch,
-    Verb,
-    format_verbs,
-    next_match,
-    parse_suit,
-    parse_verbs,
-    phase_rules,
-    played,
-)
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, Trick, claim_order, follow_suit, lead, play
 
@@ -116,14 +93,14 @@ Phase = enum.IntEnum("Phase", "BID1 BID2 DISCARD ALONE DEFEND PLAY OVER", start=
 BID1, BID2, DISCARD, ALONE, DEFEND, PLAY, OVER = (int(p) for p in Phase)
 
 # Action codes (cards 0..51 are plays).
-PASS: Final = VERB_BASE
-ORDER_UP: Final = VERB_BASE + 1
-NAME_BASE: Final = VERB_BASE + 2  # + suit
-GO_ALONE: Final = VERB_BASE + 6
-WITH_PARTNER: Final = VERB_BASE + 7
-DEFEND_ALONE: Final = VERB_BASE + 8
-DEFEND_PARTNER: Final = VERB_BASE + 9
-DISCARD_BASE: Final = 2 * VERB_BASE  # + card
+PASS: Final = game.VERB_BASE
+ORDER_UP: Final = game.VERB_BASE + 1
+NAME_BASE: Final = game.VERB_BASE + 2  # + suit
+GO_ALONE: Final = game.VERB_BASE + 6
+WITH_PARTNER: Final = game.VERB_BASE + 7
+DEFEND_ALONE: Final = game.VERB_BASE + 8
+DEFEND_PARTNER: Final = game.VERB_BASE + 9
+DISCARD_BASE: Final = 2 * game.VERB_BASE  # + card
 
 _VERBS: Final = {
     "pass": PASS,
@@ -138,9 +115,9 @@ _ACTIONS: Final = (
     "a Euchre action (pass, order_up, name:<suit>, discard:<card>, alone, partner, "
     "defend_alone, defend_partner, play:<card>)"
 )
-_NOTATION: Final[tuple[Verb, ...]] = (
-    ("play", 0, VERB_BASE, parse_card, CARD_NAMES.__getitem__),
-    ("name", NAME_BASE, NAME_BASE + 4, parse_suit, SUIT_LETTERS.__getitem__),
+_NOTATION: Final[tuple[phased.Verb, ...]] = (
+    ("play", 0, game.VERB_BASE, parse_card, CARD_NAMES.__getitem__),
+    ("name", NAME_BASE, NAME_BASE + 4, phased.parse_suit, SUIT_LETTERS.__getitem__),
     ("discard", DISCARD_BASE, 1 << 64, parse_card, CARD_NAMES.__getitem__),
 )
 
@@ -159,7 +136,7 @@ POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
 
 
-class EuchreState(Fields):
+class EuchreState(phased.Fields):
     """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one."""
 
     rules: EuchreRules
@@ -178,7 +155,7 @@ class EuchreState(Fields):
     discard: Card
     trick: Trick | None
     """The trick in play (``None`` between tricks)."""
-    tricks: tuple[TrickTaken, ...]
+    tricks: tuple[game.TrickTaken, ...]
     won: tuple[int, int]
     __slots__ = tuple(__annotations__)
 
@@ -212,7 +189,7 @@ def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
     return tuple(plays)
 
 
-class Euchre(TeamMatch):
+class Euchre(phased.TeamMatch):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
     name: ClassVar[str] = "euchre"
@@ -230,7 +207,7 @@ class Euchre(TeamMatch):
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
     PHASES: ClassVar[type[enum.IntEnum]] = Phase
     OVER: ClassVar[int] = OVER
-    TURN_RULES, EXPECTED = phase_rules(
+    TURN_RULES, EXPECTED = phased.phase_rules(
         {
             BID1: ("EU-9", "pass or order_up (round 1 of the bidding)", "EU-6"),
             BID2: ("EU-9", "pass or name:<suit> (round 2 of the bidding)", "EU-7"),
@@ -249,13 +226,13 @@ class Euchre(TeamMatch):
 
     # -- dealing ---------------------------------------------------------------------------
 
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """Five cards to each seat from dealer+1 (EU-5); the rest is the stock, upcard first."""
         hands = [tuple(pack[5 * i : 5 * i + 5]) for i in range(4)]
         ordered = tuple(hands[(s - dealer - 1) % 4] for s in range(4))
-        return Deal(hands=ordered, stock=tuple(pack[20:24]))
+        return game.Deal(hands=ordered, stock=tuple(pack[20:24]))
 
-    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> EuchreState:
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> EuchreState:
         assert isinstance(rules, EuchreRules)
         hands = check_deal(deal, PACK_24, (5, 5, 5, 5), 4, "euchre")
         s = _new_state(EuchreState)
@@ -280,7 +257,7 @@ class Euchre(TeamMatch):
 
     # -- play ------------------------------------------------------------------------------
 
-    def legal_actions(self, state: EuchreState) -> list[Action]:
+    def legal_actions(self, state: EuchreState) -> list[game.Action]:
         phase = state.phase
         if phase == PLAY:
             return cards_in(self._playable(state))
@@ -314,10 +291,10 @@ class Euchre(TeamMatch):
     def _must_go_alone(self, state: EuchreState) -> bool:
         return state.rules.canadian and state.passes < 4 and state.maker == (state.dealer + 2) % 4
 
-    def apply(self, state: EuchreState, seat: Seat, action: Action) -> Step:
+    def apply(self, state: EuchreState, seat: Seat, action: game.Action) -> game.Step:
         if seat != state.to_act or state.phase == OVER:
             raise self._not_your_turn(state, seat, action)
-        if state.phase == PLAY and 0 <= action < VERB_BASE:
+        if state.phase == PLAY and 0 <= action < game.VERB_BASE:
             if not (self._playable(state) >> action) & 1:
                 raise self._illegal(state, action)
             return self._play(state, seat, action)
@@ -325,7 +302,7 @@ class Euchre(TeamMatch):
             raise self._illegal(state, action)
         s = state.copy()
         phase = state.phase
-        facts: tuple[Fact, ...] = ()
+        facts: tuple[game.Fact, ...] = ()
         if action == PASS:  # four passes end round 1, eight void the deal (EU-8 variant)
             s.passes += 1
             s.to_act = (seat + 1) % 4
@@ -333,7 +310,7 @@ class Euchre(TeamMatch):
                 s.phase = BID2
             elif s.passes == 8:
                 s.phase = OVER
-                facts = (HandEnded(self.result(s)),)
+                facts = (game.HandEnded(self.result(s)),)
         elif phase <= BID2:  # the maker orders up (EU-6) or names trump (EU-7)
             s.maker = seat
             if phase == BID1:  # the dealer takes the upcard (EU-10)
@@ -359,22 +336,22 @@ class Euchre(TeamMatch):
             if action == GO_ALONE:
                 s.alone = True
                 s.out = 1 << ((seat + 2) % 4)
-            facts = (Announced("alone", {"seat": seat, "alone": s.alone}),)
+            facts = (game.Announced("alone", {"seat": seat, "alone": s.alone}),)
             self._next_defender(s)
         else:  # DEFEND
             s.asked += 1
             if action == DEFEND_ALONE:
                 s.defender = seat
                 s.out |= 1 << ((seat + 2) % 4)
-                facts = (Announced("defend_alone", {"seat": seat}),)
+                facts = (game.Announced("defend_alone", {"seat": seat}),)
                 self._start_play(s)
             else:
                 self._next_defender(s)
-        return Step(s, facts)
+        return game.Step(s, facts)
 
-    def _trump_fact(self, s: EuchreState) -> Announced:
+    def _trump_fact(self, s: EuchreState) -> game.Announced:
         made = {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)}
-        return Announced("trump", made)
+        return game.Announced("trump", made)
 
     def _next_defender(self, s: EuchreState) -> None:
         """Ask the next defender in seat order from dealer+1, or start play (EU-14)."""
@@ -400,7 +377,7 @@ class Euchre(TeamMatch):
                 first = s.defender
         s.to_act = _NEXT[s.out][first]
 
-    def _play(self, state: EuchreState, seat: Seat, c: Card) -> Step:
+    def _play(self, state: EuchreState, seat: Seat, c: Card) -> game.Step:
         s = state.copy()
         hands = list(state.hands)
         hands[seat] &= ~(1 << c)
@@ -415,10 +392,10 @@ class Euchre(TeamMatch):
         if len(trick.cards) < 4 - state.out.bit_count():
             s.trick = trick
             s.to_act = _NEXT[state.out][seat]
-            return Step(s, ())
+            return game.Step(s, ())
         # the trick is complete (EU-20)
         winner = trick.winner
-        taken = TrickTaken(len(state.tricks) + 1, _plays(trick, state.out), winner)
+        taken = game.TrickTaken(len(state.tricks) + 1, _plays(trick, state.out), winner)
         s.tricks = (*state.tricks, taken)
         s.trick = None
         won = list(state.won)
@@ -426,20 +403,20 @@ class Euchre(TeamMatch):
         s.won = (won[0], won[1])
         if len(s.tricks) == 5:
             s.phase = OVER
-            return Step(s, (taken, HandEnded(self.result(s))))
+            return game.Step(s, (taken, game.HandEnded(self.result(s))))
         s.to_act = winner
-        return Step(s, (taken,))
+        return game.Step(s, (taken,))
 
     # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
 
-    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.euchre(result, rules)
 
-    def result(self, state: EuchreState) -> HandResult:
+    def result(self, state: EuchreState) -> game.HandResult:
         if state.maker < 0:
-            return HandResult((0, 0), {"redeal": True}, void=True)
+            return game.HandResult((0, 0), {"redeal": True}, void=True)
         makers = state.maker & 1
         m = state.won[makers]
         r = state.rules
@@ -459,11 +436,11 @@ class Euchre(TeamMatch):
             "tricks": list(state.won),
             "euchred": m < 3,
         }
-        return HandResult((points[0], points[1]), detail)
+        return game.HandResult((points[0], points[1]), detail)
 
     # -- views -----------------------------------------------------------------------------
 
-    def view(self, state: EuchreState, seat: Seat | None) -> dict[str, JSON]:
+    def view(self, state: EuchreState, seat: Seat | None) -> dict[str, game.JSON]:
         out = self._frame(state)
         out |= {
             "upcard": CARD_NAMES[state.stock[0]],
@@ -484,7 +461,7 @@ class Euchre(TeamMatch):
         laid = CARD_NAMES[state.discard] if seat == state.dealer and state.discard >= 0 else None
         return self._own(out, state, seat, state.hands, discard=laid)
 
-    def audit_view(self, state: EuchreState) -> dict[str, JSON]:
+    def audit_view(self, state: EuchreState) -> dict[str, game.JSON]:
         out = self.view(state, None)
         out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
         out["stock"] = [CARD_NAMES[c] for c in state.stock]
@@ -493,18 +470,18 @@ class Euchre(TeamMatch):
 
     # -- notation --------------------------------------------------------------------------
 
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str) -> game.Action:
         try:
-            return parse_verbs(text, _VERBS, _NOTATION, _ACTIONS)
+            return phased.parse_verbs(text, _VERBS, _NOTATION, _ACTIONS)
         except InvalidActionError as exc:
             if repr(text) in exc.message:
                 raise
             raise InvalidActionError(f"{text!r}: {exc.message}") from None
 
-    def format_action(self, action: Action) -> str:
-        return format_verbs(action, _VERB_NAMES, _NOTATION)
+    def format_action(self, action: game.Action) -> str:
+        return phased.format_verbs(action, _VERB_NAMES, _NOTATION)
 
-    def all_actions(self) -> list[Action]:
+    def all_actions(self) -> list[game.Action]:
         discards = (DISCARD_BASE + c for c in PACK_24)
         return sorted([*PACK_24, *_VERBS.values(), *range(NAME_BASE, NAME_BASE + 4), *discards])
 
@@ -519,7 +496,7 @@ class Euchre(TeamMatch):
 
     def card_locations(self, state: EuchreState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        where["played"] = played(state.tricks, state.trick.cards if state.trick else ())
+        where["played"] = phased.played(state.tricks, state.trick.cards if state.trick else ())
         where["discard"] = 1 << state.discard if state.discard >= 0 else 0
         taken = state.trump >= 0 and state.passes < 4
         where["upcard"] = 0 if taken else 1 << state.stock[0]
@@ -528,20 +505,22 @@ class Euchre(TeamMatch):
 
     # -- match level (EU-4, EU-24) ---------------------------------------------------------
 
-    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+    def after_hand(
+        self, match: game.MatchState, result: game.HandResult, rules: RuleSet
+    ) -> game.MatchState:
         assert isinstance(rules, EuchreRules)
-        return next_match(match, result.points, rules.target_score)
+        return phased.next_match(match, result.points, rules.target_score)
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _illegal(self, state: EuchreState, action: Action) -> IllegalActionError:
+    def _illegal(self, state: EuchreState, action: game.Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         if not self._known(action):
             return IllegalActionError(f"action code {action} is not a Euchre action", "EU-9")
         text = self.format_action(action)
         phase = state.phase
         seat = state.to_act
-        if phase == PLAY and 0 <= action < VERB_BASE:
+        if phase == PLAY and 0 <= action < game.VERB_BASE:
             hand = state.hands[seat]
             if not (hand >> action) & 1:
                 return IllegalActionError(

@@ -29,6 +29,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
+from referee.rules import game, phased
 from referee.rules.bowers import LEFT, bower_tables, left_bower
 from referee.rules.cards import (
     ACE,
@@ -55,34 +56,11 @@ from referee.rules.cards import (
 )
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
-from referee.rules.game import (
-    JSON,
-    VERB_BASE,
-    Action,
-    Announced,
-    Deal,
-    HandEnded,
-    HandResult,
-    MatchState,
-    Step,
-    TrickTaken,
-)
 from referee.rules.games import invariants
 from referee.rules.games.pedro_discards import DISCARD_BASE as DISCARD_BASE
 from referee.rules.games.pedro_discards import DiscardSets as DiscardSets
 from referee.rules.games.pedro_discards import discard_sets
 from referee.rules.params import RuleSet, param
-from referee.rules.phased import (
-    Fields,
-    TeamMatch,
-    Verb,
-    format_verbs,
-    next_match,
-    parse_suit,
-    parse_verbs,
-    phase_rules,
-    played,
-)
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, answer, claim_order, winner_index
 
@@ -153,10 +131,10 @@ Phase = enum.IntEnum("Phase", "BID NAME DISCARD TAKE PLAY OVER", start=0)
 BID, NAME, DISCARD, TAKE, PLAY, OVER = (int(p) for p in Phase)
 
 # Action codes (cards 0..51 are plays; a discard is DISCARD_BASE + its card mask).
-PASS: Final = VERB_BASE
-BID_BASE: Final = VERB_BASE + 1  # + bid 0..14 (0 only for the KATZ dealer)
-NAME_BASE: Final = VERB_BASE + 16  # + suit
-TAKE_BASE: Final = 2 * VERB_BASE  # + card (dealer_robs_pack)
+PASS: Final = game.VERB_BASE
+BID_BASE: Final = game.VERB_BASE + 1  # + bid 0..14 (0 only for the KATZ dealer)
+NAME_BASE: Final = game.VERB_BASE + 16  # + suit
+TAKE_BASE: Final = 2 * game.VERB_BASE  # + card (dealer_robs_pack)
 MAX_BID: Final = 14
 _ACTIONS: Final = (
     "a Pedro action (pass, bid:<0..14>, name:<suit>, discard:<card>,<card>,..., take:<card>, "
@@ -201,7 +179,7 @@ LOW: Final = tuple(card(TWO, t) for t in SUITS)
 
 _PLAYED: Final = tuple(tuple(((p, c),) for c in range(52)) for p in range(4))
 """``_PLAYED[seat][card]``: ``((seat, card),)``, added to a trick (shared immutable tuples)."""
-_BID_LISTS: dict[int, tuple[PedroRules, tuple[list[Action], ...]]] = {}
+_BID_LISTS: dict[int, tuple[PedroRules, tuple[list[game.Action], ...]]] = {}
 """By ``id(rules)``: the rules (kept, so that the id is not reused) and their bid lists."""
 _TEAM_NAMES: Final = ("N–S", "E–W")
 _PACK: Final = mask_of(PACK_52)
@@ -210,7 +188,7 @@ _new_tuple: Final = tuple.__new__
 without the named tuple's Python-level constructor (hot path)."""
 
 
-def _bid_lists(rules: PedroRules) -> tuple[list[Action], ...]:
+def _bid_lists(rules: PedroRules) -> tuple[list[game.Action], ...]:
     """The legal bids (never to be changed: hand out copies) for each high bid -1..14 (entry
     ``high + 1``), then for the dealer when the other three passed (entry 16)."""
     found = _BID_LISTS.get(id(rules))
@@ -222,7 +200,7 @@ def _bid_lists(rules: PedroRules) -> tuple[list[Action], ...]:
     return found[1]
 
 
-def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[Action]:
+def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[game.Action]:
     low = max(rules.min_bid, high + 1)
     if high == MAX_BID and rules.fourteen_overcall:
         low = MAX_BID
@@ -257,16 +235,16 @@ def _cards_text(m: CardSet) -> str:
     return ",".join(names(cards_in(m)))
 
 
-_NOTATION: Final[tuple[Verb, ...]] = (
+_NOTATION: Final[tuple[phased.Verb, ...]] = (
     ("play", 0, 52, parse_card, CARD_NAMES.__getitem__),
     ("bid", BID_BASE, BID_BASE + MAX_BID + 1, _read_bid, str),
-    ("name", NAME_BASE, NAME_BASE + 4, parse_suit, SUIT_LETTERS.__getitem__),
+    ("name", NAME_BASE, NAME_BASE + 4, phased.parse_suit, SUIT_LETTERS.__getitem__),
     ("take", TAKE_BASE, TAKE_BASE + 52, parse_card, CARD_NAMES.__getitem__),
     ("discard", DISCARD_BASE, DISCARD_BASE + (1 << 52), _read_cards, _cards_text),
 )
 
 
-def _hands(deal: Deal) -> tuple[CardSet, ...] | None:
+def _hands(deal: game.Deal) -> tuple[CardSet, ...] | None:
     """The hands as sets when ``deal`` is the pack in Pedro's shape (the usual case, checked
     in a few operations), else ``None``: then :func:`check_deal` says what is wrong."""
     if len(deal.hands) != 4 or len(deal.stock) != WIDOW:
@@ -281,7 +259,7 @@ def _hands(deal: Deal) -> tuple[CardSet, ...] | None:
     return h0, h1, h2, h3
 
 
-class PedroState(Fields):
+class PedroState(phased.Fields):
     """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
 
     rules: PedroRules
@@ -309,7 +287,7 @@ class PedroState(Fields):
     hands: tuple[CardSet, ...]
     led: int
     trick: tuple[tuple[Seat, Card], ...]
-    tricks: tuple[TrickTaken, ...]
+    tricks: tuple[game.TrickTaken, ...]
     taken: tuple[int, int]
     """Points each team has won in tricks (PE-18)."""
     legal: CardSet
@@ -317,7 +295,7 @@ class PedroState(Fields):
     state built otherwise, and never copied: :meth:`copy` gives a state to change)."""
     ds: DiscardSets
     """At a discard, the legal discards of the seat to act (kept as ``legal``)."""
-    res: HandResult
+    res: game.HandResult
     """Once the deal is over, its result, as the ``HandEnded`` fact gave it (kept as
     ``legal``)."""
     __slots__ = tuple(__annotations__)
@@ -330,7 +308,7 @@ class PedroState(Fields):
 _new_state: Final = object.__new__
 
 
-class Pedro(TeamMatch):
+class Pedro(phased.TeamMatch):
     """Pedro (Cinch): 52 cards, point bids, 14 trumps with two pedros, discard and refill."""
 
     name: ClassVar[str] = "pedro"
@@ -346,7 +324,7 @@ class Pedro(TeamMatch):
     rules_class: ClassVar[type[RuleSet]] = PedroRules
     PHASES: ClassVar[type[enum.IntEnum]] = Phase
     OVER: ClassVar[int] = OVER
-    TURN_RULES, EXPECTED = phase_rules(
+    TURN_RULES, EXPECTED = phased.phase_rules(
         {
             BID: ("PE-6", "pass or bid:<points> (the auction)", "PE-6"),
             NAME: ("PE-8", "name:<suit> (the maker names trump)", "PE-8"),
@@ -363,16 +341,16 @@ class Pedro(TeamMatch):
 
     # -- dealing ---------------------------------------------------------------------------
 
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """Three rounds of three cards from dealer+1 (PE-5); the last 16 are the widow."""
         p = tuple(pack)
         hands: list[tuple[Card, ...]] = [(), (), (), ()]  # a short pack: new_hand says so
         for k in range(4):
             i = 3 * k
             hands[(dealer + 1 + k) % 4] = p[i : i + 3] + p[i + 12 : i + 15] + p[i + 24 : i + 27]
-        return Deal(hands=tuple(hands), stock=p[36:52])
+        return game.Deal(hands=tuple(hands), stock=p[36:52])
 
-    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> PedroState:
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> PedroState:
         assert isinstance(rules, PedroRules)
         s = _new_state(PedroState)
         s.rules = rules
@@ -397,7 +375,7 @@ class Pedro(TeamMatch):
 
     # -- play ------------------------------------------------------------------------------
 
-    def legal_actions(self, state: PedroState) -> Sequence[Action]:
+    def legal_actions(self, state: PedroState) -> Sequence[game.Action]:
         phase = state.phase
         if phase == PLAY:
             try:
@@ -420,7 +398,7 @@ class Pedro(TeamMatch):
     def _dealer_alone(self, state: PedroState) -> bool:
         return state.high < 0 and len(state.bids) == 3
 
-    def _bids(self, state: PedroState) -> list[Action]:
+    def _bids(self, state: PedroState) -> list[game.Action]:
         """PE-6, PE-7, PE-9: the legal calls (a shared list: never change it)."""
         return _bid_lists(state.rules)[16 if self._dealer_alone(state) else state.high + 1]
 
@@ -450,7 +428,7 @@ class Pedro(TeamMatch):
             return plain, 0, 0, 0
         return 0, plain, size, size
 
-    def apply(self, state: PedroState, seat: Seat, action: Action) -> Step:
+    def apply(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
         phase = state.phase
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
@@ -469,7 +447,7 @@ class Pedro(TeamMatch):
             s.to_act = (s.dealer + 1) % 4
             s.ds = discard_sets(*self._discard_spec(s))
             trump = {"trump": SUIT_LETTERS[t], "maker": s.maker, "bid": s.high}
-            return _new_tuple(Step, (s, (_new_tuple(Announced, ("trump", trump)),)))
+            return _new_tuple(game.Step, (s, (_new_tuple(game.Announced, ("trump", trump)),)))
         c = action - TAKE_BASE
         if not (0 <= c < 52 and state.widow_left >> c & 1):
             raise self._illegal(state, action)
@@ -479,10 +457,10 @@ class Pedro(TeamMatch):
         s.hands = tuple(hands)
         s.widow_left &= ~(1 << c)
         if hands[seat].bit_count() < HAND:
-            return _new_tuple(Step, (s, ()))
-        return _new_tuple(Step, (s, (self._start_play(s),)))
+            return _new_tuple(game.Step, (s, ()))
+        return _new_tuple(game.Step, (s, (self._start_play(s),)))
 
-    def _play(self, state: PedroState, seat: Seat, action: Action) -> Step:
+    def _play(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
         """The hot path: a card played (PE-16 .. PE-18)."""
         try:
             legal = state.legal
@@ -503,7 +481,7 @@ class Pedro(TeamMatch):
             if led < 0:
                 s.led = led = EFF_SUIT[t][action]
             s.legal = answer(hands[nxt], EFF_MASK[t][led], FOLLOW[t][led], 0, 0, False)
-            return _new_tuple(Step, (s, ()))
+            return _new_tuple(game.Step, (s, ()))
         # the trick is complete (PE-17, PE-18): the first card of the highest power wins
         (p0, c0), (p1, c1), (p2, c2) = before
         winner = (p0, p1, p2, seat)[winner_index(POWER[t][state.led], (c0, c1, c2, action))]
@@ -517,19 +495,19 @@ class Pedro(TeamMatch):
                     taken[winner & 1] -= 1
                     taken[p & 1] += 1
         s.taken = (taken[0], taken[1])
-        fact = _new_tuple(TrickTaken, (len(state.tricks) + 1, trick, winner, total))
+        fact = _new_tuple(game.TrickTaken, (len(state.tricks) + 1, trick, winner, total))
         s.tricks = (*state.tricks, fact)
         s.trick = ()
         s.led = -1
         s.to_act = winner
         s.legal = s.hands[winner]
         if len(s.tricks) < HAND:
-            return _new_tuple(Step, (s, (fact,)))
+            return _new_tuple(game.Step, (s, (fact,)))
         s.phase = OVER
         s.res = res = self._score(s)
-        return _new_tuple(Step, (s, (fact, _new_tuple(HandEnded, (res,)))))
+        return _new_tuple(game.Step, (s, (fact, _new_tuple(game.HandEnded, (res,)))))
 
-    def _bid(self, state: PedroState, seat: Seat, action: Action) -> Step:
+    def _bid(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
         if action not in self._bids(state):
             raise self._illegal(state, action)
         s = state.copy()
@@ -540,16 +518,16 @@ class Pedro(TeamMatch):
             s.maker = seat
         if len(s.bids) < 4:
             s.to_act = (seat + 1) & 3
-            return _new_tuple(Step, (s, ()))
+            return _new_tuple(game.Step, (s, ()))
         if s.maker < 0:  # PE-9: thrown in, dealer+1 deals
             s.phase = OVER
-            return _new_tuple(Step, (s, (HandEnded(self.result(s)),)))
+            return _new_tuple(game.Step, (s, (game.HandEnded(self.result(s)),)))
         s.phase = NAME
         s.to_act = s.maker
-        fact = _new_tuple(Announced, ("contract", {"maker": s.maker, "bid": s.high}))
-        return _new_tuple(Step, (s, (fact,)))
+        fact = _new_tuple(game.Announced, ("contract", {"maker": s.maker, "bid": s.high}))
+        return _new_tuple(game.Step, (s, (fact,)))
 
-    def _discard(self, state: PedroState, seat: Seat, action: Action) -> Step:
+    def _discard(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
         try:
             ds = state.ds
         except AttributeError:
@@ -564,13 +542,13 @@ class Pedro(TeamMatch):
         discards[seat] = d
         s.discards = tuple(discards)
         s.requested += d.bit_count() - 3
-        fact = _new_tuple(Announced, ("discard", {"seat": seat, "cards": names(cards_in(d))}))
+        fact = _new_tuple(game.Announced, ("discard", {"seat": seat, "cards": names(cards_in(d))}))
         dealer = s.dealer
         if seat != dealer:
             s.hands = tuple(hands)
             s.to_act = (seat + 1) & 3
             s.ds = discard_sets(*self._discard_spec(s))
-            return _new_tuple(Step, (s, (fact,)))
+            return _new_tuple(game.Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
         at = 0
         served = [0, 0, 0, 0]
@@ -582,29 +560,29 @@ class Pedro(TeamMatch):
                 s.widow_left &= ~(1 << c)
             at += need
         s.hands = tuple(hands)
-        refill = _new_tuple(Announced, ("refill", {"served": served}))
+        refill = _new_tuple(game.Announced, ("refill", {"served": served}))
         if hands[seat].bit_count() < HAND:
             s.phase = TAKE  # the dealer robs the pack (variant)
-            return _new_tuple(Step, (s, (fact, refill)))
-        return _new_tuple(Step, (s, (fact, refill, self._start_play(s))))
+            return _new_tuple(game.Step, (s, (fact, refill)))
+        return _new_tuple(game.Step, (s, (fact, refill, self._start_play(s))))
 
-    def _start_play(self, s: PedroState) -> Announced:
+    def _start_play(self, s: PedroState) -> game.Announced:
         """PE-13: the rest of the widow is shown face up; PE-15: the maker leads."""
         s.widow_up = s.widow_left
         s.widow_left = 0
         s.phase = PLAY
         s.to_act = s.maker
         s.legal = s.hands[s.maker]
-        return _new_tuple(Announced, ("widow", {"cards": names(cards_in(s.widow_up))}))
+        return _new_tuple(game.Announced, ("widow", {"cards": names(cards_in(s.widow_up))}))
 
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
-    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.pedro(result, rules)
 
-    def result(self, state: PedroState) -> HandResult:
+    def result(self, state: PedroState) -> game.HandResult:
         if state.phase == OVER:
             try:
                 return state.res  # as the HandEnded fact gave it
@@ -612,11 +590,11 @@ class Pedro(TeamMatch):
                 pass
         return self._score(state)
 
-    def _score(self, state: PedroState) -> HandResult:
+    def _score(self, state: PedroState) -> game.HandResult:
         """The deal's result (PE-19 .. PE-22)."""
         maker = state.maker
         if maker < 0:
-            return HandResult((0, 0), {"redeal": True}, void=True)
+            return game.HandResult((0, 0), {"redeal": True}, void=True)
         r = state.rules
         makers = maker & 1
         bid = state.high
@@ -636,7 +614,7 @@ class Pedro(TeamMatch):
         else:  # PE-20
             points[1 - makers] = bid
         t = state.trump
-        detail: dict[str, JSON] = {
+        detail: dict[str, game.JSON] = {
             "maker": maker,
             "bid": bid,
             "trump": SUIT_LETTERS[t] if t >= 0 else None,
@@ -644,11 +622,11 @@ class Pedro(TeamMatch):
             "widow_points": sum(POINTS[t][c] for c in cards_in(state.widow_up)) if t >= 0 else 0,
             "made": made,
         }
-        return HandResult((points[0], points[1]), detail)
+        return game.HandResult((points[0], points[1]), detail)
 
     # -- views -----------------------------------------------------------------------------
 
-    def view(self, state: PedroState, seat: Seat | None) -> dict[str, JSON]:
+    def view(self, state: PedroState, seat: Seat | None) -> dict[str, game.JSON]:
         out = self._frame(state)
         out |= {
             "bids": [{"seat": p, "bid": b if b >= 0 else "pass"} for p, b in state.bids],
@@ -667,7 +645,7 @@ class Pedro(TeamMatch):
         widow = names(cards_in(state.widow_left)) if robbing else None
         return self._own(out, state, seat, state.hands, widow=widow)
 
-    def audit_view(self, state: PedroState) -> dict[str, JSON]:
+    def audit_view(self, state: PedroState) -> dict[str, game.JSON]:
         out = self.view(state, None)
         out["hands"] = [names(cards_in(h)) for h in state.hands]
         out["widow"] = [CARD_NAMES[c] for c in state.widow if state.widow_left >> c & 1]
@@ -675,13 +653,13 @@ class Pedro(TeamMatch):
 
     # -- notation --------------------------------------------------------------------------
 
-    def parse_action(self, text: str) -> Action:
-        return parse_verbs(text, {"pass": PASS}, _NOTATION, _ACTIONS)
+    def parse_action(self, text: str) -> game.Action:
+        return phased.parse_verbs(text, {"pass": PASS}, _NOTATION, _ACTIONS)
 
-    def format_action(self, action: Action) -> str:
-        return format_verbs(action, {PASS: "pass"}, _NOTATION)
+    def format_action(self, action: game.Action) -> str:
+        return phased.format_verbs(action, {PASS: "pass"}, _NOTATION)
 
-    def all_actions(self) -> list[Action]:
+    def all_actions(self) -> list[game.Action]:
         """Every code except most discards (see the module docstring): plays, pass, bids,
         names, takes, and a fixed family of 96 discards."""
         family = [1 << c for c in PACK_52]
@@ -707,7 +685,7 @@ class Pedro(TeamMatch):
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
-        where["played"] = played(state.tricks, (c for _, c in state.trick))
+        where["played"] = phased.played(state.tricks, (c for _, c in state.trick))
         where["discards"] = sum(state.discards)
         where["widow"] = state.widow_left
         where["widow_up"] = state.widow_up
@@ -715,7 +693,9 @@ class Pedro(TeamMatch):
 
     # -- match level (PE-5, PE-9, PE-23) ---------------------------------------------------
 
-    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+    def after_hand(
+        self, match: game.MatchState, result: game.HandResult, rules: RuleSet
+    ) -> game.MatchState:
         assert isinstance(rules, PedroRules)
         if match.over:
             won = "no side" if match.winner is None else _TEAM_NAMES[match.winner]
@@ -730,11 +710,11 @@ class Pedro(TeamMatch):
                 return 0 if scores[0] > scores[1] else 1
             return int(result.detail["maker"]) & 1
 
-        return next_match(match, result.points, rules.target_score, both)
+        return phased.next_match(match, result.points, rules.target_score, both)
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _illegal(self, state: PedroState, action: Action) -> IllegalActionError:
+    def _illegal(self, state: PedroState, action: game.Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         text = self._text(action)
         phase = state.phase

@@ -16,27 +16,15 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final, Generic, TypeVar
 
+from referee.rules import cards, game
 from referee.rules.cards import (
-    ACE,
     CARD_NAMES,
-    CLUBS,
-    DIAMONDS,
-    EIGHT,
-    HEARTS,
     HUNGARIAN_32,
-    HUNGARIAN_SUIT_NAMES,
-    JACK,
-    KING,
-    NINE,
-    QUEEN,
     RANK_OF,
-    SEVEN,
-    SPADES,
     SUIT_LETTERS,
     SUIT_MASKS,
     SUIT_OF,
     SUITS,
-    TEN,
     Card,
     CardSet,
     card,
@@ -48,19 +36,6 @@ from referee.rules.cards import (
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError
-from referee.rules.game import (
-    JSON,
-    VERB_BASE,
-    Action,
-    Announced,
-    Deal,
-    Fact,
-    HandEnded,
-    HandResult,
-    MatchState,
-    Step,
-    TrickTaken,
-)
 from referee.rules.games import invariants
 from referee.rules.games.ulti.contracts import (
     BETLI,
@@ -113,13 +88,13 @@ DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER = (int(p) for p in Phase)
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
 
-PASS: Final = VERB_BASE
-PICKUP: Final = VERB_BASE + 1
-STAND: Final = VERB_BASE + 2
-NAME_BASE: Final = VERB_BASE + 4  # + suit
-BID_BASE: Final = VERB_BASE + 16  # + rank - 1
-KONTRA_BASE: Final = 2 * VERB_BASE  # + component set (1..63)
-REKONTRA_BASE: Final = 3 * VERB_BASE  # + component set (1..63)
+PASS: Final = game.VERB_BASE
+PICKUP: Final = game.VERB_BASE + 1
+STAND: Final = game.VERB_BASE + 2
+NAME_BASE: Final = game.VERB_BASE + 4  # + suit
+BID_BASE: Final = game.VERB_BASE + 16  # + rank - 1
+KONTRA_BASE: Final = 2 * game.VERB_BASE  # + component set (1..63)
+REKONTRA_BASE: Final = 3 * game.VERB_BASE  # + component set (1..63)
 
 _VERBS: Final = {"pass": PASS, "pickup": PICKUP, "stand": STAND}
 _VERB_NAMES: Final = {code: verb for verb, code in _VERBS.items()}
@@ -127,17 +102,19 @@ _ACTIONS: Final = (
     "an Ulti action (pass, pickup, stand, discard:<card>,<card>, bid:<contract>, name:<suit>, "
     "kontra:<components>, rekontra:<components>, play:<card>)"
 )
-NAMEABLE: Final = (CLUBS, DIAMONDS, SPADES)
+NAMEABLE: Final = (cards.CLUBS, cards.DIAMONDS, cards.SPADES)
 """Suits the declarer may name in a "choose" contract: makk, tök, zöld (UL-9, UL-14)."""
 
 # -- card tables (UL-2, UL-3) ----------------------------------------------------------------
 
 PACK_MASK: Final = sum(1 << c for c in HUNGARIAN_32)
-SUIT_ORDER: Final = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
+SUIT_ORDER: Final = (
+    cards.SEVEN, cards.EIGHT, cards.NINE, cards.JACK, cards.QUEEN, cards.KING, cards.TEN, cards.ACE
+)
 """The ranks in suit contracts, lowest first: 7 8 9 U O K X A (UL-2)."""
 TABLES: Final = (
     *(trick_tables(HUNGARIAN_32, by_rank(SUIT_ORDER), t) for t in SUITS),
-    trick_tables(HUNGARIAN_32, by_rank(range(SEVEN, ACE + 1))),
+    trick_tables(HUNGARIAN_32, by_rank(range(cards.SEVEN, cards.ACE + 1))),
 )
 """``TABLES[trump]``: the tables of a suit contract, and at ``TABLES[NO_TRUMP]`` the colourless
 order: A X K O U 9 8 7 with a trump, A K O U X 9 8 7 without (UL-2, UL-26)."""
@@ -145,8 +122,8 @@ STRENGTH: Final = (TABLES[0].strength, TABLES[NO_TRUMP].strength)
 """``STRENGTH[colourless][card]``: a card's rank in its suit, 0 the lowest (UL-2)."""
 ABOVE: Final = (TABLES[0].above, TABLES[NO_TRUMP].above)
 """``ABOVE[colourless][card]``: the cards of the same suit that beat ``card``."""
-CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (ACE, TEN) else 0 for c in range(52))
-SEVENS: Final = tuple(card(SEVEN, s) for s in SUITS)
+CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (cards.ACE, cards.TEN) else 0 for c in range(52))
+SEVENS: Final = tuple(card(cards.SEVEN, s) for s in SUITS)
 _PAIRS: Final = tuple((a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b)
 _SUBSETS: Final = tuple(tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64))
 
@@ -208,15 +185,15 @@ class _BidTables:
             )
             for cur in range(len(LADDER) + 1)
         ]
-        self.bids: tuple[tuple[Action, ...], ...] = tuple(rows)
-        self.bids_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in rows)
+        self.bids: tuple[tuple[game.Action, ...], ...] = tuple(rows)
+        self.bids_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in rows)
         auction = []
         for higher in rows:
             for verb in (PASS, STAND):  # a seat not holding the bid passes, its holder stands
                 more = (PICKUP, *higher) if rules.raise_without_talon else (PICKUP,)
                 auction.append(tuple(sorted((verb, *more) if higher else (verb,))))
-        self.auction: tuple[tuple[Action, ...], ...] = tuple(auction)
-        self.auction_set: tuple[frozenset[Action], ...] = tuple(frozenset(r) for r in auction)
+        self.auction: tuple[tuple[game.Action, ...], ...] = tuple(auction)
+        self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
 _BID_TABLES: dict[tuple[str, bool, bool], _BidTables] = {}
@@ -230,7 +207,7 @@ def _bid_tables(rules: UltiRules) -> _BidTables:
     return t
 
 
-def higher_bids(rules: UltiRules, cur: int) -> tuple[Action, ...]:
+def higher_bids(rules: UltiRules, cur: int) -> tuple[game.Action, ...]:
     """The bid codes that overcall the bid of rank ``cur`` (0: none yet) under ``rules``."""
     return _bid_tables(rules).bids[cur]
 
@@ -243,7 +220,7 @@ _KONTRA_ROWS: Final = tuple(
 _KONTRA_SETS: Final = tuple(tuple(frozenset(r) for r in rows) for rows in _KONTRA_ROWS)
 
 
-def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[Action, ...], frozenset[Action]]:
+def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[game.Action, ...], frozenset[game.Action]]:
     """The legal kontra decisions of ``seat`` as a sorted tuple and as a set (UL-18, UL-19):
     a defender may double what is not yet doubled against it, the declarer redouble what was."""
     kon = fx.kon
@@ -264,41 +241,41 @@ def components_mask(contract: Contract, rules: UltiRules) -> int:
 _NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
 _NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
-_QUEENS: Final = sum(1 << card(QUEEN, s) for s in SUITS)
+_QUEENS: Final = sum(1 << card(cards.QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
-assert all(card(KING, s) == card(QUEEN, s) + 1 for s in SUITS)
+assert all(card(cards.KING, s) == card(cards.QUEEN, s) + 1 for s in SUITS)
 _SHL1: Final = (1).__lshift__
 
 # -- the facts, built once and shared by every state that causes them (their data is read-only
 # by contract; plain dicts, so that states still pickle and deep-copy) ------------------------
 
 
-def _seat_facts(what: str, key: str = "", values: Sequence[JSON] = ()) -> Any:
+def _seat_facts(what: str, key: str = "", values: Sequence[game.JSON] = ()) -> Any:
     """Per seat: the fact ``what``, or per seat and value one for each of ``values``."""
     if not key:
-        return tuple(Announced(what, {"seat": s}) for s in range(3))
-    return tuple(tuple(Announced(what, {"seat": s, key: v}) for v in values) for s in range(3))
+        return tuple(game.Announced(what, {"seat": s}) for s in range(3))
+    return tuple(tuple(game.Announced(what, {"seat": s, key: v}) for v in values) for s in range(3))
 
 
-_PASS_FACT: Final[tuple[Fact, ...]] = _seat_facts("pass")
-_PICKUP_FACT: Final[tuple[Fact, ...]] = _seat_facts("pickup")
-_STAND_FACT: Final[tuple[Fact, ...]] = _seat_facts("stand")
-_DISCARD_FACT: Final[tuple[Fact, ...]] = _seat_facts("discard")
-_NO_KONTRA_FACT: Final[tuple[Fact, ...]] = _seat_facts("no_kontra")
-_BID_FACTS: Final[tuple[tuple[Fact, ...], ...]] = _seat_facts(
+_PASS_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("pass")
+_PICKUP_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("pickup")
+_STAND_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("stand")
+_DISCARD_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("discard")
+_NO_KONTRA_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("no_kontra")
+_BID_FACTS: Final[tuple[tuple[game.Fact, ...], ...]] = _seat_facts(
     "bid", "contract", [c.key for c in LADDER]
 )
-_TRUMP_FACTS: Final[tuple[tuple[Fact, ...], ...]] = _seat_facts(
+_TRUMP_FACTS: Final[tuple[tuple[game.Fact, ...], ...]] = _seat_facts(
     "trump", "trump", list(SUIT_LETTERS)
 )
 _CONTRACT_FACTS: Final = tuple(
-    tuple(Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
+    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
     for s in range(3)
 )
-_MARRIAGE_FACTS: Final[tuple[tuple[tuple[Fact, ...], ...], ...]] = tuple(
+_MARRIAGE_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
     tuple(
         tuple(
-            Announced("marriage", {"seat": s, "suit": SUIT_LETTERS[t], "value": v})
+            game.Announced("marriage", {"seat": s, "suit": SUIT_LETTERS[t], "value": v})
             for v in (20, 40)
         )
         for t in SUITS
@@ -309,7 +286,7 @@ _MARRIAGE_FACTS: Final[tuple[tuple[tuple[Fact, ...], ...], ...]] = tuple(
 _COMP_NAMES: Final = tuple(
     tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
 )
-_KONTRA_FACTS: Final[tuple[tuple[tuple[Fact, ...], ...], ...]] = tuple(
+_KONTRA_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
     _seat_facts(verb, "components", [list(n) for n in _COMP_NAMES])
     for verb in ("kontra", "rekontra")
 )
@@ -341,7 +318,7 @@ class _Shared:
     declarer: Seat = -1
     trump: int = NO_TRUMP
     marriages: tuple[tuple[Seat, int], ...] = ()
-    mfacts: tuple[tuple[Fact, ...], ...] = ((), (), ())
+    mfacts: tuple[tuple[game.Fact, ...], ...] = ((), (), ())
     """Per seat, the marriage facts its first card announces (UL-16)."""
     hold: CardSet = 0
     """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
@@ -397,8 +374,8 @@ class UltiState:
     """The legal cards of ``to_act`` in the play phase."""
     trick: Trick | None
     """The trick in progress (``None`` between tricks)."""
-    tricks: tuple[TrickTaken, ...]
-    res: HandResult
+    tricks: tuple[game.TrickTaken, ...]
+    res: game.HandResult
     """Set once the deal is over."""
     declarer: ClassVar[_Through[Seat]] = _Through("declarer")
     trump: ClassVar[_Through[int]] = _Through("trump")
@@ -460,9 +437,9 @@ _BIT: Final = tuple(tuple(1 << (c + off) for c in range(52)) for off in _OFF)
 """``_BIT[seat][card]``: the card's bit in :attr:`UltiState.hm`."""
 
 _new_tuple: Final = tuple.__new__
-_Step: Final = Step
-_TrickTaken: Final = TrickTaken
-_HandEnded: Final = HandEnded
+_Step: Final = game.Step
+_TrickTaken: Final = game.TrickTaken
+_HandEnded: Final = game.HandEnded
 """``Final`` aliases of the facts' classes: compiled code reads ``Final`` module names as
 constants instead of looking them up in the module's dict at every use."""
 
@@ -473,7 +450,7 @@ def _state(
     to_act: Seat,
     hm: int,
     trick: Trick | None = None,
-    tricks: tuple[TrickTaken, ...] = (),
+    tricks: tuple[game.TrickTaken, ...] = (),
 ) -> UltiState:
     """A state (no legal card mask: the play sets it)."""
     s: UltiState = _NEW_STATE(UltiState)
@@ -487,7 +464,7 @@ def _state(
     return s
 
 
-def _step(state: UltiState, *facts: Fact) -> Step:
+def _step(state: UltiState, *facts: game.Fact) -> game.Step:
     return _new_tuple(_Step, (state, facts))
 
 
@@ -497,7 +474,7 @@ play's legal sets are found here (measured over 20,000 random deals)."""
 _LEGAL_CARDS_MAX: Final = 1 << 14
 
 
-def _dealt(deal: Deal, first: Seat) -> list[CardSet] | None:
+def _dealt(deal: game.Deal, first: Seat) -> list[CardSet] | None:
     """The hands as sets when ``deal`` is exactly the pack in Ulti's shape, else ``None``
     (the fast path of ``check_deal``: 32 distinct bits summing to the pack's mask)."""
     hands = deal.hands
@@ -571,17 +548,18 @@ class Ulti(Phased):
 
     # -- dealing ---------------------------------------------------------------------------
 
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> Deal:
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """Twelve cards to the first player (the talon included), ten to each other (UL-6)."""
         a, b, c = tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])
-        deal: Deal = Deal.__new__(Deal)  # Deal(hands=..., stock=()) without the frozen __init__
+        # Deal(hands=..., stock=()) without the frozen __init__
+        deal: game.Deal = game.Deal.__new__(game.Deal)
         d = deal.__dict__
         first = (dealer + 1) % 3
         d["hands"] = (a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a))
         d["stock"] = ()
         return deal
 
-    def new_hand(self, deal: Deal, dealer: Seat, rules: RuleSet) -> UltiState:
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> UltiState:
         assert isinstance(rules, UltiRules)
         first = (dealer + 1) % 3
         hands = _dealt(deal, first)
@@ -596,7 +574,7 @@ class Ulti(Phased):
 
     # -- play ------------------------------------------------------------------------------
 
-    def legal_actions(self, state: UltiState) -> Sequence[Action]:
+    def legal_actions(self, state: UltiState) -> Sequence[game.Action]:
         phase = state.phase
         if phase == PLAY:
             m = state.lmask
@@ -617,7 +595,7 @@ class Ulti(Phased):
             return _kontra_row(fx, state.to_act)[0]
         return _NAME_LIST if phase == TRUMP else ()
 
-    def apply(self, state: UltiState, seat: Seat, action: Action) -> Step:
+    def apply(self, state: UltiState, seat: Seat, action: game.Action) -> game.Step:
         phase = state.phase
         if phase == PLAY and seat == state.to_act:  # the hot path
             if action < 0 or not (state.lmask >> action) & 1:  # lmask: cards only, < 2**52
@@ -672,7 +650,7 @@ class Ulti(Phased):
         self._start_play(s)
         return _step(s, _TRUMP_FACTS[seat][f.trump])
 
-    def _play(self, state: UltiState, seat: Seat, c: Card) -> Step:
+    def _play(self, state: UltiState, seat: Seat, c: Card) -> game.Step:
         """A legal card (UL-22 .. UL-27)."""
         fx = state.fx
         t = TABLES[fx.trump]
@@ -680,7 +658,8 @@ class Ulti(Phased):
         trick = lead(t, seat, c) if before is None else play(before, t.power[before.led], seat, c)
         tricks = state.tricks
         s = _state(fx, PLAY, _NEXT[seat], state.hm ^ _BIT[seat][c], trick, tricks)
-        facts: tuple[Fact, ...] = () if tricks else fx.mfacts[seat]  # UL-16: with the first card
+        # UL-16: with the first card
+        facts: tuple[game.Fact, ...] = () if tricks else fx.mfacts[seat]
         if len(trick.cards) < 3:
             nxt = s.to_act
             if (
@@ -719,11 +698,11 @@ class Ulti(Phased):
         facts = (*facts, taken)
         if contract.open:  # UL-21
             shown = [CARD_NAMES[x] for x in cards_in(s.hm >> _OFF[d] & _FULL)]
-            facts = (*facts, Announced("open_hand", {"seat": d, "hand": shown}))
+            facts = (*facts, game.Announced("open_hand", {"seat": d, "hand": shown}))
         self._kontra_turn(s)
         return _new_tuple(_Step, (s, facts))
 
-    def _bid(self, s: UltiState, seat: Seat, action: Action) -> Step:
+    def _bid(self, s: UltiState, seat: Seat, action: game.Action) -> game.Step:
         """UL-9 .. UL-11: the bid becomes current, the turn moves on."""
         f = s.fx
         rank = action - BID_BASE + 1
@@ -735,7 +714,7 @@ class Ulti(Phased):
         s.to_act = _NEXT[seat]
         return _step(s, _BID_FACTS[seat][rank - 1])
 
-    def _end_auction(self, s: UltiState, fact: Fact) -> Step:
+    def _end_auction(self, s: UltiState, fact: game.Fact) -> game.Step:
         """UL-13 .. UL-15: the holder declares the current bid."""
         f = s.fx
         contract = f.contract = LADDER[f.cur - 1]
@@ -743,17 +722,17 @@ class Ulti(Phased):
         facts = [fact, _CONTRACT_FACTS[d][contract.rank - 1]]
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
-            s.res = HandResult(
+            s.res = game.HandResult(
                 passz_not_played(d), {"contract": contract.key, "declarer": d, "played": False}
             )
-            facts.append(HandEnded(s.res))
+            facts.append(game.HandEnded(s.res))
         elif contract.trump == CHOOSE:
             s.phase = TRUMP
             s.to_act = d
         else:
             if contract.trump == PIROS:
-                f.trump = HEARTS
-                facts.append(_TRUMP_FACTS[d][HEARTS])
+                f.trump = cards.HEARTS
+                facts.append(_TRUMP_FACTS[d][cards.HEARTS])
             self._start_play(s)
         return _step(s, *facts)
 
@@ -766,7 +745,7 @@ class Ulti(Phased):
         trump = f.trump
         if trump >= 0:
             marriages = []
-            mfacts: list[tuple[Fact, ...]] = [(), (), ()]
+            mfacts: list[tuple[game.Fact, ...]] = [(), (), ()]
             for seat, hand in enumerate(s.hands):
                 both = hand & hand >> 1 & _QUEENS  # the queens whose king is held too
                 while both:
@@ -815,7 +794,7 @@ class Ulti(Phased):
             s.phase, s.to_act = PLAY, s.tricks[-1].winner
             s.lmask = self._legal_mask(s)
 
-    def _kontra(self, s: UltiState, seat: Seat, action: Action) -> Fact:
+    def _kontra(self, s: UltiState, seat: Seat, action: game.Action) -> game.Fact:
         """UL-18, UL-19: a legal kontra decision, recorded in ``s`` (a copy with its own ``fx``);
         returns the fact it announces."""
         f = s.fx
@@ -843,21 +822,21 @@ class Ulti(Phased):
 
     # -- scoring (UL-28 .. UL-36) ----------------------------------------------------------
 
-    def check_result(self, result: HandResult, rules: RuleSet) -> None:
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
         """The invariants every scored deal satisfies (the conformance suite checks them over
         random deals). :raises ConformanceError: one is broken."""
         invariants.ulti(result, rules)
 
-    def result(self, state: UltiState) -> HandResult:
+    def result(self, state: UltiState) -> game.HandResult:
         if state.phase == OVER:
             return state.res
         return self._compute_result(state)
 
-    def _compute_result(self, state: UltiState) -> HandResult:
+    def _compute_result(self, state: UltiState) -> game.HandResult:
         f = state.fx
         contract = f.contract
         if contract is None:
-            return HandResult((0, 0, 0), {"unfinished": True}, void=True)
+            return game.HandResult((0, 0, 0), {"unfinished": True}, void=True)
         d = f.declarer
         trump = f.trump
         tricks = state.tricks
@@ -883,11 +862,11 @@ class Ulti(Phased):
         )
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
         detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
-        return HandResult(points, detail)
+        return game.HandResult(points, detail)
 
     # -- views -----------------------------------------------------------------------------
 
-    def view(self, state: UltiState, seat: Seat | None) -> dict[str, JSON]:
+    def view(self, state: UltiState, seat: Seat | None) -> dict[str, game.JSON]:
         f = state.fx
         contract = f.contract
         d = f.declarer
@@ -917,7 +896,7 @@ class Ulti(Phased):
         laid = names(cards_in(f.talon)) if seat == f.discarder and f.talon else None
         return self._own(out, state, seat, state.hands, talon=laid)
 
-    def _announced_marriages(self, state: UltiState) -> list[JSON]:
+    def _announced_marriages(self, state: UltiState) -> list[game.JSON]:
         played = {p for p, _ in state.plays} if not state.tricks else {0, 1, 2}
         trump = state.fx.trump
         return [
@@ -926,7 +905,7 @@ class Ulti(Phased):
             if p in played and state.phase != TRUMP
         ]
 
-    def audit_view(self, state: UltiState) -> dict[str, JSON]:
+    def audit_view(self, state: UltiState) -> dict[str, game.JSON]:
         out = self.view(state, None)
         out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
         out["talon"] = [CARD_NAMES[c] for c in cards_in(state.fx.talon)]
@@ -936,7 +915,7 @@ class Ulti(Phased):
 
     # -- notation --------------------------------------------------------------------------
 
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str) -> game.Action:
         verb, sep, arg = text.partition(":")
         if not sep:
             return word_action(text, _VERBS, _ACTIONS)
@@ -975,8 +954,8 @@ class Ulti(Phased):
             return (KONTRA_BASE if verb == "kontra" else REKONTRA_BASE) + sub
         raise InvalidActionError(f"{text!r} is not an Ulti action: unknown verb {verb!r}")
 
-    def format_action(self, action: Action) -> str:
-        if 0 <= action < VERB_BASE:
+    def format_action(self, action: game.Action) -> str:
+        if 0 <= action < game.VERB_BASE:
             return "play:" + CARD_NAMES[action]
         if action >= DISCARD_BASE:
             a, b = divmod(action - DISCARD_BASE, 52)
@@ -990,7 +969,7 @@ class Ulti(Phased):
             return "name:" + SUIT_LETTERS[action - NAME_BASE]
         return _VERB_NAMES[action]
 
-    def all_actions(self) -> list[Action]:
+    def all_actions(self) -> list[game.Action]:
         return sorted(
             [
                 *HUNGARIAN_32,
@@ -1020,10 +999,12 @@ class Ulti(Phased):
 
     # -- match level (UL-5, UL-36) ---------------------------------------------------------
 
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0, 0), dealer=first_dealer)
+    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
+        return game.MatchState(scores=(0, 0, 0), dealer=first_dealer)
 
-    def after_hand(self, match: MatchState, result: HandResult, rules: RuleSet) -> MatchState:
+    def after_hand(
+        self, match: game.MatchState, result: game.HandResult, rules: RuleSet
+    ) -> game.MatchState:
         """Running totals; the deal passes on (UL-5); the match ends after ``deals`` deals."""
         assert isinstance(rules, UltiRules)
         scores = tuple(a + b for a, b in zip(match.scores, result.points, strict=True))
@@ -1034,7 +1015,7 @@ class Ulti(Phased):
             top = max(scores)
             leaders = [s for s in range(3) if scores[s] == top]
             winner = leaders[0] if len(leaders) == 1 else None
-        return MatchState(
+        return game.MatchState(
             scores=scores,
             dealer=(match.dealer + 1) % 3,
             hands_played=played,
@@ -1044,14 +1025,14 @@ class Ulti(Phased):
 
     # -- errors ----------------------------------------------------------------------------
 
-    def _illegal(self, state: UltiState, action: Action) -> IllegalActionError:
+    def _illegal(self, state: UltiState, action: game.Action) -> IllegalActionError:
         """Explain why ``action`` is refused, naming the rule."""
         if action not in _ALL:
             return IllegalActionError(f"action code {action} is not an Ulti action", "UL-9")
         text = self.format_action(action)
         phase = state.phase
         why: tuple[str, str] | None
-        if phase == PLAY and action < VERB_BASE:
+        if phase == PLAY and action < game.VERB_BASE:
             why = self._why_not_card(state, action, text)
         elif phase == KONTRA and KONTRA_BASE <= action < DISCARD_BASE:
             why = self._why_not_kontra(state, action, text)
@@ -1059,7 +1040,9 @@ class Ulti(Phased):
             why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
         return self._not_now(state, text) if why is None else IllegalActionError(*why)
 
-    def _why_not_bid(self, state: UltiState, action: Action, text: str) -> tuple[str, str] | None:
+    def _why_not_bid(
+        self, state: UltiState, action: game.Action, text: str
+    ) -> tuple[str, str] | None:
         """Why an action of the auction is refused (UL-9 .. UL-14); ``None``: it belongs to
         another phase."""
         phase = state.phase
@@ -1116,18 +1099,18 @@ class Ulti(Phased):
             if SUIT_OF[c] == led:
                 why = "you must beat the best card of the led suit when you can"
             else:
-                why = f"you must follow suit ({HUNGARIAN_SUIT_NAMES[led]} was led)"
+                why = f"you must follow suit ({cards.HUNGARIAN_SUIT_NAMES[led]} was led)"
         elif trump >= 0 and hand & SUIT_MASKS[trump]:
             if SUIT_OF[c] == trump:
                 why = "you must overtrump when you can"
             else:
-                why = f"you cannot follow, so you must trump ({HUNGARIAN_SUIT_NAMES[trump]})"
+                why = f"you cannot follow, so you must trump ({cards.HUNGARIAN_SUIT_NAMES[trump]})"
         else:
             why = "not a legal card here"
         rule = "UL-24" if "beat" in why or "overtrump" in why else "UL-23"
         return f"{text!r}: {why}; legal: {legal}", rule
 
-    def _why_not_kontra(self, state: UltiState, action: Action, text: str) -> tuple[str, str]:
+    def _why_not_kontra(self, state: UltiState, action: game.Action, text: str) -> tuple[str, str]:
         """Why a kontra or rekontra is refused (UL-18, UL-19)."""
         f = state.fx
         contract = f.contract
