@@ -72,7 +72,9 @@ def test_every_audience_gets_every_version_as_redacted_as_its_view(
         assert got[name][-1].version == match.version
     # Seats see their own cards and not the others'; seat 0's two streams are the same.
     assert [m.view for m in got["seat0"]] == [m.view for m in got["seat0-again"]]
-    assert got["seat0"][-1].view.table.hand != got["seat1"][-1].view.table.hand
+    # (At the first version each holds a whole hand: at the last both may have played out.)
+    first0, first1 = got["seat0"][0].view.table.hand, got["seat1"][0].view.table.hand
+    assert first0 and first1 and not set(first0) & set(first1)
     assert got["spectator"][-1].view.role == pb.ROLE_SPECTATOR
     assert got["auditor"][-1].view.role == pb.ROLE_AUDITOR
 
