@@ -14,10 +14,6 @@ from typing import Any
 import grpc
 import pytest
 
-from clients.cli import main
-from clients.demo import run_demo
-from clients.sdk import RefereeClient
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -31,9 +27,13 @@ from referee.rules.registry import GAMES, find_game
 from referee.rules.render import render_record
 from referee.rules.words import Table
 from referee.verify import verify_data
+from referee_clients.cli import main
+from referee_clients.demo import run_demo
+from referee_projections.runner import ProjectionWorker
 from tests import minigame
 from tests.pg_cluster import fresh_schema
 from tests.service.helpers import create, facts, serving, step
+from trick_referee_client.sdk import RefereeClient
 
 AUDITOR = "extra-game-auditor"
 NAME = minigame.GAME.name

@@ -15,8 +15,6 @@ from uuid import UUID
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from projections.outbox import STATES, Webhooks, open_webhooks
-from projections.queries import Queries
 from referee import tournaments as tour
 from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
@@ -44,6 +42,8 @@ from referee.service.handlers import (
 )
 from referee.service.peers import PeerLimits
 from referee.service.servicer import clock_pb
+from referee_projections.outbox import STATES, Webhooks, open_webhooks
+from referee_projections.queries import Queries
 
 SERVICE_NAMES = tuple(s.full_name for module in (pb, wpb)
                       for s in module.DESCRIPTOR.services_by_name.values())
@@ -128,7 +128,7 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
 
 
 def standing_match_pb(m: dict[str, Any]) -> pb.StandingMatch:
-    """One attached match of the standings (``projections.standings``' ``results``)."""
+    """One attached match of the standings (``referee_projections.standings``' ``results``)."""
     out = pb.StandingMatch(match_id=m["match_id"], sides=m["sides"], players=m["players"],
                            over=m["over"], scores=m.get("scores") or ())
     if m.get("winner") is not None:

@@ -31,12 +31,12 @@ from typing import Any
 import grpc
 import pytest
 
-from clients import errors as e
-from clients.sdk import CreatedMatch, RefereeClient, View
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from tests import procs
 from tests.deploy.helpers import ROOT, free_port, start_server
+from trick_referee_client import errors as e
+from trick_referee_client.sdk import CreatedMatch, RefereeClient, View
 
 pytestmark = pytest.mark.slow
 
@@ -99,7 +99,7 @@ class Tables:
                      [["--seat", str(s), f"--token={t}"] for s, t in enumerate(m.tokens)])
             for args in seats:
                 proc = procs.popen(
-                    [sys.executable, "-m", "clients.cli", "bot", "--match", m.match_id,
+                    [sys.executable, "-m", "referee_clients.cli", "bot", "--match", m.match_id,
                      "--address", self.address, "--json", "--resume-for", "60",
                      "--think", str(THINK), *args],
                     cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from clients import errors as e
-from clients.bots import STRATEGIES, Seat, play_all
-from clients.sdk import RefereeClient
 from referee.verify import verify_data
+from referee_clients.bots import STRATEGIES, Seat, play_all
 from tests.clients.conftest import AUDITOR, FAST, GAME_NAMES
+from trick_referee_client import errors as e
+from trick_referee_client.sdk import RefereeClient
 
 
 def test_list_games_has_every_registered_game(client: RefereeClient) -> None:
@@ -135,8 +135,8 @@ def test_tokens_travel_as_metadata_not_in_the_request() -> None:
     """Issue 22, item 2: the SDK sends a copy of the request without its token and the token
     as ``authorization: Bearer`` metadata (the caller's request is left as it was: a polling
     loop reuses it)."""
-    from clients.sdk import credentials
     from referee.api.v1 import referee_pb2
+    from trick_referee_client.sdk import credentials
 
     request = referee_pb2.GetViewRequest(match_id="m", token="tok-123")
     bare, metadata = credentials(request)

@@ -15,7 +15,6 @@ import grpc
 import pytest
 from google.protobuf.json_format import MessageToJson
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -29,6 +28,7 @@ from referee.tournaments import (
     register_entrant,
     release_board,
 )
+from referee_projections.runner import ProjectionWorker
 from tests.projections.conftest import AUDITOR, play
 
 

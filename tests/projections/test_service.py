@@ -10,7 +10,6 @@ import uuid
 
 import grpc
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -18,6 +17,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.rules.render import render_record
 from referee.verify import verify_data
+from referee_projections.runner import ProjectionWorker
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error
 

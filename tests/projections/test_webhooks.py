@@ -19,12 +19,12 @@ from uuid import UUID
 import grpc
 import pytest
 
-from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker, post
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
+from referee_projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker, post
 from tests import procs
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error, serving
@@ -273,7 +273,7 @@ def test_referee_projections_sends_them_where_the_server_leaves_the_views_to_it(
         app: Referee, env: dict[str, str], tmp_path: Path) -> None:
     """``REFEREE_PROJECTIONS=separate``: the ``referee projections`` process feeds the outbox
     and sends."""
-    from projections.outbox import open_webhooks
+    from referee_projections.outbox import open_webhooks
 
     receiver = Receiver(SECRET).start()
     match_id, tokens = new_match(app)
@@ -309,7 +309,7 @@ def test_an_attempt_to_a_host_that_cannot_be_reached_fails_and_never_raises() ->
 def test_two_senders_on_one_database_send_each_webhook_once(app: Referee) -> None:
     """Replicas on one PostgreSQL: the holder of the view's advisory lock sends; the other
     stands by (each delivery attempted once, though both followed the log)."""
-    from projections.outbox import open_webhooks
+    from referee_projections.outbox import open_webhooks
 
     receiver = Receiver(SECRET).start()
     senders = [WebhookWorker(app.event_log, FAST, poll=0.05).start() for _ in range(2)]

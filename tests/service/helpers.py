@@ -13,12 +13,12 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from clients.tables import Fact
-from clients.tables import Table as TypedTable
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.service.server import build_server
+from trick_referee_client.tables import Fact
+from trick_referee_client.tables import Table as TypedTable
 
 
 @dataclass

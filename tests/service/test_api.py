@@ -13,13 +13,13 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from clients.sdk import rule_default
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.rules.handrecord import read_record, replay_hand
 from referee.rules.registry import GAMES
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, expect_error, facts, step
+from trick_referee_client.sdk import rule_default
 
 C = grpc.StatusCode
 

@@ -15,7 +15,6 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -24,6 +23,7 @@ from referee.application import Referee
 from referee.rules.cards import CARD_NAMES
 from referee.rules.claims import ALL, check_claim, in_trick_play, remaining_tricks
 from referee.rules.registry import GAMES
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import Table, create, expect_error, facts
 

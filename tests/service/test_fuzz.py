@@ -42,7 +42,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -54,6 +53,7 @@ from referee.config import settings_from_env
 from referee.rules.cards import CARD_NAMES
 from referee.rules.registry import GAMES
 from referee.service.server import build_server
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, error_info, step
 

@@ -27,7 +27,6 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
-from projections.queries import event_log
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -38,6 +37,7 @@ from referee.domain.chain import check_chain, event_hash
 from referee.domain.errors import RefereeError
 from referee.domain.match import Match
 from referee.service.server import build_server
+from referee_projections.queries import event_log
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import Table, create, expect_error, step
 

@@ -13,7 +13,6 @@ from typing import Any
 import grpc
 import pytest
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -22,6 +21,7 @@ from referee.application import Referee
 from referee.rules.game import side_of
 from referee.rules.registry import GAMES
 from referee.verify import verify_data
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import Table, create, expect_error, fact_dict, facts
 

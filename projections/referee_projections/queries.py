@@ -15,8 +15,6 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from projections.hand_states import HandStates
-from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Credentials, LogReader, Principal, Referee, Role
 from referee.application.fanout import Fanout
 from referee.application.updates import Encoder
@@ -48,6 +46,8 @@ from referee.rules.game import VERB_BASE
 from referee.rules.handrecord import CancelledDeal, HandRecord, MatchRecord
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
+from referee_projections.hand_states import HandStates
+from referee_projections.store import APP_NAME, Doc, DocView, open_view
 
 SCOREBOARD = "scoreboard"
 _AUDITOR, _ANYONE = Principal(Role.AUDITOR), Principal(Role.SPECTATOR)

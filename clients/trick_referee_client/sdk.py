@@ -1,7 +1,7 @@
 """``RefereeClient``: typed methods for every RPC of ``referee.api.v1``.
 
 It talks to the referee only over gRPC (the generated stubs), maps every error to an exception
-of :mod:`clients.errors` and applies a deadline to each call. Two kinds of retry, both safe
+of :mod:`.errors` and applies a deadline to each call. Two kinds of retry, both safe
 across a server restart (docs/clients.md, "Restarts, retries and resuming"):
 
 - **unary calls** are retried by gRPC itself, from the service config the channel is opened
@@ -15,7 +15,7 @@ across a server restart (docs/clients.md, "Restarts, retries and resuming"):
   :meth:`RefereeClient._resuming`: any end that is not the end of their subject (the match is
   over; the export is complete) reopens the stream from the last version seen, with jittered
   exponential backoff (:class:`Backoff`), until ``resume_for`` seconds pass without an
-  answer; then :class:`~clients.errors.ResumeExhausted`.
+  answer; then :class:`~.errors.ResumeExhausted`.
 
 >>> with RefereeClient("127.0.0.1:50051") as client:            # doctest: +SKIP
 ...     match = client.create_match("euchre", players=["ann", "bob", "cy", "dee"])
@@ -38,15 +38,15 @@ from typing import Any, TypeVar
 
 import grpc
 
-from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
-from clients.tables import Fact, Table, struct_dict
-from clients.webhooks import WebhookDelivery, WebhookEndpoint, state_value
-from referee.api.v1 import projections_pb2 as ppb
-from referee.api.v1 import projections_pb2_grpc as ppbg
-from referee.api.v1 import referee_pb2 as pb
-from referee.api.v1 import referee_pb2_grpc as pbg
-from referee.api.v1 import webhooks_pb2 as wpb
-from referee.api.v1 import webhooks_pb2_grpc as wpbg
+from trick_referee_client.api.v1 import projections_pb2 as ppb
+from trick_referee_client.api.v1 import projections_pb2_grpc as ppbg
+from trick_referee_client.api.v1 import referee_pb2 as pb
+from trick_referee_client.api.v1 import referee_pb2_grpc as pbg
+from trick_referee_client.api.v1 import webhooks_pb2 as wpb
+from trick_referee_client.api.v1 import webhooks_pb2_grpc as wpbg
+from trick_referee_client.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
+from trick_referee_client.tables import Fact, Table, struct_dict
+from trick_referee_client.webhooks import WebhookDelivery, WebhookEndpoint, state_value
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
@@ -737,7 +737,7 @@ class RefereeClient:
 
         :raises Unavailable: when the referee cannot be reached within ``timeout``.
         """
-        from clients.errors import Unavailable
+        from trick_referee_client.errors import Unavailable
 
         try:
             grpc.channel_ready_future(self.channel).result(timeout=timeout)
@@ -868,7 +868,7 @@ class RefereeClient:
         """Claim for the token's seat's side (the seat to act) all the remaining tricks
         (``tricks`` None) or at least ``tricks`` more. The referee checks it against every
         defence: accepted, the hand is played out along the winning line (the answer holds
-        its facts); refused, :class:`~clients.errors.ClaimRefused` and nothing changes
+        its facts); refused, :class:`~.errors.ClaimRefused` and nothing changes
         (docs/claims.md). A ``command_id`` is generated when not given; retries reuse it.
         ``unchecked``: put the claim of all the tricks to the other sides instead (a match
         whose unchecked claims policy is ``consent``); they answer with :meth:`answer_claim`."""
@@ -936,7 +936,7 @@ class RefereeClient:
         (a server's graceful restart ends it UNAVAILABLE / ``SERVER_STOPPING``, a killed one
         breaks the connection) reopens it from the last version seen, with jittered backoff,
         for as long as ``resume_for`` seconds pass without an update; then
-        :class:`~clients.errors.ResumeExhausted`. With ``resume=False`` such an end raises."""
+        :class:`~.errors.ResumeExhausted`. With ``resume=False`` such an end raises."""
         after = [after_version]
 
         def opened() -> Any:
@@ -1177,7 +1177,7 @@ class RefereeClient:
         """Every attached match as a ``referee.match/v1`` record, one JSON line each (NDJSON;
         auditor token). A stream that fails before its first line is reopened (as every
         stream is, :meth:`_resuming`); one that fails later raises
-        :class:`~clients.errors.Unavailable`: the export has no position to resume from (its
+        :class:`~.errors.Unavailable`: the export has no position to resume from (its
         records carry no match id), so run it again."""
         req = ppb.ExportTournamentRequest(tournament_id=tournament_id, token=token)
         delivered = [0]
