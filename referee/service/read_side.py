@@ -23,7 +23,7 @@ from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
 from referee.domain.errors import InvalidWebhookError, MalformedRequestError
-from referee.service.credentials_metadata import bearer
+from referee.service.credentials_metadata import bearer, caller_token
 from referee.service.encoding import (
     POLICY_PB,
     sides_by_seat,
@@ -173,7 +173,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def GetScoreboard(self, request: pb.GetScoreboardRequest, context: grpc.ServicerContext
                       ) -> pb.GetScoreboardResponse:
         return pb.GetScoreboardResponse(scoreboard=scoreboard_pb(self.q.scoreboard(
-            _uuid(request.match_id, "match_id"), request.token)))
+            _uuid(request.match_id, "match_id"), caller_token())))
 
     @stream_handler
     @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
@@ -183,7 +183,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         def alive() -> bool:
             return not context.done() and not self.stopping()
 
-        boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
+        boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), caller_token(),
                                          request.after_version, alive, call_ended(context),
                                          BOARD_ENCODER)
         async for update in boards:
@@ -193,7 +193,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def GetReplay(self, request: pb.GetReplayRequest, context: grpc.ServicerContext
                   ) -> pb.GetReplayResponse:
         r = self.q.replay(_uuid(request.match_id, "match_id"), request.hand,
-                          request.action_index, request.token)
+                          request.action_index, caller_token())
         out = pb.GetReplayResponse(
             match_id=r["match_id"], hand=r["hand"], action_index=r["index"],
             actions=r["actions"], legal=r["legal"],
@@ -219,20 +219,20 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
                    ) -> pb.ExportHandResponse:
         record = self.q.hand_record(_uuid(request.match_id, "match_id"), request.hand,
-                                    request.token)
+                                    caller_token())
         return pb.ExportHandResponse(record_json=json.dumps(record))
 
     @unary_handler
     def ExportMatch(self, request: pb.ExportMatchRequest, context: grpc.ServicerContext
                     ) -> pb.ExportMatchResponse:
-        record = self.q.match_record(_uuid(request.match_id, "match_id"), request.token)
+        record = self.q.match_record(_uuid(request.match_id, "match_id"), caller_token())
         return pb.ExportMatchResponse(record_json=json.dumps(record))
 
     @unary_handler
     def RecordRuling(self, request: pb.RecordRulingRequest, context: grpc.ServicerContext
                      ) -> pb.RecordRulingResponse:
         version, adjust, replayed = tour.record_ruling(
-            self.app, _uuid(request.match_id, "match_id"), request.token, request.hand,
+            self.app, _uuid(request.match_id, "match_id"), caller_token(), request.hand,
             request.kind, list(request.points), request.reason, request.command_id,
             rule=request.rule, ref=request.ref, grades=list(request.grades))
         return pb.RecordRulingResponse(version=version, adjust=adjust, replayed=replayed)
@@ -241,7 +241,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def CheckChain(self, request: pb.CheckChainRequest, context: grpc.ServicerContext
                    ) -> pb.CheckChainResponse:
         report, anchor = self.q.check_chain(_uuid(request.match_id, "match_id"),
-                                            request.token, request.anchor_version,
+                                            caller_token(), request.anchor_version,
                                             request.anchor_head)
         out = pb.CheckChainResponse(ok=report.ok and anchor is None, events=report.events,
                                     head=report.head, message=report.message,
@@ -259,7 +259,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def GetHandView(self, request: pb.GetHandViewRequest, context: grpc.ServicerContext
                     ) -> pb.GetHandViewResponse:
         page, finished = self.q.hand_view(_uuid(request.match_id, "match_id"), request.hand,
-                                          request.token)
+                                          caller_token())
         return pb.GetHandViewResponse(html=page, finished=finished)
 
 
@@ -272,7 +272,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def CreateTournament(self, request: pb.CreateTournamentRequest,
                          context: grpc.ServicerContext) -> pb.CreateTournamentResponse:
-        tid, replayed = tour.create_tournament_once(self.app, request.token, request.name,
+        tid, replayed = tour.create_tournament_once(self.app, caller_token(), request.name,
                                                     request.game, request.command_id,
                                                     request.abandonment)
         return pb.CreateTournamentResponse(tournament_id=str(tid), replayed=replayed)
@@ -280,7 +280,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def RegisterEntrant(self, request: pb.RegisterEntrantRequest,
                         context: grpc.ServicerContext) -> pb.RegisterEntrantResponse:
-        v = tour.register_entrant(self.app, request.token,
+        v = tour.register_entrant(self.app, caller_token(),
                                   _uuid(request.tournament_id, "tournament_id"),
                                   request.entrant, list(request.members), request.command_id)
         return pb.RegisterEntrantResponse(version=v)
@@ -288,7 +288,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def AttachMatch(self, request: pb.AttachMatchRequest, context: grpc.ServicerContext
                     ) -> pb.AttachMatchResponse:
-        v = tour.attach_match(self.app, request.token,
+        v = tour.attach_match(self.app, caller_token(),
                               _uuid(request.tournament_id, "tournament_id"),
                               _uuid(request.match_id, "match_id"), list(request.sides),
                               request.board, request.command_id)
@@ -297,7 +297,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def ReleaseBoard(self, request: pb.ReleaseBoardRequest, context: grpc.ServicerContext
                      ) -> pb.ReleaseBoardResponse:
-        v = tour.release_board(self.app, request.token,
+        v = tour.release_board(self.app, caller_token(),
                                _uuid(request.tournament_id, "tournament_id"), request.board,
                                request.command_id)
         return pb.ReleaseBoardResponse(version=v)
@@ -306,7 +306,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     def FinalizeResults(self, request: pb.FinalizeResultsRequest,
                         context: grpc.ServicerContext) -> pb.FinalizeResultsResponse:
         version, final = tour.finalize_results(
-            self.app, request.token, _uuid(request.tournament_id, "tournament_id"),
+            self.app, caller_token(), _uuid(request.tournament_id, "tournament_id"),
             request.command_id)
         return pb.FinalizeResultsResponse(version=version, final_matches=final)
 
@@ -331,7 +331,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         tid = (_uuid(request.tournament_id, "tournament_id") if request.tournament_id
                else None)
         version, winner, replayed = tour.abandon_match(
-            self.app, request.token, _uuid(request.match_id, "match_id"),
+            self.app, caller_token(), _uuid(request.match_id, "match_id"),
             list(request.at_fault), request.reason, tid, request.command_id)
         out = pb.AbandonMatchResponse(version=version, replayed=replayed)
         if winner is not None:
@@ -342,7 +342,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     def ExportTournament(self, request: pb.ExportTournamentRequest,
                          context: StreamContext) -> Iterator[pb.ExportTournamentResponse]:
         for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),
-                                             request.token):
+                                             caller_token()):
             yield pb.ExportTournamentResponse(record_json=line)
 
 

@@ -36,7 +36,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from tests import procs
 from tests.deploy.helpers import ROOT, free_port, start_server
 from trick_referee_client import errors as e
-from trick_referee_client.sdk import CreatedMatch, RefereeClient, View
+from trick_referee_client.sdk import CreatedMatch, RefereeClient, View, bearer
 
 pytestmark = pytest.mark.slow
 
@@ -160,8 +160,8 @@ def _stream_end(address: str, m: CreatedMatch) -> tuple[list[grpc.RpcError], thr
     ended: list[grpc.RpcError] = []
     channel = grpc.insecure_channel(address)
     stream = pbg.RefereeServiceStub(channel).WatchMatch(  # type: ignore[no-untyped-call]
-        pb.WatchMatchRequest(match_id=m.match_id, token=m.spectator_token,
-                             heartbeat_seconds=1))
+        pb.WatchMatchRequest(match_id=m.match_id,
+                             heartbeat_seconds=1), metadata=bearer(m.spectator_token))
     next(stream)
 
     def follow() -> None:

@@ -41,6 +41,7 @@ from trick_referee_client.sdk import (
     RETRIED,
     Backoff,
     RefereeClient,
+    bearer,
     service_config,
     target,
 )
@@ -247,7 +248,7 @@ def test_a_stopping_server_ends_watch_streams_unavailable_saying_where_to_resume
         with grpc.insecure_channel(s.address) as ch:
             stub = pbg.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
             watch = stub.WatchMatch(pb.WatchMatchRequest(
-                match_id=m.match_id, token=m.spectator_token, heartbeat_seconds=1))
+                match_id=m.match_id, heartbeat_seconds=1), metadata=bearer(m.spectator_token))
             err = _first_then_stop(s, watch)
     assert err.code() == grpc.StatusCode.UNAVAILABLE
     assert err.details() == f"server shutting down; resume from version {m.version + 1}"
@@ -267,7 +268,7 @@ def test_a_stopping_server_ends_scoreboard_streams_unavailable(
         with grpc.insecure_channel(s.address) as ch:
             stub = ppbg.ProjectionsServiceStub(ch)  # type: ignore[no-untyped-call]
             boards = stub.WatchScoreboard(ppb.WatchScoreboardRequest(
-                match_id=m.match_id, token=m.tokens[0]))
+                match_id=m.match_id), metadata=bearer(m.tokens[0]))
             err = _first_then_stop(s, boards)
     assert err.code() == grpc.StatusCode.UNAVAILABLE
     assert e.from_rpc_error(err).reason == "SERVER_STOPPING"

@@ -29,6 +29,7 @@ from tests import procs
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error, serving
 from tests.webhook_receiver import Receiver, free_port
+from trick_referee_client.sdk import bearer
 
 SECRET = "whsec_" + base64.b64encode(os.urandom(32)).decode()
 AS_AUDITOR = (("authorization", f"Bearer {AUDITOR}"),)
@@ -79,13 +80,15 @@ def test_every_event_reaches_a_failing_receiver_signed_with_one_id_per_event(
     receiver = Receiver(SECRET, fail_first=2).start()  # two 500s for each webhook first
     try:
         tid = tours.CreateTournament(ppb.CreateTournamentRequest(
-            token=AUDITOR, name="Cup", game="euchre")).tournament_id
+            name="Cup", game="euchre"), metadata=bearer(AUDITOR)).tournament_id
         for team in ("N", "E"):
-            tours.RegisterEntrant(ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid,
-                                                             entrant=team))
+            tours.RegisterEntrant(ppb.RegisterEntrantRequest(tournament_id=tid,
+                                                             entrant=team),
+        metadata=bearer(AUDITOR))
         match_id, tokens = new_match(app)
-        tours.AttachMatch(ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
-                                                 match_id=str(match_id), sides=["N", "E"]))
+        tours.AttachMatch(ppb.AttachMatchRequest(tournament_id=tid,
+                                                 match_id=str(match_id), sides=["N", "E"]),
+        metadata=bearer(AUDITOR))
         added = hooks.AddWebhook(wpb.AddWebhookRequest(tournament_id=tid, url=receiver.url,
                                                        secret=SECRET), metadata=AS_AUDITOR)
         assert added.secret == ""  # given, so never answered back
@@ -97,9 +100,10 @@ def test_every_event_reaches_a_failing_receiver_signed_with_one_id_per_event(
 
         play(app, match_id, tokens, random.Random(7))
         rulings.RecordRuling(ppb.RecordRulingRequest(
-            token=AUDITOR, match_id=str(match_id), hand=1, kind="penalty", points=[1, 0],
-            reason="revoke"))
-        tours.FinalizeResults(ppb.FinalizeResultsRequest(token=AUDITOR, tournament_id=tid))
+            match_id=str(match_id), hand=1, kind="penalty", points=[1, 0],
+            reason="revoke"), metadata=bearer(AUDITOR))
+        tours.FinalizeResults(ppb.FinalizeResultsRequest(tournament_id=tid),
+                              metadata=bearer(AUDITOR))
 
         hands = len([e for e in app.repository.event_store.get(match_id)
                      if type(e).__name__ == "HandScored"])
