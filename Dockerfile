@@ -11,8 +11,9 @@ COPY pyproject.toml setup.py README.md MANIFEST.in constraints.txt ./
 COPY referee ./referee
 COPY projections ./projections
 COPY clients ./clients
+# The SDK (clients/, a distribution of its own) is a dependency of the server's referee-client.
 RUN REFEREE_COMPILE=1 PIP_CONSTRAINT=/src/constraints.txt \
-    pip wheel --no-deps --wheel-dir /wheels .
+    pip wheel --no-deps --wheel-dir /wheels ./clients .
 
 FROM python:3.12-slim
 
@@ -26,6 +27,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 COPY --from=build /wheels /wheels
 COPY --from=build /src/constraints.txt /wheels/constraints.txt
 RUN pip install --constraint /wheels/constraints.txt \
+        "trick-referee-client @ file://$(echo /wheels/trick_referee_client-*.whl)" \
         "trick-referee[postgres] @ file://$(echo /wheels/trick_referee-*.whl)" \
     && rm -rf /wheels \
     && useradd --system --uid 10001 --no-create-home --home-dir /nonexistent referee \

@@ -243,13 +243,13 @@ def _main(argv: Sequence[str] | None) -> int:
     b.add_argument("--rounds", type=_number_arg(int, 1, 100, "a number of rounds"), default=3,
                    help="rounds of each transport, alternating (3; medians reported)")
 
-    from projections.cli import add_parsers
+    from referee_projections.cli import add_parsers
 
     add_parsers(sub, bench)
 
     args = parser.parse_args(argv)
     if args.command == "projections" or (args.command == "bench" and args.bench == "projections"):
-        from projections import cli as projections_cli
+        from referee_projections import cli as projections_cli
 
         return (projections_cli.run(args) if args.command == "projections"
                 else projections_cli.bench(args))
@@ -321,7 +321,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     if args.command == "verify" and args.chain:
-        from projections.cli import verify_chain
+        from referee_projections.cli import verify_chain
 
         code, report = verify_chain(args.file)
         print(json.dumps(report, indent=2))

@@ -34,11 +34,11 @@ def serve(address: str, grace: float = 5.0, metrics_port: int = 0, http_port: in
 
     :raises referee.config.SettingsError: for a placeholder or short credential, or a bad
         ``OTEL_*`` value (traces: :mod:`referee.service.tracing`)."""
-    from projections import webhook_delivery
-    from projections.runner import start_in_process  # the views, unless run separately
     from referee.config import StartupError, one_line, settings_from_env
     from referee.service import metrics, tracing
     from referee.service.credentials import check_credentials
+    from referee_projections import webhook_delivery
+    from referee_projections.runner import start_in_process  # the views, unless run separately
 
     check_credentials()  # before anything starts: no server with a template's secret
     webhook_policy = webhook_delivery.RetryPolicy.from_env()  # REFEREE_WEBHOOK_*

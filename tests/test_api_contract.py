@@ -24,7 +24,7 @@ RECORDS = {"GetHandRecordResponse", "GetMatchRecordResponse", "ExportHandRespons
 
 def buf(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     if not Path(BUF).exists():
-        pytest.fail("buf is not installed: pip install -e '.[dev]' (the buf-bin package)")
+        pytest.fail("buf is not installed: pip install -e ./clients -e '.[dev]' (buf-bin)")
     return subprocess.run([BUF, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 

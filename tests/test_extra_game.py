@@ -14,10 +14,6 @@ from typing import Any
 import grpc
 import pytest
 
-from clients.cli import main
-from clients.demo import run_demo
-from clients.sdk import RefereeClient
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -31,9 +27,13 @@ from referee.rules.registry import GAMES, find_game
 from referee.rules.render import render_record
 from referee.rules.words import Table
 from referee.verify import verify_data
+from referee_clients.cli import main
+from referee_clients.demo import run_demo
+from referee_projections.runner import ProjectionWorker
 from tests import minigame
 from tests.pg_cluster import fresh_schema
 from tests.service.helpers import create, facts, serving, step
+from trick_referee_client.sdk import RefereeClient, bearer
 
 AUDITOR = "extra-game-auditor"
 NAME = minigame.GAME.name
@@ -94,12 +94,13 @@ def test_the_contract_and_random_deals(game: Game[Any]) -> None:
 
 def _redacted(stub: pbg.RefereeServiceStub, table: Any) -> None:
     """No seat (and no spectator) sees another seat's unplayed cards."""
-    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).table
+    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR)).table
     hands = [set(h.cards) for h in audit.hands]
-    spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                             metadata=bearer(table.spectator))
     assert not set(CARD_NAMES) & set(spectator.table.hand) and not spectator.table.hands
     for seat, token in enumerate(table.tokens):
-        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(token))
         assert view.seat == seat
         text = str(view.table)
         assert set(view.table.hand) == hands[seat]
@@ -116,8 +117,8 @@ def test_the_service_plays_a_whole_match(stub: pbg.RefereeServiceStub, game: Gam
     table = create(stub, NAME, rules={"target_score": pb.RuleValue(int_value=3)}, players=players,
                    seed_entropy=b"six at the table")
     assert len(table.tokens) == SEATS
-    watch = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
-                                                 token=table.tokens[4]), timeout=30)
+    watch = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id), timeout=30,
+                            metadata=bearer(table.tokens[4]))
     first = next(watch)
     assert first.view.seat == 4 and len(first.view.table.hand) == 4
 
@@ -132,7 +133,8 @@ def test_the_service_plays_a_whole_match(stub: pbg.RefereeServiceStub, game: Gam
             break
     assert resp is not None and resp.match_over
     assert [f["kind"] for f in facts(resp)][-2:] == ["hand_ended", "match_ended"]
-    final = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    final = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                         metadata=bearer(table.spectator))
     assert final.match_over and len(final.scores) == 3 and max(final.scores) >= 3
     assert final.winner == max(range(3), key=lambda t: final.scores[t])
     assert list(final.players) == players
@@ -147,12 +149,12 @@ def test_the_service_plays_a_whole_match(stub: pbg.RefereeServiceStub, game: Gam
     watch.cancel()
 
     record = json.loads(stub.GetMatchRecord(pb.GetMatchRecordRequest(
-        match_id=table.match_id, token=table.spectator)).record_json)
+        match_id=table.match_id), metadata=bearer(table.spectator)).record_json)
     assert record["game"] == NAME and record["result"]["over"]
     code, report = verify_data(record)
     assert code == 0, report
     hand = json.loads(stub.GetHandRecord(pb.GetHandRecordRequest(
-        match_id=table.match_id, hand=1, token=table.tokens[0])).record_json)
+        match_id=table.match_id, hand=1), metadata=bearer(table.tokens[0])).record_json)
     assert verify_data(hand)[0] == 0
     html = render_record(hand, players=record["players"])
     assert "team 2" in html and "seats 2 &amp; 5" in html and "Fay" in html
@@ -167,42 +169,47 @@ def test_the_scoreboard_projection(served: tuple[grpc.Channel, str, ProjectionWo
     proj = ppbg.ProjectionsServiceStub(channel)
     table = create(stub, NAME, rules={"target_score": pb.RuleValue(int_value=2)})
     worker.wait()
-    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.tokens[5])).scoreboard
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id),
+                               metadata=bearer(table.tokens[5])).scoreboard
     assert board.state == "playing" and list(board.scores) == [0, 0, 0]
     rng = random.Random(2)
     while not step(stub, table, rng)[0].match_over:
         pass
     worker.wait()
-    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.spectator)).scoreboard
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id),
+                               metadata=bearer(table.spectator)).scoreboard
     assert board.state == "over" and not board.HasField("to_act")
-    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                        metadata=bearer(table.spectator))
     assert list(board.scores) == list(view.scores) and board.winner == view.winner
     assert all(len(h.points) == 3 for h in board.hands)
     record = json.loads(proj.ExportMatch(ppb.ExportMatchRequest(
-        match_id=table.match_id, token=table.tokens[0])).record_json)
+        match_id=table.match_id), metadata=bearer(table.tokens[0])).record_json)
     assert verify_data(record)[0] == 0
     replay = proj.GetReplay(ppb.GetReplayRequest(match_id=table.match_id, hand=1,
-                                                 action_index=3, token=table.tokens[1]))
+                                                 action_index=3), metadata=bearer(table.tokens[1]))
     assert replay.finished and replay.action.action.startswith("play:")
 
     # A tournament with one entrant per side (three), and a ruling for the third side.
     tour = ppbg.TournamentServiceStub(channel)
-    tid = tour.CreateTournament(ppb.CreateTournamentRequest(token=AUDITOR, name="trio",
-                                                            game=NAME)).tournament_id
+    tid = tour.CreateTournament(ppb.CreateTournamentRequest(name="trio",
+                                                            game=NAME),
+        metadata=bearer(AUDITOR)).tournament_id
     for e in ("X", "Y", "Z"):
-        tour.RegisterEntrant(ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid,
-                                                        entrant=e, members=[e]))
-    tour.AttachMatch(ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
-                                            match_id=table.match_id, sides=["X", "Y", "Z"]))
-    ruled = proj.RecordRuling(ppb.RecordRulingRequest(token=AUDITOR, match_id=table.match_id,
+        tour.RegisterEntrant(ppb.RegisterEntrantRequest(tournament_id=tid,
+                                                        entrant=e, members=[e]),
+        metadata=bearer(AUDITOR))
+    tour.AttachMatch(ppb.AttachMatchRequest(tournament_id=tid,
+                                            match_id=table.match_id, sides=["X", "Y", "Z"]),
+        metadata=bearer(AUDITOR))
+    ruled = proj.RecordRuling(ppb.RecordRulingRequest(match_id=table.match_id,
                                                       hand=1, kind="correction",
-                                                      points=[0, 0, 1], reason="miscount"))
+                                                      points=[0, 0, 1], reason="miscount"),
+        metadata=bearer(AUDITOR))
     assert list(ruled.adjust) == [0, 0, 1]
     worker.wait()
-    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id,
-                                                        token=table.spectator)).scoreboard
+    board = proj.GetScoreboard(ppb.GetScoreboardRequest(match_id=table.match_id),
+                               metadata=bearer(table.spectator)).scoreboard
     final = list(view.scores)
     assert list(board.adjusted_scores) == [final[0], final[1], final[2] + 1]
     rows = {r.entrant: r for r in tour.GetStandings(

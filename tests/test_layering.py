@@ -63,17 +63,34 @@ def _stdlib() -> frozenset[str]:
     return frozenset(sys.stdlib_module_names)
 
 
-CLIENT_FILES = sorted((ROOT / "clients").rglob("*.py"))
+#: The top-level directories that hold packages (DESIGN.md's projections/ and clients/) -> the
+#: packages in them: no generic top-level import names (issue 22).
+PACKAGE_DIRS = {"projections": ("referee_projections",),
+                "clients": ("referee_clients", "trick_referee_client")}
+SDK_FILES = sorted(p for p in (ROOT / "clients" / "trick_referee_client").rglob("*.py")
+                   if "api" not in p.parts)
+CLIENT_FILES = sorted((ROOT / "clients" / "referee_clients").rglob("*.py")) + SDK_FILES
 
 
 @pytest.mark.parametrize("path", CLIENT_FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_clients_use_only_the_stubs_and_the_record_format(path: Path) -> None:
+def test_clients_use_only_the_sdk_and_the_record_format(path: Path) -> None:
     for name in _imports(path):
-        if name.startswith("referee"):
+        if name.split(".")[0] in {"referee", "referee_projections"}:
             assert name.startswith(
-                ("referee.api", "referee.rules.handrecord", "referee.rules.cards",
+                ("referee.rules.handrecord", "referee.rules.cards",
                  "referee.rules.render", "referee.rules.words")
             ), name
+
+
+@pytest.mark.parametrize("path", SDK_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_sdk_needs_only_grpc_and_protobuf(path: Path) -> None:
+    """Issue 22: the SDK is a distribution of its own that depends on grpcio, protobuf and
+    grpcio-status only (its generated stubs are inside it), never on the server."""
+    for name in _imports(path):
+        top = name.split(".")[0]
+        assert (top in _stdlib() or top in {"__future__", "grpc", "grpc_status",
+                                            "trick_referee_client"}
+                or name.startswith(("google.protobuf", "google.rpc"))), name
 
 
 # -- the whole tree: rules <- domain <- application <- service / projections <- composition ---
@@ -87,26 +104,35 @@ LAYERS: dict[str, int] = {
     "referee": 2,  # the application and its adapters (store, limits, rejection trail, ...)
     "referee.api": 3,  # the generated public API
     "referee.service": 3,
-    "projections": 3,
+    "referee_projections": 3,
     "referee.cli": 4,
     "referee.__main__": 4,
     "referee.composition": 4,
     "referee.verify": 4,
     "referee.benchmarks": 4,
-    "projections.cli": 4,
+    "referee_projections.cli": 4,
 }
 LAYER_NAMES = ("rules", "domain", "application", "service/projections", "composition")
-OURS = ("referee", "projections", "clients")
-PRODUCT_FILES = sorted(p for top in ("referee", "projections")
+OURS = ("referee", "referee_projections", "referee_clients", "trick_referee_client")
+PRODUCT_FILES = sorted(p for top in ("referee", "projections/referee_projections")
                        for p in (ROOT / top).rglob("*.py")
                        if "api" not in p.relative_to(ROOT).parts[1:2])
 
 
 def _module(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] in PACKAGE_DIRS:
+        parts.pop(0)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+def _directory(module: str) -> Path:
+    """Where the package or module ``module`` lives (the inverse of :func:`_module`)."""
+    top = next((d for d, packages in PACKAGE_DIRS.items()
+                if module.split(".")[0] in packages), None)
+    return ROOT.joinpath(*([top] if top else []), *module.split("."))
 
 
 def layer(module: str) -> int:
@@ -133,10 +159,10 @@ def test_no_import_points_up_a_layer(path: Path) -> None:
         theirs = layer(name)
         assert theirs <= mine, (
             f"{here} ({LAYER_NAMES[mine]}) imports {name} ({LAYER_NAMES[theirs]})")
-        if here.startswith("projections") and mine < 4:
+        if here.startswith("referee_projections") and mine < 4:
             assert not name.startswith("referee.service"), f"{here} imports {name}"
         if here.startswith("referee.service") and here != "referee.service.read_side":
-            assert not name.startswith("projections"), (
+            assert not name.startswith("referee_projections"), (
                 f"{here} imports {name}: only the read side queries the views")
 
 
@@ -147,7 +173,7 @@ def test_no_private_name_is_imported_from_another_package(path: Path) -> None:
     for module, names in _import_froms(path):
         if module.split(".")[0] not in OURS:
             continue
-        package = module if (ROOT / module.replace(".", "/")).is_dir() else (
+        package = module if _directory(module).is_dir() else (
             module.rsplit(".", 1)[0])
         private = [n for n in names if n.startswith("_") and not n.startswith("__")]
         assert not private or package == here, f"{_module(path)} imports {private} from {module}"
@@ -187,7 +213,8 @@ def test_application_modules_stay_small(path: Path) -> None:
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 400
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "projections").glob("*.py")),
+@pytest.mark.parametrize("path", sorted((ROOT / "projections" / "referee_projections").glob(
+                                         "*.py")),
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_projections_never_build_the_write_side(path: Path) -> None:
     """Issue 17: projections read the log through the ``EventLog`` port (a ``LogReader``),

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -70,9 +71,11 @@ def test_the_sdist_carries_proto(tmp_path: Path) -> None:
 
 def test_mypy_checks_every_package_and_the_rules_core_strictly() -> None:
     mypy = PYPROJECT["tool"]["mypy"]
-    assert set(mypy["packages"]) == {"referee", "projections", "clients"}
+    assert set(mypy["packages"]) == {"referee", "referee_projections", "referee_clients",
+                                     "trick_referee_client"}
     strict = [o for o in mypy["overrides"] if o.get("strict")]
     assert any(o["module"] == "referee.rules.*" for o in strict)
+    assert any(o["module"] == "trick_referee_client.*" for o in strict)
 
 
 def _name(requirement: str) -> str:
@@ -139,3 +142,102 @@ def test_sqlite_needs_no_psycopg(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == ("referee serve: PERSISTENCE_MODULE=eventsourcing.postgres needs "
                            "psycopg: pip install 'trick-referee[postgres]'\n")
+
+
+# -- the SDK: a distribution of its own (clients/), and no generic top-level names (issue 22) --
+
+SDK_ROOT = ROOT / "clients"
+SDK_PYPROJECT = tomllib.loads((SDK_ROOT / "pyproject.toml").read_text())
+
+
+def _wheel(project: Path, out: Path) -> zipfile.ZipFile:
+    build = subprocess.run(
+        [sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
+         "print(b.build_wheel(sys.argv[1]))", str(out)],
+        cwd=project, capture_output=True, text=True, timeout=300, check=False)
+    assert build.returncode == 0, build.stderr
+    return zipfile.ZipFile(out / build.stdout.strip().splitlines()[-1])
+
+
+def test_the_server_wheel_installs_no_generic_top_level_names(tmp_path: Path) -> None:
+    with _wheel(ROOT, tmp_path) as wheel:
+        tops = {n.split("/")[0] for n in wheel.namelist() if not n.split("/")[0].endswith(
+            ".dist-info")}
+        entry_points = wheel.read(next(n for n in wheel.namelist()
+                                       if n.endswith("entry_points.txt"))).decode()
+    assert tops == {"referee", "referee_projections", "referee_clients"}, tops
+    assert "referee-client = referee_clients.cli:main" in entry_points
+
+
+def test_the_sdk_wheel_holds_the_sdk_its_stubs_and_py_typed(tmp_path: Path) -> None:
+    project = SDK_PYPROJECT["project"]
+    assert project["name"] == "trick-referee-client"
+    assert sorted(_name(r) for r in project["dependencies"]) == [
+        "grpcio", "grpcio-status", "protobuf"]
+    assert "trick-referee-client" in [_name(r) for r in PYPROJECT["project"]["dependencies"]]
+    with _wheel(SDK_ROOT, tmp_path) as wheel:
+        names = set(wheel.namelist())
+        meta = wheel.read(next(n for n in names if n.endswith("METADATA"))).decode()
+    assert {n.split("/")[0] for n in names if ".dist-info" not in n} == {"trick_referee_client"}
+    for module in ("__init__.py", "sdk.py", "errors.py", "tables.py", "webhooks.py",
+                   "py.typed", "api/v1/referee_pb2.py", "api/v1/referee_pb2.pyi",
+                   "api/v1/referee_pb2_grpc.py", "api/v1/projections_pb2_grpc.py",
+                   "api/v1/webhooks_pb2_grpc.py"):
+        assert f"trick_referee_client/{module}" in names, module
+    requires = sorted(_name(line.split(":", 1)[1].strip()) for line in meta.splitlines()
+                      if line.startswith("Requires-Dist:"))
+    assert requires == ["grpcio", "grpcio-status", "protobuf"]
+    import trick_referee_client
+
+    assert metadata.version("trick-referee-client") == trick_referee_client.__version__
+
+
+ALONE = """
+try:
+    import referee
+except ImportError:
+    pass
+else:
+    raise SystemExit("the server package is importable beside the SDK")
+"""
+
+
+def _tour(address: str) -> str:
+    """The Python block of the SDK's README, against ``address``."""
+    text = (SDK_ROOT / "README.md").read_text()
+    return text.split("```python\n", 1)[1].split("```", 1)[0].replace("127.0.0.1:50051", address)
+
+
+@pytest.mark.slow
+def test_the_sdk_wheel_alone_in_a_fresh_venv_plays_a_match(tmp_path: Path) -> None:
+    """``pip wheel ./clients`` installs alone (grpcio, protobuf, grpcio-status) and plays a
+    match: the tour of the SDK's README."""
+    wheels = tmp_path / "wheels"
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels),
+                           str(SDK_ROOT)], capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q",
+                           *map(str, wheels.glob("*.whl"))],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    env = {"PATH": "/usr/bin:/bin", "REFEREE_DATA_DIR": str(tmp_path / "data"),
+           "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "referee", "serve", "--address", "127.0.0.1:0",
+         "--metrics-port", "0", "--grace", "0"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        address = line.split()[2]
+        played = subprocess.run([str(python), "-c", ALONE + _tour(address)], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=300, check=False)
+        assert played.returncode == 0, played.stderr
+        assert played.stdout.startswith("[")  # the scores
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(60) == 0

@@ -124,7 +124,7 @@ def test_the_store_is_in_the_users_data_dir_and_said_at_start_up(tmp_path: Path)
 
 @pytest.mark.parametrize("command", ["referee", "clients"])
 def test_version(command: str) -> None:
-    module = "referee" if command == "referee" else "clients.cli"
+    module = "referee" if command == "referee" else "referee_clients.cli"
     done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
                           text=True, timeout=TIMEOUT, check=False)
     assert done.returncode == 0

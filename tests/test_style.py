@@ -12,7 +12,7 @@ ROOT = Path(__file__).parent.parent
 
 def _tool(name: str) -> str:
     found = shutil.which(name, path=str(Path(sys.executable).parent))
-    assert found, f"{name} is a dev dependency: pip install -e '.[dev]'"
+    assert found, f"{name} is a dev dependency: pip install -e ./clients -e '.[dev]'"
     return found
 
 

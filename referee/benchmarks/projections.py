@@ -1,9 +1,9 @@
 """``referee bench projections``: fill a fresh store with played hands, rebuild every view from
 the log (events/s, one transaction per batch) and time dispute replays: one step in the
 middle and at the end of a hand (each from a cold cache), and a walk through the whole hand
-step by step, with the states kept (``walk``), replaying each step from the deal as
-before ``projections/hand_states.py`` (``walk_replaying_each_step``), and in one call as
-``WalkReplay`` does (``walk_one_call``: the hand read and replayed once).
+step by step, with the states kept (``walk``), replaying each step from the deal as before
+``projections/referee_projections/hand_states.py`` (``walk_replaying_each_step``), and in one
+call as ``WalkReplay`` does (``walk_one_call``: the hand read and replayed once).
 
 The store is PostgreSQL when ``POSTGRES_HOST`` is set (a fresh schema), else SQLite in a
 temporary directory. Figures are measured, never asserted.
@@ -20,13 +20,13 @@ import time
 import uuid
 from typing import Any
 
-from projections.hand_states import HandStates
-from projections.queries import Queries
-from projections.runner import BatchRunner
-from projections.store import open_view
-from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.config import settings_from_env
+from referee_projections.hand_states import HandStates
+from referee_projections.queries import Queries
+from referee_projections.runner import BatchRunner
+from referee_projections.store import open_view
+from referee_projections.views import PROJECTIONS
 
 AUDITOR = "bench-auditor"
 

@@ -36,6 +36,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from trick_referee_client.sdk import bearer
+
 AUDITOR = "bench-auditor"
 _PG_KEYS = ("POSTGRES_HOST", "POSTGRES_PORT", "POSTGRES_USER", "POSTGRES_PASSWORD",
             "POSTGRES_DBNAME")
@@ -229,20 +231,20 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
                     text = game.format_action(action)
                 else:
                     view = await stub.GetView(pb.GetViewRequest(
-                        match_id=created.match_id, token=tokens[guess]))
+                        match_id=created.match_id), metadata=bearer(tokens[guess]))
                     stats.rpcs += 1
                     if view.match_over:
                         break
                     if view.to_act != guess:
                         guess = view.to_act
                         view = await stub.GetView(pb.GetViewRequest(
-                            match_id=created.match_id, token=tokens[guess]))
+                            match_id=created.match_id), metadata=bearer(tokens[guess]))
                         stats.rpcs += 1
                     seat = guess
                     text = rng.choice(list(view.legal_actions))
                     version = view.version
                 req = pb.SubmitActionRequest(
-                    match_id=created.match_id, token=tokens[seat], action=text,
+                    match_id=created.match_id, action=text,
                     command_id=uuid.uuid4().hex, expected_version=version, seat=seat)
                 if interval:  # paced: this table acts every `interval` seconds
                     delay = next_at - time.time()
@@ -251,7 +253,8 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
                     next_at = max(next_at + interval, time.time() - interval)
                 t0 = time.perf_counter()
                 try:
-                    resp = (await stub.SubmitAction(req, timeout=30)).outcome
+                    resp = (await stub.SubmitAction(req, timeout=30,
+                            metadata=bearer(tokens[seat]))).outcome
                 except grpc.aio.AioRpcError as exc:
                     stats.error(exc.code().name)
                     break
@@ -281,12 +284,13 @@ async def _client_main(cfg: dict[str, Any]) -> dict[str, Any]:
         tokens = [t.token for t in created.seat_tokens]
         for _ in range(actions):
             view = await stub.GetView(pb.GetViewRequest(
-                match_id=created.match_id, token=AUDITOR))
+                match_id=created.match_id), metadata=bearer(AUDITOR))
             v = await stub.GetView(pb.GetViewRequest(
-                match_id=created.match_id, token=tokens[view.to_act]))
+                match_id=created.match_id), metadata=bearer(tokens[view.to_act]))
             await stub.SubmitAction(pb.SubmitActionRequest(
-                match_id=created.match_id, token=tokens[view.to_act],
-                action=rng.choice(list(v.legal_actions)), command_id=uuid.uuid4().hex))
+                match_id=created.match_id,
+                action=rng.choice(list(v.legal_actions)), command_id=uuid.uuid4().hex),
+        metadata=bearer(tokens[view.to_act]))
 
     async def echo(i: int) -> None:
         call = chans[i % len(chans)].unary_unary("/bench.Echo/Call")

@@ -37,6 +37,8 @@ import time
 import uuid
 from typing import Any
 
+from trick_referee_client.sdk import bearer
+
 STREAMS_PER_CHANNEL = 90  # under HTTP/2's 100 concurrent streams per connection
 OPEN_BATCH = 100  # streams opened at once (each batch waits for its first messages)
 SAMPLE = 100  # streams per watcher process whose every message is timed
@@ -220,9 +222,10 @@ async def _play(address: str, tables: list[dict[str, Any]], rate: float, seconds
                 t0 = time.perf_counter()
                 try:
                     resp = (await stub.SubmitAction(pb.SubmitActionRequest(
-                        match_id=t["match_id"], token=t["tokens"][seat],
+                        match_id=t["match_id"],
                         action=game.format_action(action), command_id=uuid.uuid4().hex,
-                        expected_version=version), timeout=30)).outcome
+                        expected_version=version), timeout=30,
+        metadata=bearer(t["tokens"][seat]))).outcome
                 except grpc.aio.AioRpcError as exc:
                     errors[exc.code().name] = errors.get(exc.code().name, 0) + 1
                     return

@@ -103,7 +103,7 @@ def check_chain(events: Iterable[Mapping[str, Any]]) -> ChainReport:
             return ChainReport(False, count, prev, version,
                                f"event {version} follows event {expected_version - 1}: "
                                "an event is missing or out of order")
-        if "undecodable" in e:  # exported as such (``projections.queries.event_log``)
+        if "undecodable" in e:  # exported as such (``referee_projections.queries.event_log``)
             return ChainReport(False, count, prev, version, str(e["undecodable"]))
         if "prev_hash" not in e:
             return ChainReport(False, count, prev, version,

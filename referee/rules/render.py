@@ -44,7 +44,7 @@ class StepLike(Protocol):
 
 
 class HandReplay(Protocol):
-    """What :func:`render_hand` reads (``clients.records.HandReplay`` has it too).
+    """What :func:`render_hand` reads (``referee_clients.records.HandReplay`` has it too).
 
     Read-only members, so a replay holding ``list[Step]`` matches ``Sequence[StepLike]``.
     """

@@ -1,50 +1,56 @@
 """Credentials in call metadata: ``authorization: Bearer <token>``, read by one interceptor.
 
-Every request that names a caller has a ``token`` field (a seat, spectator, organiser or
-auditor token). A client may leave it empty and send the token as call metadata instead, as
-HTTP APIs do (it then stays out of request dumps and logs of request bodies); this interceptor
-puts it where the handlers read it. A request with a different token in both places is
-refused (MALFORMED_REQUEST): the caller must say who it is once.
+No request message carries a token (a seat, spectator, organiser or auditor token): the
+caller sends it as call metadata, as HTTP APIs do, so that it stays out of request dumps and
+logs of request bodies. :class:`BearerTokenInterceptor` reads it once per call, checks its
+form and size, and keeps it for the call's handler: :func:`caller_token`.
 """
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 import grpc
 
-from referee.domain.errors import MalformedRequestError
+from referee.domain.errors import LimitExceededError, MalformedRequestError
+from referee.limits import MAX_TOKEN
 from referee.service.errors import abort
 from referee.service.interception import NOT_OURS, HandlerRewriter, Stream, Unary, rebuilt
 
 SCHEME = "bearer "
 
+_CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller_token", default="")
+
+
+def caller_token() -> str:
+    """The credential of the call being handled ("" without one): its ``authorization:
+    Bearer`` metadata, as :class:`BearerTokenInterceptor` read it."""
+    return _CALLER.get()
+
 
 def bearer(context: grpc.aio.ServicerContext) -> str:
-    """The token of the call's ``authorization: Bearer ...`` metadata ("" without one)."""
+    """The token of the call's ``authorization: Bearer ...`` metadata ("" without one).
+
+    :raises MalformedRequestError: an ``authorization`` that is not ``Bearer <token>``.
+    :raises LimitExceededError: a token longer than any the referee issues."""
     for key, value in context.invocation_metadata() or ():
-        if (key == "authorization" and isinstance(value, str)
-                and value[:len(SCHEME)].lower() == SCHEME):
-            return value[len(SCHEME):].strip()
+        if key != "authorization":
+            continue
+        if not (isinstance(value, str) and value[:len(SCHEME)].lower() == SCHEME):
+            raise MalformedRequestError(
+                "the authorization metadata must be 'Bearer <token>'", field="authorization")
+        token = value[len(SCHEME):].strip()
+        if len(token) > MAX_TOKEN:
+            raise LimitExceededError(
+                f"the bearer token is {len(token)} characters long; the limit is {MAX_TOKEN}",
+                field="authorization", limit=MAX_TOKEN, size=len(token))
+        return token
     return ""
 
 
-def _with_token(request: Any, context: grpc.aio.ServicerContext) -> str | None:
-    """Fill ``request.token`` from the metadata; return an error message, or None."""
-    token = bearer(context)
-    if not token or not hasattr(request, "DESCRIPTOR"):
-        return None
-    if "token" not in request.DESCRIPTOR.fields_by_name:
-        return None
-    if request.token and request.token != token:
-        return ("two different credentials: the request's token field and the "
-                "authorization metadata; send the token once")
-    request.token = token
-    return None
-
-
 class BearerTokenInterceptor(HandlerRewriter):
-    """Reads ``authorization: Bearer`` metadata into the request's ``token`` field."""
+    """Reads ``authorization: Bearer`` metadata into the call's :func:`caller_token`."""
 
     def rewrite(self, method: str, handler: Any) -> Any:
         if method.startswith(NOT_OURS):  # health and reflection take no token
@@ -52,17 +58,19 @@ class BearerTokenInterceptor(HandlerRewriter):
 
         def unary(old: Unary) -> Unary:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                problem = _with_token(request, context)
-                if problem:
-                    await abort(context, MalformedRequestError(problem, field="token"))
+                try:
+                    _CALLER.set(bearer(context))
+                except (MalformedRequestError, LimitExceededError) as exc:
+                    await abort(context, exc)
                 return await old(request, context)
             return call
 
         def stream(old: Stream) -> Stream:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                problem = _with_token(request, context)
-                if problem:
-                    await abort(context, MalformedRequestError(problem, field="token"))
+                try:
+                    _CALLER.set(bearer(context))
+                except (MalformedRequestError, LimitExceededError) as exc:
+                    await abort(context, exc)
                 async for item in old(request, context):
                     yield item
             return call

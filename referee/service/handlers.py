@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import inspect
 import threading
@@ -17,8 +18,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import descriptor_pb2
 
 from referee.api.v1 import referee_pb2 as pb
+from referee.service.credentials_metadata import caller_token
 from referee.service.peers import PeerLimits, peer_of
 from referee.service.request_limits import check_request
 
@@ -32,14 +35,23 @@ def admit(servicer: Any, request: Any, context: grpc.aio.ServicerContext) -> Non
     :raises LimitExceededError, RateLimitedError:"""
     check_request(request)
     peers: PeerLimits | None = getattr(servicer, "peers", None)
-    if peers is None or "token" not in request.DESCRIPTOR.fields_by_name:
+    if peers is None or not _names_a_caller(request.DESCRIPTOR):
         return
     if isinstance(request, pb.CreateMatchRequest):  # any token but a credential is none
-        anonymous = not servicer.app.tokens.is_organiser(request.token)
+        anonymous = not servicer.app.tokens.is_organiser(caller_token())
     else:
-        anonymous = not request.token
+        anonymous = not caller_token()
     if anonymous:
         peers.anonymous_call(peer_of(context))
+
+
+@functools.cache
+def _names_a_caller(message: Any) -> bool:
+    """Whether requests of this type name a caller (their token field, now reserved, went to
+    the ``authorization`` metadata): those without a credential count as anonymous."""
+    proto = descriptor_pb2.DescriptorProto()
+    message.CopyToProto(proto)
+    return "token" in proto.reserved_name
 
 
 @contextlib.contextmanager
@@ -57,8 +69,8 @@ def unary_handler(method: F) -> F:
     from referee.service.errors import abort
 
     async def blocking(self: Any, request: Any, context: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(
-            None, method, self, request, context
+        return await asyncio.get_running_loop().run_in_executor(  # with the call's credential
+            None, contextvars.copy_context().run, method, self, request, context
         )
 
     call = method if inspect.iscoroutinefunction(method) else blocking
@@ -198,6 +210,7 @@ def stream_handler(method: F) -> F:
         ended = threading.Event()
         context.add_done_callback(lambda _: ended.set())
         items = method(self, request, StreamContext(ended))
+        call = contextvars.copy_context()  # the call's credential, in the executor's threads
         pending: asyncio.Future[Any] | None = None
         place = contextlib.ExitStack()
         sent = _Sent(request)
@@ -207,7 +220,7 @@ def stream_handler(method: F) -> F:
             while True:
                 if _stopping(self):  # the shutdown ends it: retryable
                     raise sent.stopping()
-                pending = loop.run_in_executor(None, next, items, _END)
+                pending = loop.run_in_executor(None, functools.partial(call.run, next, items, _END))
                 item = await pending
                 if item is _END:
                     return

@@ -20,7 +20,7 @@ And the referee's own:
   ``ILLEGAL_ACTION``, ...);
 - ``referee_projection_lag_events{view}``: notification-log positions a view is behind the
   head, set by whatever follows the views (the in-process worker of ``referee serve``,
-  ``projections.runner.ProjectionWorker``, or a ``referee projections`` process);
+  ``referee_projections.runner.ProjectionWorker``, or a ``referee projections`` process);
 - ``referee_projection_events_total{view}``: events a ``referee projections`` process applied;
 - ``referee_commit_batch_size``: aggregates written per group-commit transaction
   (``REFEREE_COMMIT_BATCH`` caps it), observed through ``Referee.on_commit_batch``;

@@ -15,8 +15,6 @@ from uuid import UUID
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from projections.outbox import STATES, Webhooks, open_webhooks
-from projections.queries import Queries
 from referee import tournaments as tour
 from referee.api.v1 import projections_pb2 as pb
 from referee.api.v1 import projections_pb2_grpc as pbg
@@ -25,7 +23,7 @@ from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
 from referee.domain.errors import InvalidWebhookError, MalformedRequestError
-from referee.service.credentials_metadata import bearer
+from referee.service.credentials_metadata import bearer, caller_token
 from referee.service.encoding import (
     POLICY_PB,
     sides_by_seat,
@@ -44,6 +42,8 @@ from referee.service.handlers import (
 )
 from referee.service.peers import PeerLimits
 from referee.service.servicer import clock_pb
+from referee_projections.outbox import STATES, Webhooks, open_webhooks
+from referee_projections.queries import Queries
 
 SERVICE_NAMES = tuple(s.full_name for module in (pb, wpb)
                       for s in module.DESCRIPTOR.services_by_name.values())
@@ -128,7 +128,7 @@ def scoreboard_pb(doc: dict[str, Any]) -> pb.Scoreboard:
 
 
 def standing_match_pb(m: dict[str, Any]) -> pb.StandingMatch:
-    """One attached match of the standings (``projections.standings``' ``results``)."""
+    """One attached match of the standings (``referee_projections.standings``' ``results``)."""
     out = pb.StandingMatch(match_id=m["match_id"], sides=m["sides"], players=m["players"],
                            over=m["over"], scores=m.get("scores") or ())
     if m.get("winner") is not None:
@@ -173,7 +173,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def GetScoreboard(self, request: pb.GetScoreboardRequest, context: grpc.ServicerContext
                       ) -> pb.GetScoreboardResponse:
         return pb.GetScoreboardResponse(scoreboard=scoreboard_pb(self.q.scoreboard(
-            _uuid(request.match_id, "match_id"), request.token)))
+            _uuid(request.match_id, "match_id"), caller_token())))
 
     @stream_handler
     @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
@@ -183,7 +183,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         def alive() -> bool:
             return not context.done() and not self.stopping()
 
-        boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), request.token,
+        boards = self.q.watch_scoreboard(_uuid(request.match_id, "match_id"), caller_token(),
                                          request.after_version, alive, call_ended(context),
                                          BOARD_ENCODER)
         async for update in boards:
@@ -193,7 +193,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def GetReplay(self, request: pb.GetReplayRequest, context: grpc.ServicerContext
                   ) -> pb.GetReplayResponse:
         return _replay_pb(self.q.replay(_uuid(request.match_id, "match_id"), request.hand,
-                                        request.action_index, request.token))
+                                        request.action_index, caller_token()))
 
     @stream_handler
     def WalkReplay(self, request: pb.WalkReplayRequest,
@@ -203,7 +203,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
         stop = request.to_index if request.HasField("to_index") else None
         first = True
         for r in self.q.replay_walk(_uuid(request.match_id, "match_id"), request.hand,
-                                    request.from_index, stop, request.token):
+                                    request.from_index, stop, caller_token()):
             if not first:
                 r = {**r, "timeline": (), "scoring": None}
             first = False
@@ -213,20 +213,20 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def ExportHand(self, request: pb.ExportHandRequest, context: grpc.ServicerContext
                    ) -> pb.ExportHandResponse:
         record = self.q.hand_record(_uuid(request.match_id, "match_id"), request.hand,
-                                    request.token)
+                                    caller_token())
         return pb.ExportHandResponse(record_json=json.dumps(record))
 
     @unary_handler
     def ExportMatch(self, request: pb.ExportMatchRequest, context: grpc.ServicerContext
                     ) -> pb.ExportMatchResponse:
-        record = self.q.match_record(_uuid(request.match_id, "match_id"), request.token)
+        record = self.q.match_record(_uuid(request.match_id, "match_id"), caller_token())
         return pb.ExportMatchResponse(record_json=json.dumps(record))
 
     @unary_handler
     def RecordRuling(self, request: pb.RecordRulingRequest, context: grpc.ServicerContext
                      ) -> pb.RecordRulingResponse:
         version, adjust, replayed = tour.record_ruling(
-            self.app, _uuid(request.match_id, "match_id"), request.token, request.hand,
+            self.app, _uuid(request.match_id, "match_id"), caller_token(), request.hand,
             request.kind, list(request.points), request.reason, request.command_id,
             rule=request.rule, ref=request.ref, grades=list(request.grades))
         return pb.RecordRulingResponse(version=version, adjust=adjust, replayed=replayed)
@@ -235,7 +235,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def CheckChain(self, request: pb.CheckChainRequest, context: grpc.ServicerContext
                    ) -> pb.CheckChainResponse:
         report, anchor = self.q.check_chain(_uuid(request.match_id, "match_id"),
-                                            request.token, request.anchor_version,
+                                            caller_token(), request.anchor_version,
                                             request.anchor_head)
         out = pb.CheckChainResponse(ok=report.ok and anchor is None, events=report.events,
                                     head=report.head, message=report.message,
@@ -253,7 +253,7 @@ class ProjectionsServicer(pbg.ProjectionsServiceServicer):
     def GetHandView(self, request: pb.GetHandViewRequest, context: grpc.ServicerContext
                     ) -> pb.GetHandViewResponse:
         page, finished = self.q.hand_view(_uuid(request.match_id, "match_id"), request.hand,
-                                          request.token)
+                                          caller_token())
         return pb.GetHandViewResponse(html=page, finished=finished)
 
 
@@ -266,7 +266,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def CreateTournament(self, request: pb.CreateTournamentRequest,
                          context: grpc.ServicerContext) -> pb.CreateTournamentResponse:
-        tid, replayed = tour.create_tournament_once(self.app, request.token, request.name,
+        tid, replayed = tour.create_tournament_once(self.app, caller_token(), request.name,
                                                     request.game, request.command_id,
                                                     request.abandonment)
         return pb.CreateTournamentResponse(tournament_id=str(tid), replayed=replayed)
@@ -274,7 +274,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def RegisterEntrant(self, request: pb.RegisterEntrantRequest,
                         context: grpc.ServicerContext) -> pb.RegisterEntrantResponse:
-        v = tour.register_entrant(self.app, request.token,
+        v = tour.register_entrant(self.app, caller_token(),
                                   _uuid(request.tournament_id, "tournament_id"),
                                   request.entrant, list(request.members), request.command_id)
         return pb.RegisterEntrantResponse(version=v)
@@ -282,7 +282,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def AttachMatch(self, request: pb.AttachMatchRequest, context: grpc.ServicerContext
                     ) -> pb.AttachMatchResponse:
-        v = tour.attach_match(self.app, request.token,
+        v = tour.attach_match(self.app, caller_token(),
                               _uuid(request.tournament_id, "tournament_id"),
                               _uuid(request.match_id, "match_id"), list(request.sides),
                               request.board, request.command_id)
@@ -291,7 +291,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     @unary_handler
     def ReleaseBoard(self, request: pb.ReleaseBoardRequest, context: grpc.ServicerContext
                      ) -> pb.ReleaseBoardResponse:
-        v = tour.release_board(self.app, request.token,
+        v = tour.release_board(self.app, caller_token(),
                                _uuid(request.tournament_id, "tournament_id"), request.board,
                                request.command_id)
         return pb.ReleaseBoardResponse(version=v)
@@ -300,7 +300,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     def FinalizeResults(self, request: pb.FinalizeResultsRequest,
                         context: grpc.ServicerContext) -> pb.FinalizeResultsResponse:
         version, final = tour.finalize_results(
-            self.app, request.token, _uuid(request.tournament_id, "tournament_id"),
+            self.app, caller_token(), _uuid(request.tournament_id, "tournament_id"),
             request.command_id)
         return pb.FinalizeResultsResponse(version=version, final_matches=final)
 
@@ -325,7 +325,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
         tid = (_uuid(request.tournament_id, "tournament_id") if request.tournament_id
                else None)
         version, winner, replayed = tour.abandon_match(
-            self.app, request.token, _uuid(request.match_id, "match_id"),
+            self.app, caller_token(), _uuid(request.match_id, "match_id"),
             list(request.at_fault), request.reason, tid, request.command_id)
         out = pb.AbandonMatchResponse(version=version, replayed=replayed)
         if winner is not None:
@@ -336,7 +336,7 @@ class TournamentServicer(pbg.TournamentServiceServicer):
     def ExportTournament(self, request: pb.ExportTournamentRequest,
                          context: StreamContext) -> Iterator[pb.ExportTournamentResponse]:
         for line in self.q.tournament_export(_uuid(request.tournament_id, "tournament_id"),
-                                             request.token):
+                                             caller_token()):
             yield pb.ExportTournamentResponse(record_json=line)
 
 

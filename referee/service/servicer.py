@@ -23,6 +23,7 @@ from referee.domain.errors import MalformedRequestError
 from referee.rules.claims import ALL as ALL_TRICKS
 from referee.rules.game import sides_of
 from referee.rules.registry import GAMES
+from referee.service.credentials_metadata import caller_token
 from referee.service.encoding import (
     POLICY_PB,
     fact_pb,
@@ -206,7 +207,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             fixed_deals=[list(d.cards) for d in request.fixed_deals],
             first_dealer=request.first_dealer if request.HasField("first_dealer") else 0,
             public_spectators=request.public_spectators,
-            token=request.token,
+            token=caller_token(),
             time_control=(time_control(request.time_control)
                           if request.HasField("time_control") else None),
             policies=({"undo": request.policies.undo,
@@ -231,7 +232,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         if not request.action:
             raise MalformedRequestError("action is required")
         answer = await self.app.submit_action_async(
-            match_id, request.token, request.action, command_id=request.command_id,
+            match_id, caller_token(), request.action, command_id=request.command_id,
             expected_version=(
                 request.expected_version if request.HasField("expected_version") else None
             ),
@@ -242,7 +243,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
     @unary_handler
     def GetView(self, request: pb.GetViewRequest, context: grpc.ServicerContext
                 ) -> pb.GetViewResponse:
-        return view_pb(self.app.get_view(_match_id(request.match_id), request.token))
+        return view_pb(self.app.get_view(_match_id(request.match_id), caller_token()))
 
     @stream_handler
     @ends_on_stop  # the fan-out wakes its streams on the stop; each then sees alive() false
@@ -257,7 +258,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
             return not context.done() and not self.stopping()
 
         updates = self.app.watch(
-            _match_id(request.match_id), request.token, request.after_version, heartbeat,
+            _match_id(request.match_id), caller_token(), request.after_version, heartbeat,
             alive=alive, ended=call_ended(context), encoder=WATCH_ENCODER,
         )
         async for update in updates:
@@ -267,20 +268,20 @@ class RefereeServicer(pbg.RefereeServiceServicer):
     def GetHandRecord(self, request: pb.GetHandRecordRequest, context: grpc.ServicerContext
                       ) -> pb.GetHandRecordResponse:
         record, finished = self.app.hand_record(
-            _match_id(request.match_id), request.hand, request.token
+            _match_id(request.match_id), request.hand, caller_token()
         )
         return pb.GetHandRecordResponse(record_json=json.dumps(record), finished=finished)
 
     @unary_handler
     def GetMatchRecord(self, request: pb.GetMatchRecordRequest, context: grpc.ServicerContext
                        ) -> pb.GetMatchRecordResponse:
-        record, finished = self.app.match_record(_match_id(request.match_id), request.token)
+        record, finished = self.app.match_record(_match_id(request.match_id), caller_token())
         return pb.GetMatchRecordResponse(record_json=json.dumps(record), finished=finished)
 
     @unary_handler
     def VerifyDeal(self, request: pb.VerifyDealRequest, context: grpc.ServicerContext
                    ) -> pb.VerifyDealResponse:
-        check = self.app.verify_deal(_match_id(request.match_id), request.hand, request.token)
+        check = self.app.verify_deal(_match_id(request.match_id), request.hand, caller_token())
         return pb.VerifyDealResponse(
             commitment=check.commitment, nonce=check.nonce, cards=check.cards, valid=check.valid
         )
@@ -290,7 +291,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
                        ) -> pb.ListRejectionsResponse:
         if request.match_id:
             _match_id(request.match_id)
-        items = self.app.list_rejections(request.token, request.match_id)
+        items = self.app.list_rejections(caller_token(), request.match_id)
         page, next_token = paged(items, request.page_size, request.page_token, "rejections")
         out = []
         for r in page:
@@ -304,14 +305,14 @@ class RefereeServicer(pbg.RefereeServiceServicer):
     @unary_handler
     def PauseClocks(self, request: pb.PauseClocksRequest, context: grpc.ServicerContext
                     ) -> pb.PauseClocksResponse:
-        version = self.app.pause_clocks(_match_id(request.match_id), request.token,
+        version = self.app.pause_clocks(_match_id(request.match_id), caller_token(),
                                         request.reason)
         return pb.PauseClocksResponse(version=version)
 
     @unary_handler
     def ResumeClocks(self, request: pb.ResumeClocksRequest, context: grpc.ServicerContext
                      ) -> pb.ResumeClocksResponse:
-        version = self.app.resume_clocks(_match_id(request.match_id), request.token,
+        version = self.app.resume_clocks(_match_id(request.match_id), caller_token(),
                                          request.add_ms)
         return pb.ResumeClocksResponse(version=version)
 
@@ -321,7 +322,7 @@ class RefereeServicer(pbg.RefereeServiceServicer):
         if request.tricks < 0:
             raise MalformedRequestError("tricks must be 0 (all the remaining tricks) or more",
                                         field="tricks")
-        answer = self.app.claim(_match_id(request.match_id), request.token,
+        answer = self.app.claim(_match_id(request.match_id), caller_token(),
                                 request.tricks or ALL_TRICKS, command_id=request.command_id,
                                 unchecked=request.unchecked)
         return pb.SubmitClaimResponse(outcome=answer_pb(answer))
@@ -330,33 +331,33 @@ class RefereeServicer(pbg.RefereeServiceServicer):
     def Concede(self, request: pb.ConcedeRequest, context: grpc.ServicerContext
                 ) -> pb.ConcedeResponse:
         return pb.ConcedeResponse(outcome=answer_pb(self.app.concede(
-            _match_id(request.match_id), request.token, command_id=request.command_id,
+            _match_id(request.match_id), caller_token(), command_id=request.command_id,
             whole_match=request.match)))
 
     @unary_handler
     def SubstitutePlayer(self, request: pb.SubstitutePlayerRequest,
                          context: grpc.ServicerContext) -> pb.SubstitutePlayerResponse:
-        token, version = self.app.substitute(_match_id(request.match_id), request.token,
+        token, version = self.app.substitute(_match_id(request.match_id), caller_token(),
                                              request.seat, request.player)
         return pb.SubstitutePlayerResponse(seat_token=token, version=version)
 
     @unary_handler
     def RequestUndo(self, request: pb.RequestUndoRequest, context: grpc.ServicerContext
                     ) -> pb.RequestUndoResponse:
-        answer = self.app.request_undo(_match_id(request.match_id), request.token,
+        answer = self.app.request_undo(_match_id(request.match_id), caller_token(),
                                        command_id=request.command_id)
         return pb.RequestUndoResponse(outcome=answer_pb(answer))
 
     @unary_handler
     def AnswerUndo(self, request: pb.AnswerUndoRequest, context: grpc.ServicerContext
                    ) -> pb.AnswerUndoResponse:
-        answer = self.app.answer_undo(_match_id(request.match_id), request.token,
+        answer = self.app.answer_undo(_match_id(request.match_id), caller_token(),
                                       request.agree, command_id=request.command_id)
         return pb.AnswerUndoResponse(outcome=answer_pb(answer))
 
     @unary_handler
     def AnswerClaim(self, request: pb.AnswerClaimRequest, context: grpc.ServicerContext
                     ) -> pb.AnswerClaimResponse:
-        answer = self.app.answer_claim(_match_id(request.match_id), request.token,
+        answer = self.app.answer_claim(_match_id(request.match_id), caller_token(),
                                        request.accept, command_id=request.command_id)
         return pb.AnswerClaimResponse(outcome=answer_pb(answer))

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from clients.sdk import RefereeClient
-from projections.runner import ProjectionWorker
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.rules.registry import GAMES
 from referee.service.server import build_server
+from referee_projections.runner import ProjectionWorker
+from trick_referee_client.sdk import RefereeClient
 
 AUDITOR = "clients-auditor-secret"
 GAME_NAMES = list(GAMES)

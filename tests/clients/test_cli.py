@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from clients.cli import build_parser, main
 from referee.verify import verify_path
+from referee_clients.cli import build_parser, main
 from tests.clients.conftest import FAST, GAME_NAMES
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from clients.sdk import RefereeClient
-from projections.runner import ProjectionWorker
+from referee_projections.runner import ProjectionWorker
 from tests.clients.conftest import AUDITOR
 from tests.clients.test_cli import Cli
+from trick_referee_client.sdk import RefereeClient
 
 
 @pytest.fixture

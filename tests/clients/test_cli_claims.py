@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from clients.errors import BadToken, ClaimNotAllowed, ClaimRefused
-from clients.sdk import RefereeClient
 from tests.clients.conftest import AUDITOR, FAST, GAME_NAMES
 from tests.clients.test_cli import Cli
+from trick_referee_client.errors import BadToken, ClaimNotAllowed, ClaimRefused
+from trick_referee_client.sdk import RefereeClient
 
 
 @pytest.fixture

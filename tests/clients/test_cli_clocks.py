@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import main
-from clients.sdk import RefereeClient
+from referee_clients.cli import main
 from tests.clients.conftest import AUDITOR
+from trick_referee_client.sdk import RefereeClient
 
 
 def run(capsys: pytest.CaptureFixture[str], address: str, state: Path, *argv: str) -> str:

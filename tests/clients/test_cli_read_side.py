@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from clients.cli import main
-from projections.runner import ProjectionWorker
 from referee.rules.cards import CARD_NAMES
 from referee.rules.registry import find_game
 from referee.verify import verify_data
+from referee_clients.cli import main
+from referee_projections.runner import ProjectionWorker
 from tests.clients.conftest import AUDITOR
 from tests.clients.test_cli import Cli
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from clients.errors import UndoNotAllowed, UndoPending
-from clients.sdk import RefereeClient
 from referee.rules.game import side_of
 from referee.rules.registry import GAMES
 from tests.clients.conftest import AUDITOR, GAME_NAMES
 from tests.clients.test_cli import Cli
+from trick_referee_client.errors import UndoNotAllowed, UndoPending
+from trick_referee_client.sdk import RefereeClient
 
 
 @pytest.fixture

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from clients.errors import RefereeError
-from clients.sdk import RefereeClient
-from projections.webhook_delivery import RetryPolicy, WebhookWorker
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.service.server import build_server
+from referee_projections.webhook_delivery import RetryPolicy, WebhookWorker
 from tests.clients.test_cli import Cli
 from tests.webhook_receiver import Receiver
+from trick_referee_client.errors import RefereeError
+from trick_referee_client.sdk import RefereeClient
 
 AUDITOR = "webhooks-cli-auditor"
 

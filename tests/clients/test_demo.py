@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import main
 from referee.verify import verify_path
+from referee_clients.cli import main
 from tests.clients.conftest import GAME_NAMES
 
 

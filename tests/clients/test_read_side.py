@@ -15,12 +15,12 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from clients import errors as e
-from clients.bots import STRATEGIES, Seat, play_all
-from clients.sdk import RefereeClient, Scoreboard
-from projections.runner import ProjectionWorker
 from referee.verify import verify_data
+from referee_clients.bots import STRATEGIES, Seat, play_all
+from referee_projections.runner import ProjectionWorker
 from tests.clients.conftest import AUDITOR, FAST
+from trick_referee_client import errors as e
+from trick_referee_client.sdk import RefereeClient, Scoreboard
 
 UNKNOWN = "00000000-0000-0000-0000-000000000000"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import _fact_text, main
-from clients.render import words_table
+from referee_clients.cli import _fact_text, main
+from referee_clients.render import words_table
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RECORDS = sorted(GOLDEN.rglob("*.json"))

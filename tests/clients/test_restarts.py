@@ -31,12 +31,12 @@ from typing import Any
 import grpc
 import pytest
 
-from clients import errors as e
-from clients.sdk import CreatedMatch, RefereeClient, View
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from tests import procs
 from tests.deploy.helpers import ROOT, free_port, start_server
+from trick_referee_client import errors as e
+from trick_referee_client.sdk import CreatedMatch, RefereeClient, View, bearer
 
 pytestmark = pytest.mark.slow
 
@@ -99,7 +99,7 @@ class Tables:
                      [["--seat", str(s), f"--token={t}"] for s, t in enumerate(m.tokens)])
             for args in seats:
                 proc = procs.popen(
-                    [sys.executable, "-m", "clients.cli", "bot", "--match", m.match_id,
+                    [sys.executable, "-m", "referee_clients.cli", "bot", "--match", m.match_id,
                      "--address", self.address, "--json", "--resume-for", "60",
                      "--think", str(THINK), *args],
                     cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -160,8 +160,8 @@ def _stream_end(address: str, m: CreatedMatch) -> tuple[list[grpc.RpcError], thr
     ended: list[grpc.RpcError] = []
     channel = grpc.insecure_channel(address)
     stream = pbg.RefereeServiceStub(channel).WatchMatch(  # type: ignore[no-untyped-call]
-        pb.WatchMatchRequest(match_id=m.match_id, token=m.spectator_token,
-                             heartbeat_seconds=1))
+        pb.WatchMatchRequest(match_id=m.match_id,
+                             heartbeat_seconds=1), metadata=bearer(m.spectator_token))
     next(stream)
 
     def follow() -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import grpc
 
-from clients.sdk import RefereeClient
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.service.server import build_server
+from trick_referee_client.sdk import RefereeClient
 
 
 def _free_port() -> int:

@@ -22,17 +22,6 @@ from typing import Any
 import grpc
 import pytest
 
-from clients import errors as e
-from clients.sdk import (
-    NOT_RETRIED,
-    RESUMED,
-    RETRIED,
-    Backoff,
-    RefereeClient,
-    service_config,
-    target,
-)
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
@@ -42,8 +31,20 @@ from referee.config import settings_from_env
 from referee.domain.errors import ViewNotReadyError
 from referee.service.errors import to_status
 from referee.service.server import build_server
+from referee_projections.runner import ProjectionWorker
 from tests.clients.conftest import AUDITOR, FAST
 from tests.deploy.helpers import free_port
+from trick_referee_client import errors as e
+from trick_referee_client.sdk import (
+    NOT_RETRIED,
+    RESUMED,
+    RETRIED,
+    Backoff,
+    RefereeClient,
+    bearer,
+    service_config,
+    target,
+)
 
 
 class Flaky(grpc.aio.ServerInterceptor):
@@ -247,7 +248,7 @@ def test_a_stopping_server_ends_watch_streams_unavailable_saying_where_to_resume
         with grpc.insecure_channel(s.address) as ch:
             stub = pbg.RefereeServiceStub(ch)  # type: ignore[no-untyped-call]
             watch = stub.WatchMatch(pb.WatchMatchRequest(
-                match_id=m.match_id, token=m.spectator_token, heartbeat_seconds=1))
+                match_id=m.match_id, heartbeat_seconds=1), metadata=bearer(m.spectator_token))
             err = _first_then_stop(s, watch)
     assert err.code() == grpc.StatusCode.UNAVAILABLE
     assert err.details() == f"server shutting down; resume from version {m.version + 1}"
@@ -267,7 +268,7 @@ def test_a_stopping_server_ends_scoreboard_streams_unavailable(
         with grpc.insecure_channel(s.address) as ch:
             stub = ppbg.ProjectionsServiceStub(ch)  # type: ignore[no-untyped-call]
             boards = stub.WatchScoreboard(ppb.WatchScoreboardRequest(
-                match_id=m.match_id, token=m.tokens[0]))
+                match_id=m.match_id), metadata=bearer(m.tokens[0]))
             err = _first_then_stop(s, boards)
     assert err.code() == grpc.StatusCode.UNAVAILABLE
     assert e.from_rpc_error(err).reason == "SERVER_STOPPING"
@@ -339,7 +340,7 @@ def test_watches_resume_after_a_restart_and_give_up_after_their_budget(
 
 def test_the_bot_exits_1_only_when_the_referee_stays_away_past_its_budget(
         served: Callable[..., Served], capsys: pytest.CaptureFixture[str]) -> None:
-    from clients.cli import main
+    from referee_clients.cli import main
 
     s = served()
     with RefereeClient(s.address) as client:
@@ -364,7 +365,7 @@ def test_the_bot_exits_1_only_when_the_referee_stays_away_past_its_budget(
 
 
 def test_a_bad_address_list_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from clients.cli import main
+    from referee_clients.cli import main
 
     assert main(["games", "--address", "referee-a:50051,referee-b:50051"]) == 2
     err = capsys.readouterr().err

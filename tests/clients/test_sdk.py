@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from clients import errors as e
-from clients.bots import STRATEGIES, Seat, play_all
-from clients.sdk import RefereeClient
 from referee.verify import verify_data
+from referee_clients.bots import STRATEGIES, Seat, play_all
 from tests.clients.conftest import AUDITOR, FAST, GAME_NAMES
+from trick_referee_client import errors as e
+from trick_referee_client.sdk import RefereeClient
 
 
 def test_list_games_has_every_registered_game(client: RefereeClient) -> None:
@@ -131,16 +131,17 @@ def test_bots_finish_a_match_of_every_game(client: RefereeClient, game: str,
     assert report["result"]["scores"] == final.scores
 
 
-def test_tokens_travel_as_metadata_not_in_the_request() -> None:
-    """Issue 22, item 2: the SDK sends a copy of the request without its token and the token
-    as ``authorization: Bearer`` metadata (the caller's request is left as it was: a polling
-    loop reuses it)."""
-    from clients.sdk import credentials
-    from referee.api.v1 import referee_pb2
+def test_tokens_travel_as_metadata_and_no_request_has_a_token_field() -> None:
+    """Issue 22, item 2: tokens travel only as ``authorization: Bearer`` metadata; a token
+    metadata cannot carry (not printable ASCII, so none the referee issued) is refused before
+    any call, with the error of a bad token."""
+    from trick_referee_client.api.v1 import projections_pb2, referee_pb2, webhooks_pb2
+    from trick_referee_client.sdk import bearer
 
-    request = referee_pb2.GetViewRequest(match_id="m", token="tok-123")
-    bare, metadata = credentials(request)
-    assert bare.token == "" and bare.match_id == "m" and request.token == "tok-123"
-    assert metadata == (("authorization", "Bearer tok-123"),)
-    odd = referee_pb2.GetViewRequest(match_id="m", token="jeton-\u00e9")
-    assert credentials(odd) == (odd, ())  # not printable ASCII: metadata cannot carry it
+    assert bearer("tok-123") == (("authorization", "Bearer tok-123"),)
+    assert bearer("") == ()
+    with pytest.raises(e.BadToken, match="printable ASCII"):
+        bearer("jeton-\u00e9")
+    for module in (referee_pb2, projections_pb2, webhooks_pb2):
+        for name, message in module.DESCRIPTOR.message_types_by_name.items():
+            assert "token" not in message.fields_by_name or not name.endswith("Request"), name

@@ -3,7 +3,7 @@ name: the Game contract says partners sit ``s`` and ``s + sides`` apart (issue 1
 
 from __future__ import annotations
 
-from clients.render import scores_text, side_name
+from referee_clients.render import scores_text, side_name
 
 
 def test_partnership_sides_are_teams_of_facing_seats() -> None:

@@ -13,8 +13,9 @@ from types import SimpleNamespace
 import pytest
 
 import referee.limits
-from clients import cli as client_cli
-from clients.render import (
+from referee.cli import main as referee_main
+from referee_clients import cli as client_cli
+from referee_clients.render import (
     RED,
     RESET,
     action_text,
@@ -25,7 +26,6 @@ from clients.render import (
     seat_name,
     terminal_text,
 )
-from referee.cli import main as referee_main
 from tests.clients.conftest import AUDITOR
 from tests.clients.test_cli import Cli
 

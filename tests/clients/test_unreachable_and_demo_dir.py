@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import main
+from referee_clients.cli import main
 
 
 def test_connection_refused_asks_whether_referee_serve_runs(

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.records import hand_of, load_file, replay
 from referee.rules.render import FACE, FELT, RED, card_svg, render_hand
 from referee.rules.words import card
+from referee_clients.records import hand_of, load_file, replay
 from tests.browser import run_browser
 
 GOLDEN = Path(__file__).parent.parent / "golden"

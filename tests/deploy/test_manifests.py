@@ -28,9 +28,9 @@ import yaml
 
 import referee.cli
 import referee.config
-from projections.views import PROJECTIONS
 from referee.service import keepalive, logs, metrics
 from referee.service.server import LIVENESS_NAME, SERVICE_NAME
+from referee_projections.views import PROJECTIONS
 from tests.deploy.kustomize import build, load_docs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,6 +15,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.service.healthcheck import check
 from referee.service.server import SERVICE_NAME
 from tests.deploy.helpers import free_port, start_server
+from trick_referee_client.sdk import bearer
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -52,7 +53,8 @@ def test_grpc_calls_show_up_in_the_metrics(tmp_path: Path) -> None:
             token = created.seat_tokens[0].token
             try:
                 stub.SubmitAction(pb.SubmitActionRequest(
-                    match_id=created.match_id, token=token, action="play:ZZ", command_id="c1"))
+                    match_id=created.match_id, action="play:ZZ", command_id="c1"),
+        metadata=bearer(token))
             except grpc.RpcError as exc:
                 assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT
             else:
@@ -152,8 +154,8 @@ def test_a_broken_chain_shows_up_in_the_metrics(tmp_path: Path) -> None:
             stub = pbg.RefereeServiceStub(ch)
             for token in ("forged", created.seat_tokens[1]):
                 try:
-                    stub.GetView(pb.GetViewRequest(match_id=str(created.match_id),
-                                                   token=token))
+                    stub.GetView(pb.GetViewRequest(match_id=str(created.match_id)),
+                                 metadata=bearer(token))
                 except grpc.RpcError as exc:
                     assert exc.code() == grpc.StatusCode.DATA_LOSS
                 else:

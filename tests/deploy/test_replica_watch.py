@@ -28,6 +28,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from tests.deploy.helpers import start_server
 from tests.pg_cluster import fresh_schema
+from trick_referee_client.sdk import bearer
 
 AUDITOR = "auditor-replica-watch"
 BOUND = 2.0  # seconds from A's answer to B's stream (polling here: once a minute)
@@ -61,11 +62,13 @@ def _until(into: queue.Queue[tuple[float, Any]], version: int) -> tuple[float, l
 
 def _play(stub: pbg.RefereeServiceStub, match_id: str, tokens: list[str], rng: random.Random
           ) -> tuple[float, int]:
-    view = stub.GetView(pb.GetViewRequest(match_id=match_id, token=AUDITOR))
+    view = stub.GetView(pb.GetViewRequest(match_id=match_id), metadata=bearer(AUDITOR))
     seat = view.to_act
-    legal = stub.GetView(pb.GetViewRequest(match_id=match_id, token=tokens[seat])).legal_actions
-    resp = stub.SubmitAction(pb.SubmitActionRequest(match_id=match_id, token=tokens[seat],
-                                                    action=rng.choice(list(legal))))
+    legal = stub.GetView(pb.GetViewRequest(match_id=match_id),
+                         metadata=bearer(tokens[seat])).legal_actions
+    resp = stub.SubmitAction(pb.SubmitActionRequest(match_id=match_id,
+                                                    action=rng.choice(list(legal))),
+        metadata=bearer(tokens[seat]))
     return time.monotonic(), resp.outcome.version
 
 
@@ -124,8 +127,9 @@ def _watch_across(postgres_env: dict[str, str], schema: str, addr_a: str, addr_b
         boards: queue.Queue[tuple[float, Any]] = queue.Queue()
         streams = [b.WatchMatch(pb.WatchMatchRequest(match_id=mid, heartbeat_seconds=60),
                                 timeout=120),
-                   b.WatchMatch(pb.WatchMatchRequest(match_id=mid, token=tokens[1],
-                                                     heartbeat_seconds=60), timeout=120),
+                   b.WatchMatch(pb.WatchMatchRequest(match_id=mid,
+                                                     heartbeat_seconds=60), timeout=120,
+        metadata=bearer(tokens[1])),
                    boards_b.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid),
                                             timeout=120)]
         for stream, into in zip(streams, (spectator, seat1, boards), strict=True):
@@ -151,7 +155,7 @@ def _watch_across(postgres_env: dict[str, str], schema: str, addr_a: str, addr_b
                 at, _ = _until(spectator, version)
                 delays.append(at - acked)
                 at, seen = _until(seat1, version)
-                audit = a.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).table
+                audit = a.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(AUDITOR)).table
                 public = set(MessageToJson(a.GetView(pb.GetViewRequest(
                     match_id=mid)).table).split('"'))
                 others = {c for s, held in enumerate(audit.hands) if s != 1
@@ -170,6 +174,6 @@ def _watch_across(postgres_env: dict[str, str], schema: str, addr_a: str, addr_b
         assert max(delays) < BOUND, delays
         assert max(board_delays) < BOUND, board_delays
         # The seat's view on B is its own GetView on A (same redaction through either).
-        view_b = b.GetView(pb.GetViewRequest(match_id=mid, token=tokens[1]))
-        view_a = a.GetView(pb.GetViewRequest(match_id=mid, token=tokens[1]))
+        view_b = b.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(tokens[1]))
+        view_a = a.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(tokens[1]))
         assert view_a == view_b

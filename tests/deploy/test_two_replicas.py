@@ -21,6 +21,7 @@ from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.verify import verify_path
 from tests.deploy.helpers import start_server
+from trick_referee_client.sdk import bearer
 
 AUDITOR = "auditor-two-replicas"
 MATCHES = 3
@@ -52,7 +53,8 @@ def test_two_servers_on_one_database_never_fork_a_match(
             while time.monotonic() < deadline:
                 stub = stubs[rng.randrange(2)]  # reads from either replica
                 try:
-                    view = stub.GetView(pb.GetViewRequest(match_id=match_id, token=token))
+                    view = stub.GetView(pb.GetViewRequest(match_id=match_id),
+                                        metadata=bearer(token))
                     if view.match_over:
                         return
                     if not view.legal_actions:
@@ -65,8 +67,9 @@ def test_two_servers_on_one_database_never_fork_a_match(
                 # The same move through both replicas at once, as distinct commands (a client
                 # retrying on another pod without its command id): at most one may land.
                 calls = [s.SubmitAction.future(pb.SubmitActionRequest(
-                    match_id=match_id, token=token, action=action,
-                    command_id=str(uuid.uuid4()), seat=seat)) for s in stubs]
+                    match_id=match_id, action=action,
+                    command_id=str(uuid.uuid4()), seat=seat),
+        metadata=bearer(token)) for s in stubs]
                 for call in calls:
                     try:
                         resp = call.result().outcome
@@ -99,7 +102,8 @@ def test_two_servers_on_one_database_never_fork_a_match(
             versions = [v for v, _, _ in mine]
             assert len(set(versions)) == len(versions), "two actions acknowledged at one version"
             records = [
-                stub.GetMatchRecord(pb.GetMatchRecordRequest(match_id=match_id, token=AUDITOR))
+                stub.GetMatchRecord(pb.GetMatchRecordRequest(match_id=match_id),
+                                    metadata=bearer(AUDITOR))
                 .record_json for stub in stubs
             ]
             assert json.loads(records[0]) == json.loads(records[1]), "replicas agree"
@@ -110,7 +114,8 @@ def test_two_servers_on_one_database_never_fork_a_match(
             path.write_text(records[0])
             code, report = verify_path(str(path))
             assert code == 0, report
-            last = stubs[0].GetView(pb.GetViewRequest(match_id=match_id, token=AUDITOR)).version
+            last = stubs[0].GetView(pb.GetViewRequest(match_id=match_id),
+                                    metadata=bearer(AUDITOR)).version
             assert last == versions[-1]
             with psycopg.connect(
                 host=postgres_env["POSTGRES_HOST"], port=postgres_env.get("POSTGRES_PORT", "5432"),

@@ -24,6 +24,7 @@ from referee.application import Referee
 from referee.config import settings_from_env
 from referee.verify import verify_path
 from tests.deploy.helpers import start_server
+from trick_referee_client.sdk import bearer
 
 AUDITOR = "auditor-workers"
 
@@ -113,28 +114,31 @@ def _play(store: dict[str, str], tmp_path: Path) -> None:
         for _ in range(40):  # every action through a channel picked at random
             for match_id, tokens in tables:
                 view = rng.choice(stubs).GetView(
-                    pb.GetViewRequest(match_id=match_id, token=AUDITOR)
+                    pb.GetViewRequest(match_id=match_id), metadata=bearer(AUDITOR)
                 )
                 if view.match_over:
                     continue
                 seat = view.to_act
                 mine = rng.choice(stubs).GetView(
-                    pb.GetViewRequest(match_id=match_id, token=tokens[seat])
+                    pb.GetViewRequest(match_id=match_id), metadata=bearer(tokens[seat])
                 )
                 action = rng.choice(list(mine.legal_actions))
                 command = str(uuid.uuid4())
                 request = pb.SubmitActionRequest(
-                    match_id=match_id, token=tokens[seat], action=action, command_id=command
+                    match_id=match_id, action=action, command_id=command
                 )
-                resp = rng.choice(stubs).SubmitAction(request).outcome  # it is legal: accepted
+                resp = rng.choice(stubs).SubmitAction(  # it is legal: accepted
+                    request, metadata=bearer(tokens[seat])).outcome
                 assert not resp.replayed and resp.version > view.version
                 acks[match_id].append((resp.version, seat, resp.action))
-                again = rng.choice(stubs).SubmitAction(request).outcome  # a retry, anywhere
+                again = rng.choice(stubs).SubmitAction(  # a retry, anywhere
+                    request, metadata=bearer(tokens[seat])).outcome
                 assert again.replayed and again.version == resp.version
         for match_id, _ in tables:
             record = (
                 stubs[0]
-                .GetMatchRecord(pb.GetMatchRecordRequest(match_id=match_id, token=AUDITOR))
+                .GetMatchRecord(pb.GetMatchRecordRequest(match_id=match_id),
+                                metadata=bearer(AUDITOR))
                 .record_json
             )
             recorded = [
@@ -156,19 +160,19 @@ def _play(store: dict[str, str], tmp_path: Path) -> None:
             while not stop.is_set():
                 try:
                     stub = prng.choice(stubs)
-                    view = stub.GetView(pb.GetViewRequest(match_id=match_id, token=AUDITOR))
+                    view = stub.GetView(pb.GetViewRequest(match_id=match_id),
+                                        metadata=bearer(AUDITOR))
                     if view.match_over:
                         return
                     mine = stub.GetView(
-                        pb.GetViewRequest(match_id=match_id, token=tokens[view.to_act])
+                        pb.GetViewRequest(match_id=match_id), metadata=bearer(tokens[view.to_act])
                     )
                     resp = stub.SubmitAction(
                         pb.SubmitActionRequest(
                             match_id=match_id,
-                            token=tokens[view.to_act],
                             action=prng.choice(list(mine.legal_actions)),
                             command_id=str(uuid.uuid4()),
-                        )
+                        ), metadata=bearer(tokens[view.to_act])
                     )
                     last.append(resp.outcome.version)
                 except grpc.RpcError:

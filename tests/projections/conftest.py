@@ -12,10 +12,10 @@ from uuid import UUID
 import grpc
 import pytest
 
-from projections.runner import ProjectionWorker
 from referee.application import Referee
 from referee.config import settings_from_env
 from referee.service.server import build_server
+from referee_projections.runner import ProjectionWorker
 from tests.pg_cluster import fresh_schema
 
 AUDITOR = "auditor-secret"

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from projections.queries import Queries
 from referee.application import Referee
 from referee.domain.errors import (
     MalformedRequestError,
@@ -31,6 +30,7 @@ from referee.tournaments import (
     register_entrant,
 )
 from referee.verify import verify_data
+from referee_projections.queries import Queries
 from tests.projections.conftest import AUDITOR
 from tests.projections.test_one_result import catch_up
 

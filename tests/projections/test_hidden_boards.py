@@ -15,7 +15,6 @@ import grpc
 import pytest
 from google.protobuf.json_format import MessageToJson
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -29,7 +28,9 @@ from referee.tournaments import (
     register_entrant,
     release_board,
 )
+from referee_projections.runner import ProjectionWorker
 from tests.projections.conftest import AUDITOR, play
+from trick_referee_client.sdk import bearer
 
 
 def board_tables(app: Referee, board: str, seed: int) -> tuple[Any, Any, list[str]]:
@@ -53,19 +54,19 @@ def reads(stub: pbg.RefereeServiceStub, read: ppbg.ProjectionsServiceStub, mid: 
     """Every read of hand 1 of match ``mid`` that shows cards, as ``token``."""
     return {
         "GetHandRecord": lambda: stub.GetHandRecord(pb.GetHandRecordRequest(
-            match_id=mid, hand=1, token=token)),
+            match_id=mid, hand=1), metadata=bearer(token)),
         "GetMatchRecord": lambda: stub.GetMatchRecord(pb.GetMatchRecordRequest(
-            match_id=mid, token=token)),
+            match_id=mid), metadata=bearer(token)),
         "VerifyDeal": lambda: stub.VerifyDeal(pb.VerifyDealRequest(
-            match_id=mid, hand=1, token=token)),
+            match_id=mid, hand=1), metadata=bearer(token)),
         "GetReplay": lambda: read.GetReplay(ppb.GetReplayRequest(
-            match_id=mid, hand=1, action_index=0, token=token)),
+            match_id=mid, hand=1, action_index=0), metadata=bearer(token)),
         "ExportHand": lambda: read.ExportHand(ppb.ExportHandRequest(
-            match_id=mid, hand=1, token=token)),
+            match_id=mid, hand=1), metadata=bearer(token)),
         "ExportMatch": lambda: read.ExportMatch(ppb.ExportMatchRequest(
-            match_id=mid, token=token)),
+            match_id=mid), metadata=bearer(token)),
         "GetHandView": lambda: read.GetHandView(ppb.GetHandViewRequest(
-            match_id=mid, hand=1, token=token)),
+            match_id=mid, hand=1), metadata=bearer(token)),
     }
 
 
@@ -88,17 +89,18 @@ def test_no_surface_leaks_a_board_another_table_still_plays(
             assert "BOARD_IN_PLAY" in str(err.value.trailing_metadata()) or \
                 "another table is still playing" in (err.value.details() or ""), (who, name)
             assert not any(c in (err.value.details() or "") for c in unseen)
-        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid,
-                                                            token=token)).scoreboard
+        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=mid),
+                                   metadata=bearer(token)).scoreboard
         assert board.hands and not board.hands[0].detail.fields, who
         shown = MessageToJson(board)
-        view = stub.GetView(pb.GetViewRequest(match_id=mid, token=token))
-        stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=mid, token=token,
-                                                      heartbeat_seconds=1), timeout=5)
+        view = stub.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(token))
+        stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=mid,
+                                                      heartbeat_seconds=1), timeout=5,
+        metadata=bearer(token))
         first = next(stream)
         stream.cancel()
-        boards = read.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid, token=token),
-                                      timeout=5)
+        boards = read.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid),
+                                      timeout=5, metadata=bearer(token))
         streamed = next(boards).scoreboard  # the fan-out's shared bytes of one audience
         boards.cancel()
         assert streamed.hands and not streamed.hands[0].detail.fields, who
@@ -108,8 +110,8 @@ def test_no_surface_leaks_a_board_another_table_still_plays(
     # The auditor sees everything, always (on the scoreboard stream too: another audience).
     for call in reads(stub, read, mid, AUDITOR).values():
         call()
-    boards = read.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid, token=AUDITOR),
-                                  timeout=5)
+    boards = read.WatchScoreboard(ppb.WatchScoreboardRequest(match_id=mid),
+                                  timeout=5, metadata=bearer(AUDITOR))
     assert next(boards).scoreboard.hands[0].detail.fields
     boards.cancel()
     # Once the other table has finished the board, its readers may read it.
@@ -118,7 +120,7 @@ def test_no_surface_leaks_a_board_another_table_still_plays(
     for call in reads(stub, read, mid, a.spectator_token).values():
         call()
     record = json.loads(stub.GetHandRecord(pb.GetHandRecordRequest(
-        match_id=mid, hand=1, token=a.spectator_token)).record_json)
+        match_id=mid, hand=1), metadata=bearer(a.spectator_token)).record_json)
     assert record["deal"]["stock"] == pack[20:]
 
 
@@ -127,13 +129,13 @@ def test_the_auditor_may_release_a_board_early(
     stub = pbg.RefereeServiceStub(served[0])
     a, _, _ = board_tables(app, "7", seed=3)
     play(app, a.match_id, a.seat_tokens, random.Random(4), stop_after_hand=1)
-    request = pb.GetHandRecordRequest(match_id=str(a.match_id), hand=1,
-                                      token=a.spectator_token)
+    request = pb.GetHandRecordRequest(match_id=str(a.match_id), hand=1)
     with pytest.raises(grpc.RpcError):
-        stub.GetHandRecord(request)
+        stub.GetHandRecord(request, metadata=bearer(a.spectator_token))
     tid = app.get_match(a.match_id).board
     assert tid is not None
     from uuid import UUID
 
     release_board(app, AUDITOR, UUID(tid[0]), "7")
-    assert json.loads(stub.GetHandRecord(request).record_json)["dealer"] == 0
+    assert json.loads(stub.GetHandRecord(request,
+                      metadata=bearer(a.spectator_token)).record_json)["dealer"] == 0

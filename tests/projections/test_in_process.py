@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from clients.errors import ViewNotReady
-from clients.sdk import RefereeClient
-from projections.runner import ProjectionWorker
-from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.config import settings_from_env
+from referee_projections.runner import ProjectionWorker
+from referee_projections.views import PROJECTIONS
 from tests.deploy.helpers import start_server
+from trick_referee_client.errors import ViewNotReady
+from trick_referee_client.sdk import RefereeClient
 
 pytestmark = [pytest.mark.postgres,
               pytest.mark.parametrize("env", ["postgres"], indirect=True)]
@@ -92,7 +92,7 @@ def test_one_process_writes_each_view_and_another_takes_over(app: Referee,
 def test_a_rebuild_is_refused_while_a_server_writes_the_view(app: Referee, env: dict[str, str],
                                                              monkeypatch: pytest.MonkeyPatch,
                                                              tmp_path: Path) -> None:
-    from projections.runner import run_process
+    from referee_projections.runner import run_process
 
     worker = ProjectionWorker(app.event_log, poll=0.05).start()
     try:
@@ -113,7 +113,7 @@ def test_views_hold_few_connections_and_give_them_back(env: dict[str, str]) -> N
     ("too many clients"). Now each view has a one-connection pool, closed with its owner."""
     import psycopg
 
-    from projections.queries import Queries
+    from referee_projections.queries import Queries
 
     def backends() -> int:
         with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],

@@ -8,14 +8,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from projections.queries import Queries
-from projections.runner import BatchRunner
-from projections.store import open_view
-from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.domain.result import match_result, official_winner
 from referee.tournaments import attach_match, create_tournament, record_ruling, register_entrant
 from referee.verify import verify_data
+from referee_projections.queries import Queries
+from referee_projections.runner import BatchRunner
+from referee_projections.store import open_view
+from referee_projections.views import PROJECTIONS
 from tests.projections.conftest import AUDITOR, play
 
 

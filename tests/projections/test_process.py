@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from projections.runner import BatchRunner
-from projections.store import open_view
-from projections.views import PROJECTIONS
 from referee.application import Referee
+from referee_projections.runner import BatchRunner
+from referee_projections.store import open_view
+from referee_projections.views import PROJECTIONS
 from tests import procs
 from tests.projections.conftest import play
 

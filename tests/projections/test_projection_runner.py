@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from eventsourcing.projection import ProjectionRunner
 
-from projections.runner import BatchRunner
-from projections.store import open_view, view_class, view_env
-from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.config import settings_from_env
+from referee_projections.runner import BatchRunner
+from referee_projections.store import open_view, view_class, view_env
+from referee_projections.views import PROJECTIONS
 from tests.projections.conftest import play
 
 
@@ -57,7 +57,7 @@ def test_the_embedded_worker_is_woken_by_commits(app: Referee) -> None:
     so it only ever polled. With a 30 s poll, a commit must still reach the views at once."""
     import time
 
-    from projections.runner import ProjectionWorker
+    from referee_projections.runner import ProjectionWorker
 
     worker = ProjectionWorker(app.event_log, poll=30.0).start()
     try:

@@ -10,13 +10,13 @@ import random
 
 import pytest
 
-from projections.queries import Queries
 from referee.application import Referee
 from referee.domain.errors import BoardInPlayError
 from referee.rules.cards import CARD_NAMES
 from referee.rules.registry import find_game
 from referee.tournaments import attach_match, create_tournament, record_ruling, register_entrant
 from referee.verify import verify_data
+from referee_projections.queries import Queries
 from tests.projections.conftest import AUDITOR, play
 from tests.projections.test_one_result import catch_up
 

@@ -13,12 +13,6 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
-from projections.cli import verify_chain
-from projections.hand_states import HandStates
-from projections.queries import Queries, check_anchor, event_log
-from projections.runner import BatchRunner, ProjectionWorker
-from projections.store import APP_NAME, open_view
-from projections.views import PROJECTIONS
 from referee.application import Referee
 from referee.domain.errors import (
     ActionIndexOutOfRangeError,
@@ -32,6 +26,12 @@ from referee.rules.handrecord import HandRecord, read_record, replay_hand, repla
 from referee.rules.registry import find_game
 from referee.tournaments import attach_match, create_tournament, record_ruling, register_entrant
 from referee.verify import verify_data
+from referee_projections.cli import verify_chain
+from referee_projections.hand_states import HandStates
+from referee_projections.queries import Queries, check_anchor, event_log
+from referee_projections.runner import BatchRunner, ProjectionWorker
+from referee_projections.store import APP_NAME, open_view
+from referee_projections.views import PROJECTIONS
 from tests.projections.conftest import AUDITOR, hand_events, play
 
 EUCHRE_SHORT = {"target_score": 3}

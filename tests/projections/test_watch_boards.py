@@ -10,9 +10,9 @@ import random
 import time
 from typing import Any
 
-from projections.queries import Queries
-from projections.runner import ProjectionWorker
 from referee.application import Referee
+from referee_projections.queries import Queries
+from referee_projections.runner import ProjectionWorker
 from tests.projections.conftest import AUDITOR
 
 STREAMS = 30

@@ -19,16 +19,17 @@ from uuid import UUID
 import grpc
 import pytest
 
-from projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker, post
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import webhooks_pb2 as wpb
 from referee.api.v1 import webhooks_pb2_grpc as wpbg
 from referee.application import Referee
+from referee_projections.webhook_delivery import PolicyError, RetryPolicy, WebhookWorker, post
 from tests import procs
 from tests.projections.conftest import AUDITOR, play
 from tests.service.helpers import expect_error, serving
 from tests.webhook_receiver import Receiver, free_port
+from trick_referee_client.sdk import bearer
 
 SECRET = "whsec_" + base64.b64encode(os.urandom(32)).decode()
 AS_AUDITOR = (("authorization", f"Bearer {AUDITOR}"),)
@@ -79,13 +80,15 @@ def test_every_event_reaches_a_failing_receiver_signed_with_one_id_per_event(
     receiver = Receiver(SECRET, fail_first=2).start()  # two 500s for each webhook first
     try:
         tid = tours.CreateTournament(ppb.CreateTournamentRequest(
-            token=AUDITOR, name="Cup", game="euchre")).tournament_id
+            name="Cup", game="euchre"), metadata=bearer(AUDITOR)).tournament_id
         for team in ("N", "E"):
-            tours.RegisterEntrant(ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid,
-                                                             entrant=team))
+            tours.RegisterEntrant(ppb.RegisterEntrantRequest(tournament_id=tid,
+                                                             entrant=team),
+        metadata=bearer(AUDITOR))
         match_id, tokens = new_match(app)
-        tours.AttachMatch(ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
-                                                 match_id=str(match_id), sides=["N", "E"]))
+        tours.AttachMatch(ppb.AttachMatchRequest(tournament_id=tid,
+                                                 match_id=str(match_id), sides=["N", "E"]),
+        metadata=bearer(AUDITOR))
         added = hooks.AddWebhook(wpb.AddWebhookRequest(tournament_id=tid, url=receiver.url,
                                                        secret=SECRET), metadata=AS_AUDITOR)
         assert added.secret == ""  # given, so never answered back
@@ -97,9 +100,10 @@ def test_every_event_reaches_a_failing_receiver_signed_with_one_id_per_event(
 
         play(app, match_id, tokens, random.Random(7))
         rulings.RecordRuling(ppb.RecordRulingRequest(
-            token=AUDITOR, match_id=str(match_id), hand=1, kind="penalty", points=[1, 0],
-            reason="revoke"))
-        tours.FinalizeResults(ppb.FinalizeResultsRequest(token=AUDITOR, tournament_id=tid))
+            match_id=str(match_id), hand=1, kind="penalty", points=[1, 0],
+            reason="revoke"), metadata=bearer(AUDITOR))
+        tours.FinalizeResults(ppb.FinalizeResultsRequest(tournament_id=tid),
+                              metadata=bearer(AUDITOR))
 
         hands = len([e for e in app.repository.event_store.get(match_id)
                      if type(e).__name__ == "HandScored"])
@@ -273,7 +277,7 @@ def test_referee_projections_sends_them_where_the_server_leaves_the_views_to_it(
         app: Referee, env: dict[str, str], tmp_path: Path) -> None:
     """``REFEREE_PROJECTIONS=separate``: the ``referee projections`` process feeds the outbox
     and sends."""
-    from projections.outbox import open_webhooks
+    from referee_projections.outbox import open_webhooks
 
     receiver = Receiver(SECRET).start()
     match_id, tokens = new_match(app)
@@ -309,7 +313,7 @@ def test_an_attempt_to_a_host_that_cannot_be_reached_fails_and_never_raises() ->
 def test_two_senders_on_one_database_send_each_webhook_once(app: Referee) -> None:
     """Replicas on one PostgreSQL: the holder of the view's advisory lock sends; the other
     stands by (each delivery attempted once, though both followed the log)."""
-    from projections.outbox import open_webhooks
+    from referee_projections.outbox import open_webhooks
 
     receiver = Receiver(SECRET).start()
     senders = [WebhookWorker(app.event_log, FAST, poll=0.05).start() for _ in range(2)]

@@ -13,12 +13,13 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from clients.tables import Fact
-from clients.tables import Table as TypedTable
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
 from referee.service.server import build_server
+from trick_referee_client.sdk import bearer
+from trick_referee_client.tables import Fact
+from trick_referee_client.tables import Table as TypedTable
 
 
 @dataclass
@@ -62,15 +63,17 @@ def expect_error(call: object, code: grpc.StatusCode, reason: str) -> error_deta
 def step(stub: pbg.RefereeServiceStub, table: Table, rng: random.Random,
          ) -> tuple[pb.ActionOutcome, pb.GetViewResponse]:
     """The seat to act plays a random legal action (with a command id and expected version)."""
-    public = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    public = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                          metadata=bearer(table.spectator))
     seat = public.to_act
-    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.tokens[seat]))
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                        metadata=bearer(table.tokens[seat]))
     assert view.legal_actions, "the seat to act has legal actions"
     action = view.legal_actions[rng.randrange(len(view.legal_actions))]
     resp = stub.SubmitAction(pb.SubmitActionRequest(
-        match_id=table.match_id, token=table.tokens[seat], action=action,
+        match_id=table.match_id, action=action,
         command_id=str(uuid.uuid4()), expected_version=view.version, seat=seat,
-    )).outcome
+    ), metadata=bearer(table.tokens[seat])).outcome
     assert resp.version > view.version and resp.seat == seat
     return resp, view
 

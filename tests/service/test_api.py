@@ -13,13 +13,13 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from clients.sdk import rule_default
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.rules.handrecord import read_record, replay_hand
 from referee.rules.registry import GAMES
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, expect_error, facts, step
+from trick_referee_client.sdk import bearer, rule_default
 
 C = grpc.StatusCode
 
@@ -62,15 +62,17 @@ def test_full_match_every_game(stub: pbg.RefereeServiceStub, game: str) -> None:
     assert resp is not None and resp.match_over
     kinds = [f["kind"] for f in facts(resp)]
     assert kinds[-2:] == ["hand_ended", "match_ended"]
-    final = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.tokens[0]))
+    final = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                         metadata=bearer(table.tokens[0]))
     assert final.match_over and not final.HasField("to_act") and not final.legal_actions
     # Acting after the end is refused.
     expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
-        match_id=table.match_id, token=table.tokens[0], action="pass")), C.FAILED_PRECONDITION,
+        match_id=table.match_id, action="pass"),
+        metadata=bearer(table.tokens[0])), C.FAILED_PRECONDITION,
         "MATCH_OVER")
     # The match record replays through the rules to the same results, and every deal checks.
     record = stub.GetMatchRecord(pb.GetMatchRecordRequest(
-        match_id=table.match_id, token=table.spectator))
+        match_id=table.match_id), metadata=bearer(table.spectator))
     assert record.finished
     data = json.loads(record.record_json)
     assert data["format"] == "referee.match/v1" and data["result"]["over"]
@@ -80,7 +82,7 @@ def test_full_match_every_game(stub: pbg.RefereeServiceStub, game: str) -> None:
         assert replay.error is None and replay.result is not None
         assert replay.result.to_json() == hand.result
         check = stub.VerifyDeal(pb.VerifyDealRequest(
-            match_id=table.match_id, hand=i, token=table.tokens[1]))
+            match_id=table.match_id, hand=i), metadata=bearer(table.tokens[1]))
         assert check.valid
         text = f"{check.nonce}:{' '.join(check.cards)}"
         assert hashlib.sha256(text.encode()).hexdigest() == check.commitment
@@ -92,35 +94,36 @@ def test_hand_records_and_deal_commitment(stub: pbg.RefereeServiceStub) -> None:
     commitment = table.created.deal_commitment
     # A running hand is the auditor's only.
     expect_error(lambda: stub.GetHandRecord(pb.GetHandRecordRequest(
-        match_id=table.match_id, hand=1, token=table.tokens[0])), C.FAILED_PRECONDITION,
+        match_id=table.match_id, hand=1), metadata=bearer(table.tokens[0])), C.FAILED_PRECONDITION,
         "HAND_NOT_FINISHED")
     expect_error(lambda: stub.VerifyDeal(pb.VerifyDealRequest(
-        match_id=table.match_id, hand=1, token=table.tokens[0])), C.FAILED_PRECONDITION,
+        match_id=table.match_id, hand=1), metadata=bearer(table.tokens[0])), C.FAILED_PRECONDITION,
         "HAND_NOT_FINISHED")
     running = stub.GetHandRecord(pb.GetHandRecordRequest(
-        match_id=table.match_id, hand=1, token=AUDITOR))
+        match_id=table.match_id, hand=1), metadata=bearer(AUDITOR))
     assert not running.finished
     expect_error(lambda: stub.GetHandRecord(pb.GetHandRecordRequest(
-        match_id=table.match_id, hand=9, token=AUDITOR)), C.NOT_FOUND, "HAND_NOT_FOUND")
+        match_id=table.match_id, hand=9), metadata=bearer(AUDITOR)), C.NOT_FOUND, "HAND_NOT_FOUND")
     while True:
         resp, _ = step(stub, table, rng)
         if resp.hand_over:
             break
     rec = stub.GetHandRecord(pb.GetHandRecordRequest(
-        match_id=table.match_id, hand=1, token=table.spectator))
+        match_id=table.match_id, hand=1), metadata=bearer(table.spectator))
     assert rec.finished
     data = json.loads(rec.record_json)
     assert data["format"] == "referee.hand/v1" and data["game"] == "euchre"
     assert data["result"] == next(f["result"] for f in facts(resp) if f["kind"] == "hand_ended")
     check = stub.VerifyDeal(pb.VerifyDealRequest(
-        match_id=table.match_id, hand=1, token=table.spectator))
+        match_id=table.match_id, hand=1), metadata=bearer(table.spectator))
     assert check.valid and check.commitment == commitment
     dealt = [c for h in data["deal"]["hands"] for c in h] + data["deal"]["stock"]
     assert sorted(dealt) == sorted(check.cards)
     # The next hand was dealt with a new commitment, published in the same answer.
     dealt_facts = [f for f in facts(resp) if f["kind"] == "hand_dealt"]
     assert dealt_facts and dealt_facts[0]["hand"] == 2
-    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                        metadata=bearer(table.spectator))
     assert view.hand == 2 and view.deal_commitment == dealt_facts[0]["commitment"]
     assert list(view.players) == ["ann", "bob", "cy", "dee"]
 
@@ -133,8 +136,8 @@ def test_fixed_deals_for_duplicate(stub: pbg.RefereeServiceStub) -> None:
     a = create(stub, "euchre", fixed_deals=[pb.FixedDeal(cards=pack)])
     b = create(stub, "euchre", fixed_deals=[pb.FixedDeal(cards=pack)])
     assert a.created.deal_commitment != b.created.deal_commitment  # fresh nonces
-    va = stub.GetView(pb.GetViewRequest(match_id=a.match_id, token=a.tokens[2]))
-    vb = stub.GetView(pb.GetViewRequest(match_id=b.match_id, token=b.tokens[2]))
+    va = stub.GetView(pb.GetViewRequest(match_id=a.match_id), metadata=bearer(a.tokens[2]))
+    vb = stub.GetView(pb.GetViewRequest(match_id=b.match_id), metadata=bearer(b.tokens[2]))
     assert va.table.hand == vb.table.hand and len(va.table.hand) == 5
     expect_error(lambda: create(stub, "euchre", fixed_deals=[pb.FixedDeal(cards=pack[:-1])]),
                  C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
@@ -144,16 +147,17 @@ def test_fixed_deals_for_duplicate(stub: pbg.RefereeServiceStub) -> None:
 
 def test_views_by_role(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
-    spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                             metadata=bearer(table.spectator))
     assert spectator.role == pb.ROLE_SPECTATOR and not spectator.HasField("seat")
     assert not spectator.legal_actions and not spectator.table.hand
     assert not spectator.table.hands
     to_act = spectator.to_act
     for seat, token in enumerate(table.tokens):
-        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(token))
         assert view.role == pb.ROLE_SEAT and view.seat == seat
         assert bool(view.legal_actions) == (seat == to_act)
-    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR))
     assert audit.role == pb.ROLE_AUDITOR and not audit.legal_actions
     # A private match needs a token; a public one lets anyone watch.
     expect_error(lambda: stub.GetView(pb.GetViewRequest(match_id=table.match_id)),
@@ -164,21 +168,23 @@ def test_views_by_role(stub: pbg.RefereeServiceStub) -> None:
 
 
 def _rejected_unchanged(stub: pbg.RefereeServiceStub, table, before: int) -> None:  # type: ignore[no-untyped-def]
-    after = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).version
+    after = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                         metadata=bearer(AUDITOR)).version
     assert after == before
 
 
 def test_error_table_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
     mid = table.match_id
-    spectator = stub.GetView(pb.GetViewRequest(match_id=mid, token=table.spectator))
+    spectator = stub.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(table.spectator))
     seat, version = spectator.to_act, spectator.version
     other = (seat + 1) % 4
-    mine = stub.GetView(pb.GetViewRequest(match_id=mid, token=table.tokens[seat]))
+    mine = stub.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(table.tokens[seat]))
 
     def submit(token: str, action: str, **kw: object) -> object:
         return lambda: stub.SubmitAction(
-            pb.SubmitActionRequest(match_id=mid, token=token, action=action, **kw))  # type: ignore[arg-type]
+            pb.SubmitActionRequest(match_id=mid, action=action, **kw),
+        metadata=bearer(token))  # type: ignore[arg-type]
 
     expect_error(submit(table.tokens[seat], "bogus"), C.INVALID_ARGUMENT, "INVALID_ACTION")
     info = expect_error(submit(table.tokens[other], mine.legal_actions[0]),
@@ -208,10 +214,11 @@ def test_error_table_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     _rejected_unchanged(stub, table, version)
 
     expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
-        match_id="nope", token=table.tokens[seat], action="pass")), C.INVALID_ARGUMENT,
+        match_id="nope", action="pass"), metadata=bearer(table.tokens[seat])), C.INVALID_ARGUMENT,
         "MALFORMED_REQUEST")
     expect_error(lambda: stub.GetView(pb.GetViewRequest(
-        match_id=str(uuid.uuid4()), token=table.tokens[seat])), C.NOT_FOUND, "MATCH_NOT_FOUND")
+        match_id=str(uuid.uuid4())),
+        metadata=bearer(table.tokens[seat])), C.NOT_FOUND, "MATCH_NOT_FOUND")
     expect_error(lambda: create(stub, "chess"), C.INVALID_ARGUMENT, "UNKNOWN_GAME")
     expect_error(lambda: create(stub, ""), C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     expect_error(lambda: create(stub, "euchre", rules={"no_such_rule": pb.RuleValue(
@@ -221,48 +228,54 @@ def test_error_table_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     assert info.metadata["field"] == "rules[target_score]"
     expect_error(lambda: create(stub, "euchre", players=["a", "b"]), C.INVALID_ARGUMENT,
                  "MALFORMED_REQUEST")
-    expect_error(lambda: stub.ListRejections(pb.ListRejectionsRequest(token=table.tokens[0])),
+    expect_error(lambda: stub.ListRejections(pb.ListRejectionsRequest(),
+                 metadata=bearer(table.tokens[0])),
                  C.PERMISSION_DENIED, "PERMISSION_DENIED")
     expect_error(lambda: stub.ListRejections(pb.ListRejectionsRequest()),
                  C.UNAUTHENTICATED, "BAD_TOKEN")
 
     # The audit trail kept every refused action on this match, with reason and rule.
-    rejections = stub.ListRejections(pb.ListRejectionsRequest(token=AUDITOR, match_id=mid))
+    rejections = stub.ListRejections(pb.ListRejectionsRequest(match_id=mid),
+                                     metadata=bearer(AUDITOR))
     reasons = [r.reason for r in rejections.rejections]
     assert reasons[:3] == ["INVALID_ACTION", "NOT_YOUR_TURN", "ILLEGAL_ACTION"]
     assert "VERSION_CONFLICT" in reasons and "BAD_TOKEN" in reasons
     illegal_row = rejections.rejections[2]
     assert illegal_row.seat == seat and illegal_row.action == illegal and illegal_row.rule
-    assert stub.ListRejections(pb.ListRejectionsRequest(token=AUDITOR, page_size=1)).rejections
+    assert stub.ListRejections(pb.ListRejectionsRequest(page_size=1),
+                               metadata=bearer(AUDITOR)).rejections
 
 
 def test_idempotent_retry(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
-    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).to_act
-    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.tokens[seat]))
+    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR)).to_act
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                        metadata=bearer(table.tokens[seat]))
     request = pb.SubmitActionRequest(
-        match_id=table.match_id, token=table.tokens[seat], action=view.legal_actions[0],
+        match_id=table.match_id, action=view.legal_actions[0],
         command_id="cmd-1", expected_version=view.version,
     )
-    first = stub.SubmitAction(request).outcome
-    again = stub.SubmitAction(request).outcome
+    first = stub.SubmitAction(request, metadata=bearer(table.tokens[seat])).outcome
+    again = stub.SubmitAction(request, metadata=bearer(table.tokens[seat])).outcome
     assert not first.replayed and again.replayed
     assert (again.version, again.action, list(again.facts)) == (
         first.version, first.action, list(first.facts))
-    now = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+    now = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR))
     assert now.version == first.version
     # The same id for a different action is refused, not applied.
     other = pb.SubmitActionRequest()
     other.CopyFrom(request)
     other.action = "bogus"
-    expect_error(lambda: stub.SubmitAction(other), C.FAILED_PRECONDITION, "COMMAND_ID_REUSED")
+    expect_error(lambda: stub.SubmitAction(other, metadata=bearer(table.tokens[seat])),
+                 C.FAILED_PRECONDITION, "COMMAND_ID_REUSED")
 
 
 @pytest.mark.parametrize("attempt", range(3))
 def test_race_on_one_match(stub: pbg.RefereeServiceStub, attempt: int) -> None:
     table = create(stub, "euchre")
-    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).to_act
-    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.tokens[seat]))
+    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR)).to_act
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                        metadata=bearer(table.tokens[seat]))
     barrier = threading.Barrier(4)
     results: list[object] = []
 
@@ -270,9 +283,10 @@ def test_race_on_one_match(stub: pbg.RefereeServiceStub, attempt: int) -> None:
         barrier.wait()
         try:
             results.append(stub.SubmitAction(pb.SubmitActionRequest(
-                match_id=table.match_id, token=table.tokens[seat],
+                match_id=table.match_id,
                 action=view.legal_actions[i % len(view.legal_actions)],
-                command_id=f"race-{attempt}-{i}", expected_version=view.version)))
+                command_id=f"race-{attempt}-{i}", expected_version=view.version),
+        metadata=bearer(table.tokens[seat])))
         except grpc.RpcError as err:
             results.append(err)
 
@@ -285,7 +299,7 @@ def test_race_on_one_match(stub: pbg.RefereeServiceStub, attempt: int) -> None:
     losses = [r for r in results if isinstance(r, grpc.RpcError)]
     assert len(wins) == 1 and len(losses) == 3
     assert all(e.code() == C.ABORTED for e in losses)  # type: ignore[attr-defined]
-    after = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+    after = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR))
     assert after.version == wins[0].outcome.version  # type: ignore[attr-defined]
 
 
@@ -294,7 +308,7 @@ def test_watch_match_stream(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
     token = table.tokens[0]
     stream = stub.WatchMatch(pb.WatchMatchRequest(
-        match_id=table.match_id, token=token, heartbeat_seconds=1), timeout=20)
+        match_id=table.match_id, heartbeat_seconds=1), timeout=20, metadata=bearer(token))
     first = next(stream)
     assert not first.heartbeat and first.view.version == first.version == 2
     assert [e.version for e in first.events] == [2]  # the first deal
@@ -311,11 +325,12 @@ def test_watch_match_stream(stub: pbg.RefereeServiceStub) -> None:
     stream.cancel()
     # Resuming from any version replays what came after it.
     resumed = stub.WatchMatch(pb.WatchMatchRequest(
-        match_id=table.match_id, token=token, after_version=acks[0].version), timeout=20)
+        match_id=table.match_id, after_version=acks[0].version), timeout=20, metadata=bearer(token))
     msg = next(resumed)
     assert [e.version for e in msg.events] == [a.version for a in acks[1:]]
     resumed.cancel()
-    bad = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id, token="x"), timeout=5)
+    bad = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id), timeout=5,
+                          metadata=bearer("x"))
     expect_error(lambda: next(bad), C.UNAUTHENTICATED, "BAD_TOKEN")
 
 

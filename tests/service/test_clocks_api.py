@@ -10,18 +10,19 @@ from datetime import UTC, datetime
 import grpc
 import pytest
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, expect_error, fact_dict
+from trick_referee_client.sdk import bearer
 
 
 def view(stub: pbg.RefereeServiceStub, match_id: str, token: str) -> pb.GetViewResponse:
-    return stub.GetView(pb.GetViewRequest(match_id=match_id, token=token))
+    return stub.GetView(pb.GetViewRequest(match_id=match_id), metadata=bearer(token))
 
 
 @pytest.mark.parametrize(("control", "field"), [
@@ -52,9 +53,8 @@ def test_the_clock_in_views_and_the_timeout_in_the_stream(stub: pbg.RefereeServi
     deadline = clock.deadline.ToDatetime(tzinfo=UTC)
     assert 0 < (deadline - datetime.now(UTC)).total_seconds() <= 2.5
     # Nobody acts: the stream carries the timeout and the referee's action for the seat.
-    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
-                                                  token=table.spectator, heartbeat_seconds=1),
-                             timeout=10)
+    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id, heartbeat_seconds=1),
+                             timeout=10, metadata=bearer(table.spectator))
     seen: list[dict[str, object]] = []
     for update in stream:
         for e in update.events:
@@ -72,27 +72,28 @@ def test_the_clock_in_views_and_the_timeout_in_the_stream(stub: pbg.RefereeServi
 def test_pause_and_resume_are_the_auditors_and_events(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "belot", time_control=pb.TimeControl(action_ms=60_000))
     expect_error(lambda: stub.PauseClocks(pb.PauseClocksRequest(
-        match_id=table.match_id, token=table.tokens[1], reason="mine")),
+        match_id=table.match_id, reason="mine"), metadata=bearer(table.tokens[1])),
         grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED")
-    paused = stub.PauseClocks(pb.PauseClocksRequest(match_id=table.match_id, token=AUDITOR,
-                                                    reason="a disconnect"))
+    paused = stub.PauseClocks(pb.PauseClocksRequest(match_id=table.match_id,
+                                                    reason="a disconnect"),
+        metadata=bearer(AUDITOR))
     seat = view(stub, table.match_id, table.spectator).to_act
     legal = view(stub, table.match_id, table.tokens[seat]).legal_actions[0]
     expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
-        match_id=table.match_id, token=table.tokens[seat], action=legal)),
+        match_id=table.match_id, action=legal), metadata=bearer(table.tokens[seat])),
         grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_PAUSED")
     expect_error(lambda: stub.PauseClocks(pb.PauseClocksRequest(
-        match_id=table.match_id, token=AUDITOR)), grpc.StatusCode.FAILED_PRECONDITION,
+        match_id=table.match_id), metadata=bearer(AUDITOR)), grpc.StatusCode.FAILED_PRECONDITION,
         "CLOCK_STATE")
-    resumed = stub.ResumeClocks(pb.ResumeClocksRequest(match_id=table.match_id, token=AUDITOR,
-                                                       add_ms=5000))
+    resumed = stub.ResumeClocks(pb.ResumeClocksRequest(match_id=table.match_id,
+                                                       add_ms=5000), metadata=bearer(AUDITOR))
     assert resumed.version == paused.version + 1
     assert view(stub, table.match_id, table.spectator).clock.left_ms > 60_000
     expect_error(lambda: stub.ResumeClocks(pb.ResumeClocksRequest(
-        match_id=table.match_id, token=AUDITOR, add_ms=-1)),
+        match_id=table.match_id, add_ms=-1), metadata=bearer(AUDITOR)),
         grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     expect_error(lambda: stub.PauseClocks(pb.PauseClocksRequest(
-        match_id=create(stub).match_id, token=AUDITOR)),
+        match_id=create(stub).match_id), metadata=bearer(AUDITOR)),
         grpc.StatusCode.FAILED_PRECONDITION, "CLOCK_STATE")  # an untimed match
 
 
@@ -102,7 +103,7 @@ def test_a_late_action_is_timed_out_naming_the_event(stub: pbg.RefereeServiceStu
     seat = view(stub, table.match_id, table.spectator).to_act
     time.sleep(0.4)
     info = expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
-        match_id=table.match_id, token=table.tokens[seat], action="pass")),
+        match_id=table.match_id, action="pass"), metadata=bearer(table.tokens[seat])),
         grpc.StatusCode.FAILED_PRECONDITION, "TIMED_OUT")
     assert info.metadata["seat"] == str(seat) and info.metadata["policy"] == "pause"
     assert int(info.metadata["timeoutVersion"]) > 1
@@ -120,7 +121,7 @@ def test_the_scoreboard_shows_the_clock_and_the_timeouts(app: Referee,
         while True:
             try:
                 board = read.GetScoreboard(ppb.GetScoreboardRequest(
-                    match_id=table.match_id, token=table.spectator)).scoreboard
+                    match_id=table.match_id), metadata=bearer(table.spectator)).scoreboard
                 if board.state == "over":
                     break
             except grpc.RpcError:

@@ -20,6 +20,7 @@ from referee.application.principals import Principal, Role
 from referee.service.servicer import _event_pb
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, step
+from trick_referee_client.sdk import bearer
 
 
 def _audiences(table: Any) -> dict[str, str]:
@@ -42,14 +43,14 @@ def test_every_audience_gets_every_version_as_redacted_as_its_view(
     table = create(stub, "euchre")
     tokens = _audiences(table)
     streams = {name: stub.WatchMatch(pb.WatchMatchRequest(
-        match_id=table.match_id, token=token, heartbeat_seconds=60), timeout=60)
+        match_id=table.match_id, heartbeat_seconds=60), timeout=60, metadata=bearer(token))
         for name, token in tokens.items()}
     got: dict[str, list[pb.WatchMatchResponse]] = {name: [] for name in tokens}
     views: dict[str, dict[int, pb.GetViewResponse]] = {name: {} for name in tokens}
 
     def look(version: int) -> None:
         for name, token in tokens.items():
-            view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
+            view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(token))
             assert view.version == version
             views[name][version] = view
             _read_until(streams[name], version, got[name])
@@ -83,11 +84,11 @@ def test_a_consumer_that_does_not_read_stalls_no_one(app: Referee,
                                                      stub: pbg.RefereeServiceStub) -> None:
     rng = random.Random(5)
     table = create(stub, "euchre")
-    slow = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
-                                                token=table.spectator), timeout=120)
+    slow = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id), timeout=120,
+                           metadata=bearer(table.spectator))
     first = next(slow)  # open, then not read while the match goes on
-    keen = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
-                                                token=table.spectator), timeout=120)
+    keen = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id), timeout=120,
+                           metadata=bearer(table.spectator))
     seen: list[pb.WatchMatchResponse] = []
     for _ in range(120):
         resp, _ = step(stub, table, rng)
@@ -170,8 +171,9 @@ def test_streams_read_the_store_once_per_version_and_not_for_heartbeats(
         app: Referee, stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
     streams = [stub.WatchMatch(pb.WatchMatchRequest(
-        match_id=table.match_id, token=table.tokens[i % 4] if i % 5 else table.spectator,
-        heartbeat_seconds=1), timeout=60) for i in range(40)]
+        match_id=table.match_id,
+        heartbeat_seconds=1), timeout=60,
+        metadata=bearer(table.tokens[i % 4] if i % 5 else table.spectator)) for i in range(40)]
     for s in streams:
         next(s)
     time.sleep(1.5)  # the log follower's first look, when watchers come, wakes them all
@@ -189,12 +191,15 @@ def test_streams_read_the_store_once_per_version_and_not_for_heartbeats(
         r.join(20)
     assert beats == [2] * len(streams)
     assert reads() == 0  # heartbeats come from a timer, not from reading the match
-    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                        metadata=bearer(table.spectator))
     token = table.tokens[view.to_act]
-    legal = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token)).legal_actions
+    legal = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                         metadata=bearer(token)).legal_actions
     before = reads()
-    resp = stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id, token=token,
-                                                    action=legal[0])).outcome
+    resp = stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id,
+                                                    action=legal[0]),
+        metadata=bearer(token)).outcome
     for s in streams:
         msg = next(s)
         while msg.heartbeat:

@@ -42,7 +42,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -54,15 +53,16 @@ from referee.config import settings_from_env
 from referee.rules.cards import CARD_NAMES
 from referee.rules.registry import GAMES
 from referee.service.server import build_server
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, error_info, step
+from trick_referee_client.sdk import bearer
 
 #: Every RPC of the public API, found from the descriptors (a new RPC is fuzzed unasked).
 METHODS: list[MethodDescriptor] = [
     m for f in (pb.DESCRIPTOR, ppb.DESCRIPTOR, wpb.DESCRIPTOR)
     for s in f.services_by_name.values() for m in s.methods
 ]
-AS_AUDITOR = (("authorization", f"Bearer {AUDITOR}"),)
 WEBHOOK_SECRET = "whsec_" + "QUJD" * 8  # the base64 of 24 bytes
 #: Statuses no input may get: they mean the server did not decide what happened.
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
@@ -98,13 +98,13 @@ def rss() -> int:
 @dataclass
 class World:
     """A served application with a real match and tournament in it. ``known``: field name ->
-    values that mean something to the server; ``seeds``: method name -> valid requests, which
-    the fuzzer mutates."""
+    values that mean something to the server; ``seeds``: method name -> valid requests and
+    their callers' credentials (``authorization`` metadata), which the fuzzer mutates."""
 
     channel: grpc.Channel
     worker: ProjectionWorker
     known: Known = field(default_factory=dict)
-    seeds: dict[str, list[Message]] = field(default_factory=dict)
+    seeds: dict[str, list[tuple[Message, str]]] = field(default_factory=dict)
     rss_start: int = 0
 
 
@@ -139,29 +139,32 @@ def _populate(world: World) -> None:
     tour = ppbg.TournamentServiceStub(world.channel)
     played = create(stub, "euchre", public_spectators=True)
     rng = random.Random(16)
-    while stub.GetView(pb.GetViewRequest(match_id=played.match_id, token=AUDITOR)).hand == 1:
+    while stub.GetView(pb.GetViewRequest(match_id=played.match_id),
+                       metadata=bearer(AUDITOR)).hand == 1:
         step(stub, played, rng)
     private = create(stub, "coinche")
     tid = tour.CreateTournament(ppb.CreateTournamentRequest(
-        token=AUDITOR, name="cup", game="euchre")).tournament_id
+        name="cup", game="euchre"), metadata=bearer(AUDITOR)).tournament_id
     entrants = ["north-south", "east-west"]
     for e in entrants:
-        tour.RegisterEntrant(ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid,
-                                                        entrant=e, members=["a", "b"]))
-    tour.AttachMatch(ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
-                                            match_id=played.match_id, sides=entrants))
+        tour.RegisterEntrant(ppb.RegisterEntrantRequest(tournament_id=tid,
+                                                        entrant=e, members=["a", "b"]),
+        metadata=bearer(AUDITOR))
+    tour.AttachMatch(ppb.AttachMatchRequest(tournament_id=tid,
+                                            match_id=played.match_id, sides=entrants),
+        metadata=bearer(AUDITOR))
     deals = [pb.FixedDeal(cards=[CARD_NAMES[c] for c in GAMES["euchre"].pack])]
     for _ in range(2):  # two tables of one duplicate board, neither finished
         tour.AttachMatch(ppb.AttachMatchRequest(
-            token=AUDITOR, tournament_id=tid, sides=entrants, board="b1",
-            match_id=create(stub, "euchre", fixed_deals=deals).match_id))
+            tournament_id=tid, sides=entrants, board="b1",
+            match_id=create(stub, "euchre", fixed_deals=deals).match_id), metadata=bearer(AUDITOR))
     world.worker.wait()
     board = ppbg.ProjectionsServiceStub(world.channel).GetScoreboard(
-        ppb.GetScoreboardRequest(match_id=played.match_id, token=AUDITOR)).scoreboard
+        ppb.GetScoreboardRequest(match_id=played.match_id), metadata=bearer(AUDITOR)).scoreboard
     actions = {"pass", "play:JH", "order", "name:S", "hidden"}
     for table in (played, private):
         for token in table.tokens:
-            view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
+            view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(token))
             actions |= set(view.legal_actions)
     games = stub.ListGames(pb.ListGamesRequest()).games
     # Repeated values are picked more often: the played match and the auditor reach furthest.
@@ -201,80 +204,81 @@ def _populate(world: World) -> None:
     hooks = wpbg.WebhookServiceStub(world.channel)
     endpoints = [hooks.AddWebhook(wpb.AddWebhookRequest(
         match_id=played.match_id, url="http://127.0.0.1:9/hook"),
-        metadata=AS_AUDITOR).endpoint.endpoint_id for _ in range(2)]
+        metadata=bearer(AUDITOR)).endpoint.endpoint_id for _ in range(2)]
     world.known["endpoint_id"] = [*endpoints, str(uuid.uuid4())]
     mid, seat_token = played.match_id, played.tokens[0]
-    to_act = stub.GetView(pb.GetViewRequest(match_id=mid, token=AUDITOR)).to_act
-    legal = stub.GetView(pb.GetViewRequest(match_id=mid, token=played.tokens[to_act]))
+    to_act = stub.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(AUDITOR)).to_act
+    legal = stub.GetView(pb.GetViewRequest(match_id=mid), metadata=bearer(played.tokens[to_act]))
     euchre_pack = [CARD_NAMES[c] for c in GAMES["euchre"].pack]
     hour = pb.TimeControl(action_ms=3_600_000, bank_ms=60_000, increment_ms=1000, lag_ms=500,
                           policy=pb.TIMEOUT_POLICY_PAUSE)
     timed = stub.CreateMatch(pb.CreateMatchRequest(game="euchre", time_control=hour)).match_id
-    seeds: list[Message] = [
-        pb.ListGamesRequest(),
-        pb.CreateMatchRequest(game="euchre",
-                              rules={"target_score": pb.RuleValue(int_value=3)},
-                              players=["ann", "bob", "cy", "di"], seed_entropy=b"fuzz",
-                              fixed_deals=[pb.FixedDeal(cards=euchre_pack)], first_dealer=1,
-                              public_spectators=True, time_control=hour,
-                              policies=pb.TablePolicies(undo="consent")),
-        pb.PauseClocksRequest(match_id=timed, token=AUDITOR, reason="a disconnect"),
-        pb.ResumeClocksRequest(match_id=timed, token=AUDITOR, add_ms=1000),
-        pb.SubmitActionRequest(match_id=mid, token=played.tokens[to_act],
-                               action=legal.legal_actions[0], command_id="c-1",
-                               expected_version=legal.version, seat=to_act),
+    seeds: list[tuple[Message, str]] = [  # a request and its caller's credential
+        (pb.ListGamesRequest(), AUDITOR),
+        (pb.CreateMatchRequest(game="euchre",
+                               rules={"target_score": pb.RuleValue(int_value=3)},
+                               players=["ann", "bob", "cy", "di"], seed_entropy=b"fuzz",
+                               fixed_deals=[pb.FixedDeal(cards=euchre_pack)], first_dealer=1,
+                               public_spectators=True, time_control=hour,
+                               policies=pb.TablePolicies(undo="consent")), ""),
+        (pb.PauseClocksRequest(match_id=timed, reason="a disconnect"), AUDITOR),
+        (pb.ResumeClocksRequest(match_id=timed, add_ms=1000), AUDITOR),
+        (pb.SubmitActionRequest(match_id=mid,
+                                action=legal.legal_actions[0], command_id="c-1",
+                                 expected_version=legal.version, seat=to_act),
+         played.tokens[to_act]),
         _claimed(stub, rng),  # accepted once here: the seed is its retry
         _conceded(stub, rng),
         *_undone(stub),  # each accepted once here: the seeds are their retries
         *_put_to_the_table(stub, rng),
-        pb.SubstitutePlayerRequest(match_id=timed, token=AUDITOR, seat=1, player="eve"),
-        pb.GetViewRequest(match_id=mid, token=seat_token),
-        pb.WatchMatchRequest(match_id=mid, token=seat_token, after_version=1,
-                             heartbeat_seconds=1),
-        pb.GetHandRecordRequest(match_id=mid, hand=1, token=seat_token),
-        pb.GetMatchRecordRequest(match_id=mid, token=played.spectator),
-        pb.VerifyDealRequest(match_id=mid, hand=1, token=seat_token),
-        pb.ListRejectionsRequest(token=AUDITOR, match_id=mid, page_size=5,
-                                 page_token=_next_page(stub, mid)),
-        ppb.GetScoreboardRequest(match_id=mid, token=seat_token),
-        ppb.WatchScoreboardRequest(match_id=mid, token=seat_token, after_version=1),
-        ppb.GetReplayRequest(match_id=mid, hand=1, action_index=3, token=seat_token),
-        ppb.WalkReplayRequest(match_id=mid, hand=1, from_index=2, to_index=5,
-                              token=seat_token),
-        ppb.ExportHandRequest(match_id=mid, hand=1, token=seat_token),
-        ppb.ExportMatchRequest(match_id=mid, token=seat_token),
-        ppb.RecordRulingRequest(token=AUDITOR, match_id=mid, hand=1, kind="correction",
-                                points=[1, 0], reason="slow play"),
-        ppb.CheckChainRequest(match_id=mid, token=seat_token, anchor_version=board.version,
-                              anchor_head=board.head_hash),
-        ppb.GetHandViewRequest(match_id=mid, hand=1, token=seat_token),
-        ppb.CreateTournamentRequest(token=AUDITOR, name="league", game="euchre",
-                                    abandonment="adjusted"),
-        ppb.AbandonMatchRequest(token=AUDITOR, match_id=create(stub, "euchre").match_id,
-                                at_fault=[True, False], reason="no show",
-                                command_id="abandon-seed"),
-        ppb.RegisterEntrantRequest(token=AUDITOR, tournament_id=tid, entrant="west",
-                                   members=["w"]),
-        ppb.AttachMatchRequest(token=AUDITOR, tournament_id=tid,
-                               match_id=create(stub, "euchre").match_id, sides=entrants),
-        ppb.GetStandingsRequest(tournament_id=tid),
-        ppb.FinalizeResultsRequest(token=AUDITOR, tournament_id=tid, command_id="close"),
-        ppb.ReleaseBoardRequest(token=AUDITOR, tournament_id=tid, board="b1"),
-        ppb.ExportTournamentRequest(tournament_id=tid, token=AUDITOR),
-        wpb.AddWebhookRequest(tournament_id=tid, url="http://127.0.0.1:9/hook",
-                              secret=WEBHOOK_SECRET, event_types=["results.final"]),
-        wpb.ListWebhooksRequest(match_id=mid),
-        wpb.ListWebhookDeliveriesRequest(endpoint_id=endpoints[0], page_size=10),
-        wpb.RemoveWebhookRequest(endpoint_id=endpoints[1]),
+        (pb.SubstitutePlayerRequest(match_id=timed, seat=1, player="eve"), AUDITOR),
+        (pb.GetViewRequest(match_id=mid), seat_token),
+        (pb.WatchMatchRequest(match_id=mid, after_version=1,
+                              heartbeat_seconds=1), seat_token),
+        (pb.GetHandRecordRequest(match_id=mid, hand=1), seat_token),
+        (pb.GetMatchRecordRequest(match_id=mid), played.spectator),
+        (pb.VerifyDealRequest(match_id=mid, hand=1), seat_token),
+        (pb.ListRejectionsRequest(match_id=mid, page_size=5,
+                                  page_token=_next_page(stub, mid)), AUDITOR),
+        (ppb.GetScoreboardRequest(match_id=mid), seat_token),
+        (ppb.WatchScoreboardRequest(match_id=mid, after_version=1), seat_token),
+        (ppb.GetReplayRequest(match_id=mid, hand=1, action_index=3), seat_token),
+        (ppb.WalkReplayRequest(match_id=mid, hand=1, from_index=2, to_index=5),
+         seat_token),
+        (ppb.ExportHandRequest(match_id=mid, hand=1), seat_token),
+        (ppb.ExportMatchRequest(match_id=mid), seat_token),
+        (ppb.RecordRulingRequest(match_id=mid, hand=1, kind="correction",
+                                 points=[1, 0], reason="slow play"), AUDITOR),
+        (ppb.CheckChainRequest(match_id=mid, anchor_version=board.version,
+                               anchor_head=board.head_hash), seat_token),
+        (ppb.GetHandViewRequest(match_id=mid, hand=1), seat_token),
+        (ppb.CreateTournamentRequest(name="league", game="euchre",
+                                     abandonment="adjusted"), AUDITOR),
+        (ppb.AbandonMatchRequest(match_id=create(stub, "euchre").match_id,
+                                 at_fault=[True, False], reason="no show",
+                                 command_id="abandon-seed"), AUDITOR),
+        (ppb.RegisterEntrantRequest(tournament_id=tid, entrant="west",
+                                    members=["w"]), AUDITOR),
+        (ppb.AttachMatchRequest(tournament_id=tid,
+                                match_id=create(stub, "euchre").match_id, sides=entrants), AUDITOR),
+        (ppb.GetStandingsRequest(tournament_id=tid), AUDITOR),
+        (ppb.FinalizeResultsRequest(tournament_id=tid, command_id="close"), AUDITOR),
+        (ppb.ReleaseBoardRequest(tournament_id=tid, board="b1"), AUDITOR),
+        (ppb.ExportTournamentRequest(tournament_id=tid), AUDITOR),
+        (wpb.AddWebhookRequest(tournament_id=tid, url="http://127.0.0.1:9/hook",
+                               secret=WEBHOOK_SECRET, event_types=["results.final"]), AUDITOR),
+        (wpb.ListWebhooksRequest(match_id=mid), AUDITOR),
+        (wpb.ListWebhookDeliveriesRequest(endpoint_id=endpoints[0], page_size=10), AUDITOR),
+        (wpb.RemoveWebhookRequest(endpoint_id=endpoints[1]), AUDITOR),
     ]
     by_input = {m.input_type.full_name: m for m in METHODS}
-    for seed in seeds:
+    for seed, token in seeds:
         method = by_input[seed.DESCRIPTOR.full_name]
-        code = outcome(world.channel, method, seed.SerializeToString())
+        code = outcome(world.channel, method, seed.SerializeToString(), token)
         allowed = {grpc.StatusCode.OK, grpc.StatusCode.CANCELLED}  # a stream left open
         assert code in allowed if method.server_streaming else code is grpc.StatusCode.OK, (
             f"the seed of {method.name} is refused: {code.name}")
-        world.seeds.setdefault(method.name, []).append(seed)
+        world.seeds.setdefault(method.name, []).append((seed, token))
 
 
 # -- requests from descriptors -------------------------------------------------------------
@@ -401,7 +405,7 @@ def _in_trick_play(stub: pbg.RefereeServiceStub, rng: Any) -> tuple[Any, int]:
     """A new Euchre match played at random into its trick play; the seat to act."""
     table = create(stub, "euchre")
     while True:
-        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR))
         if view.table.phase == "play":
             return table, view.to_act
         step(stub, table, rng)
@@ -411,73 +415,84 @@ def _next_page(stub: pbg.RefereeServiceStub, match_id: str) -> str:
     """A page token the referee issued: the second page of the match's rejections."""
     for action in ("bogus", "nonsense"):  # two rejections, so that a page of one has a next
         with contextlib.suppress(grpc.RpcError):
-            stub.SubmitAction(pb.SubmitActionRequest(match_id=match_id, token=AUDITOR,
-                                                     action=action))
+            stub.SubmitAction(pb.SubmitActionRequest(match_id=match_id,
+                                                     action=action), metadata=bearer(AUDITOR))
     return stub.ListRejections(pb.ListRejectionsRequest(
-        token=AUDITOR, match_id=match_id, page_size=1)).next_page_token
+        match_id=match_id, page_size=1), metadata=bearer(AUDITOR)).next_page_token
 
 
-def _claimed(stub: pbg.RefereeServiceStub, rng: Any) -> Message:
+def _claimed(stub: pbg.RefereeServiceStub, rng: Any) -> tuple[Message, str]:
     """A claim the referee accepted (tried at every turn of the trick play until one holds)."""
     table, seat = _in_trick_play(stub, rng)
     while True:
-        request = pb.SubmitClaimRequest(match_id=table.match_id, token=table.tokens[seat],
-                                        command_id="claim-seed")
+        request = pb.SubmitClaimRequest(match_id=table.match_id, command_id="claim-seed")
         try:
-            stub.SubmitClaim(request)
-            return request
+            stub.SubmitClaim(request, metadata=bearer(table.tokens[seat]))
+            return request, table.tokens[seat]
         except grpc.RpcError:
             step(stub, table, rng)  # refused: play on
-            seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id,
-                                                  token=AUDITOR)).to_act
+            seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                                metadata=bearer(AUDITOR)).to_act
 
 
-def _conceded(stub: pbg.RefereeServiceStub, rng: Any) -> Message:
+def _conceded(stub: pbg.RefereeServiceStub, rng: Any) -> tuple[Message, str]:
     table, seat = _in_trick_play(stub, rng)
-    request = pb.ConcedeRequest(match_id=table.match_id, token=table.tokens[seat],
-                                command_id="concede-seed")
-    stub.Concede(request)
-    return request
+    request = pb.ConcedeRequest(match_id=table.match_id, command_id="concede-seed")
+    stub.Concede(request, metadata=bearer(table.tokens[seat]))
+    return request, table.tokens[seat]
 
 
-def _undone(stub: pbg.RefereeServiceStub) -> list[Message]:
+def _undone(stub: pbg.RefereeServiceStub) -> list[tuple[Message, str]]:
     """An undo asked for and agreed in a match whose undo policy is consent."""
     table = create(stub, "euchre", policies=pb.TablePolicies(undo="consent"))
-    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).to_act
-    stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id, token=table.tokens[seat],
-                                             action="pass"))
-    ask = pb.RequestUndoRequest(match_id=table.match_id, token=table.tokens[seat],
-                                command_id="undo-seed")
-    stub.RequestUndo(ask)
-    answer = pb.AnswerUndoRequest(match_id=table.match_id, agree=True,
-                                  token=table.tokens[(seat + 1) % 4], command_id="answer-seed")
-    stub.AnswerUndo(answer)
-    return [ask, answer]
+    seat = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR)).to_act
+    stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id,
+                                             action="pass"), metadata=bearer(table.tokens[seat]))
+    asker, answerer = table.tokens[seat], table.tokens[(seat + 1) % 4]
+    ask = pb.RequestUndoRequest(match_id=table.match_id, command_id="undo-seed")
+    stub.RequestUndo(ask, metadata=bearer(asker))
+    answer = pb.AnswerUndoRequest(match_id=table.match_id, agree=True, command_id="answer-seed")
+    stub.AnswerUndo(answer, metadata=bearer(answerer))
+    return [(ask, asker), (answer, answerer)]
 
 
-def _put_to_the_table(stub: pbg.RefereeServiceStub, rng: Any) -> list[Message]:
+def _put_to_the_table(stub: pbg.RefereeServiceStub, rng: Any) -> list[tuple[Message, str]]:
     """An unchecked claim put to the other side, and rejected."""
     table = create(stub, "euchre", policies=pb.TablePolicies(unchecked_claims="consent"))
     while True:
-        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR))
         if view.table.phase == "play":
             break
         step(stub, table, rng)
     seat = view.to_act
-    put = pb.SubmitClaimRequest(match_id=table.match_id, token=table.tokens[seat],
-                                command_id="put-seed", unchecked=True)
-    stub.SubmitClaim(put)
-    answer = pb.AnswerClaimRequest(match_id=table.match_id, accept=False,
-                                   token=table.tokens[(seat + 1) % 4], command_id="no-seed")
-    stub.AnswerClaim(answer)
-    return [put, answer]
+    claimer, answerer = table.tokens[seat], table.tokens[(seat + 1) % 4]
+    put = pb.SubmitClaimRequest(match_id=table.match_id, command_id="put-seed", unchecked=True)
+    stub.SubmitClaim(put, metadata=bearer(claimer))
+    answer = pb.AnswerClaimRequest(match_id=table.match_id, accept=False, command_id="no-seed")
+    stub.AnswerClaim(answer, metadata=bearer(answerer))
+    return [(put, claimer), (answer, answerer)]
 
 
-def requests_for(method: MethodDescriptor, world: World) -> st.SearchStrategy[Message]:
-    """Mutated seeds of ``method`` (two thirds), or requests made up from the descriptor."""
+Call = tuple[Message, str]  # a request and the credential sent with it
+
+
+def credentials(known: Known) -> st.SearchStrategy[str]:
+    """A credential for the ``authorization`` metadata: a known one (mostly), none, or
+    hostile printable ASCII, oversized too (metadata carries nothing else)."""
+    hostile = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=300)
+    return weighted((6, st.sampled_from(known["token"])), (1, st.just("")), (2, hostile))
+
+
+def requests_for(method: MethodDescriptor, world: World) -> st.SearchStrategy[Call]:
+    """Mutated seeds of ``method`` (two thirds), or requests made up from the descriptor; a
+    seed keeps its credential mostly, else another."""
     seeds = st.sampled_from(world.seeds[method.name]).flatmap(
-        lambda seed: mutations(seed, world.known))
-    return weighted((2, seeds), (1, message_strategy(method.input_type, world.known)))
+        lambda seed: st.tuples(mutations(seed[0], world.known),
+                               weighted((3, st.just(seed[1])),
+                                        (1, credentials(world.known)))))
+    made = st.tuples(message_strategy(method.input_type, world.known),
+                     credentials(world.known))
+    return weighted((2, seeds), (1, made))
 
 
 def message_strategy(descriptor: Descriptor, known: Known, depth: int = 0
@@ -520,16 +535,15 @@ def _drain(call: Any) -> None:
         call.cancel()
 
 
-def outcome(channel: grpc.Channel, method: MethodDescriptor, request: bytes
+def outcome(channel: grpc.Channel, method: MethodDescriptor, request: bytes, token: str
             ) -> grpc.StatusCode:
-    """Send ``request`` (serialized) to ``method``; the status it ended with. A refusal by
-    our code must carry exactly one ErrorInfo (``error_info`` asserts it)."""
+    """Send ``request`` (serialized) to ``method`` with ``token`` as its credential; the
+    status it ended with. A refusal by our code must carry exactly one ErrorInfo
+    (``error_info`` asserts it)."""
     assert not method.client_streaming, "the API has no client-streaming methods"
     kind = channel.unary_stream if method.server_streaming else channel.unary_unary
     call = kind(path(method), request_serializer=None, response_deserializer=None)
-    # A request with no token field takes its credential only from the metadata (the
-    # WebhookService's): the auditor's, so the fuzzing reaches past the check.
-    metadata = () if "token" in method.input_type.fields_by_name else AS_AUDITOR
+    metadata = bearer(token)
     try:
         if method.server_streaming:
             _drain(call(request, timeout=10, metadata=metadata))
@@ -575,8 +589,8 @@ def test_generated_requests_never_get_internal_or_unknown(
 
     @settings(FUZZ, max_examples=STREAM_EXAMPLES if method.server_streaming else EXAMPLES)
     @given(request=requests)
-    def fuzz(request: Message) -> None:
-        outcome(fuzzing.channel, method, request.SerializeToString())
+    def fuzz(request: Call) -> None:
+        outcome(fuzzing.channel, method, request[0].SerializeToString(), request[1])
 
     fuzz()
     still_serving(fuzzing)
@@ -586,7 +600,7 @@ def test_generated_requests_never_get_internal_or_unknown(
 def test_random_bytes_never_get_internal_or_unknown(fuzzing: World, method: MethodDescriptor
                                                     ) -> None:
     valid = requests_for(method, fuzzing).map(
-        lambda m: m.SerializeToString())
+        lambda m: m[0].SerializeToString())
     raw = st.one_of(
         st.binary(max_size=128),
         st.tuples(valid, st.binary(min_size=1, max_size=16)).map(lambda t: t[0] + t[1]),
@@ -594,9 +608,9 @@ def test_random_bytes_never_get_internal_or_unknown(fuzzing: World, method: Meth
     )
 
     @settings(FUZZ, max_examples=RAW_EXAMPLES)
-    @given(request=raw)
-    def fuzz(request: bytes) -> None:
-        outcome(fuzzing.channel, method, request)
+    @given(request=raw, token=credentials(fuzzing.known))
+    def fuzz(request: bytes, token: str) -> None:
+        outcome(fuzzing.channel, method, request, token)
 
     fuzz()
     still_serving(fuzzing)
@@ -610,9 +624,9 @@ def test_interleaved_calls_never_get_internal_or_unknown(fuzzing: World) -> None
 
     @settings(FUZZ, max_examples=INTERLEAVED_EXAMPLES)
     @given(calls=st.lists(call, min_size=1, max_size=12))
-    def fuzz(calls: list[tuple[MethodDescriptor, Message]]) -> None:
-        for method, request in calls:
-            outcome(fuzzing.channel, method, request.SerializeToString())
+    def fuzz(calls: list[tuple[MethodDescriptor, Call]]) -> None:
+        for method, (request, token) in calls:
+            outcome(fuzzing.channel, method, request.SerializeToString(), token)
 
     fuzz()
     still_serving(fuzzing)
@@ -625,8 +639,9 @@ def test_the_fuzzer_reaches_past_validation(fuzzing: World) -> None:
 
     @settings(FUZZ, max_examples=60)
     @given(request=requests_for(get_view, fuzzing))
-    def fuzz(request: Message) -> None:
-        seen.add(outcome(fuzzing.channel, get_view, request.SerializeToString()))
+    def fuzz(request: Call) -> None:
+        seen.add(outcome(fuzzing.channel, get_view, request[0].SerializeToString(),
+                         request[1]))
 
     fuzz()
     assert {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT} <= seen, seen

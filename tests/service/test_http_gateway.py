@@ -10,6 +10,7 @@ import random
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
 
@@ -300,3 +301,23 @@ def test_a_call_through_the_gateway_counts_against_its_http_client(
             stub.GetView(pb.GetViewRequest(match_id=match["matchId"]),
                          metadata=[("x-referee-client", "ipv4:203.0.113.9:0")])
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+@pytest.mark.parametrize("token", ["é", "\x80", "auditor-secrét"])
+def test_a_token_that_is_not_ascii_is_refused_as_unauthenticated(http: Http, token: str
+                                                                  ) -> None:
+    """Tokens travel only as metadata, which carries printable ASCII (gRPC clients refuse
+    anything else before sending; the SDK says BAD_TOKEN): over HTTP such a header arrives,
+    and is a clear 401 before any call, never a 500 (it was INTERNAL when tokens were request
+    fields)."""
+    conn = HTTPConnection(http.base.removeprefix("http://"), timeout=30)
+    body = json.dumps({"matchId": "00000000-0000-0000-0000-000000000000"}).encode()
+    conn.putrequest("POST", f"{RS}/GetView")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Authorization", b"Bearer " + token.encode("latin-1"))
+    conn.putheader("Content-Length", str(len(body)))
+    conn.endheaders(body)
+    response = conn.getresponse()
+    error = json.loads(response.read())
+    conn.close()
+    assert response.status == 401 and error["code"] == "unauthenticated", error

@@ -27,7 +27,6 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
-from projections.queries import event_log
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -38,8 +37,10 @@ from referee.domain.chain import check_chain, event_hash
 from referee.domain.errors import RefereeError
 from referee.domain.match import Match
 from referee.service.server import build_server
+from referee_projections.queries import event_log
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import Table, create, expect_error, step
+from trick_referee_client.sdk import bearer
 
 
 def _fresh_schema(env: dict[str, str]) -> str:
@@ -259,8 +260,8 @@ def test_check_chain_reports_every_kind_of_tampering(served: Served, cold: Refer
     mid = UUID(table.match_id)
 
     def check(token: str, **anchor: Any) -> ppb.CheckChainResponse:
-        return served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id,
-                                                            token=token, **anchor))
+        return served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id, **anchor),
+                                      metadata=bearer(token))
 
     before = check(table.tokens[1])
     assert before.ok and before.events == N and not before.HasField("first_break")
@@ -292,23 +293,25 @@ def test_check_chain_reports_every_kind_of_tampering(served: Served, cold: Refer
 def test_the_last_event_changed_is_caught_by_the_anchor(served: Served, cold: Referee
                                                         ) -> None:
     table = _played(served, seed=3)
-    saved = served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id,
-                                                         token=table.tokens[2]))
+    saved = served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id),
+                                   metadata=bearer(table.tokens[2]))
     assert saved.ok and saved.version == N
     Rows(served.app).edit(UUID(table.match_id), N, command_id="forged")
     # Nothing links to the last event: the chain alone holds...
-    alone = served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id,
-                                                         token=AUDITOR))
+    alone = served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id),
+                                   metadata=bearer(AUDITOR))
     assert alone.ok and alone.head != saved.head
     # ...and the saved head does not: the break is the anchored event.
     anchored = served.proj.CheckChain(ppb.CheckChainRequest(
-        match_id=table.match_id, token=AUDITOR, anchor_version=N, anchor_head=saved.head))
+        match_id=table.match_id, anchor_version=N, anchor_head=saved.head),
+        metadata=bearer(AUDITOR))
     assert not anchored.ok and not anchored.anchor_ok and anchored.first_break == N
     assert f"event {N}" in anchored.message
     # The last event deleted: the anchor's version is missing, the break is there too.
     Rows(served.app).delete(UUID(table.match_id), N)
     deleted = served.proj.CheckChain(ppb.CheckChainRequest(
-        match_id=table.match_id, token=AUDITOR, anchor_version=N, anchor_head=saved.head))
+        match_id=table.match_id, anchor_version=N, anchor_head=saved.head),
+        metadata=bearer(AUDITOR))
     assert not deleted.ok and not deleted.anchor_ok and deleted.first_break == N
 
 
@@ -319,8 +322,8 @@ def test_a_duplicated_version_cannot_be_stored(served: Served) -> None:
     with pytest.raises(Exception) as caught:  # the store's own unique key refuses it
         rows.insert(mid, 5, *rows.row(mid, 4))
     assert "unique" in str(caught.value).lower() or "duplicate" in str(caught.value).lower()
-    report = served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id,
-                                                          token=AUDITOR))
+    report = served.proj.CheckChain(ppb.CheckChainRequest(match_id=table.match_id),
+                                    metadata=bearer(AUDITOR))
     assert report.ok and report.events == N
 
 
@@ -341,17 +344,17 @@ def test_a_forged_seat_token_hash_does_not_work_as_the_seat(
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch, caplog.at_level(logging.ERROR):
             ref = pbg.RefereeServiceStub(ch)
             info = expect_error(lambda: ref.GetView(pb.GetViewRequest(
-                match_id=table.match_id, token="forged")),
+                match_id=table.match_id), metadata=bearer("forged")),
                 grpc.StatusCode.DATA_LOSS, "CHAIN_BROKEN")
             assert info.metadata["version"] == "2" and info.metadata["matchId"] == str(mid)
-            seat = served.ref.GetView(pb.GetViewRequest(match_id=table.match_id,
-                                                        token=table.spectator)).to_act
+            seat = served.ref.GetView(pb.GetViewRequest(match_id=table.match_id),
+                                      metadata=bearer(table.spectator)).to_act
             expect_error(lambda: ref.SubmitAction(pb.SubmitActionRequest(
-                match_id=table.match_id, token="forged", action="pass", command_id="x",
-                seat=seat)), grpc.StatusCode.DATA_LOSS, "CHAIN_BROKEN")
+                match_id=table.match_id, action="pass", command_id="x",
+                seat=seat), metadata=bearer("forged")), grpc.StatusCode.DATA_LOSS, "CHAIN_BROKEN")
             for token in (table.tokens[1], AUDITOR):
                 expect_error(lambda t=token: ref.GetView(pb.GetViewRequest(  # type: ignore[misc]
-                    match_id=table.match_id, token=t)), grpc.StatusCode.DATA_LOSS,
+                    match_id=table.match_id), metadata=bearer(t)), grpc.StatusCode.DATA_LOSS,
                     "CHAIN_BROKEN")
     finally:
         server.stop(1.0)
@@ -399,44 +402,45 @@ def test_a_tournament_id_is_no_match_and_a_match_id_no_tournament(served: Served
     (INTERNAL); a match's id given as a tournament id is not a tournament."""
     table = _played(served, seed=7)
     tid = served.tour.CreateTournament(ppb.CreateTournamentRequest(
-        token=AUDITOR, name="cup", game="euchre")).tournament_id
+        name="cup", game="euchre"), metadata=bearer(AUDITOR)).tournament_id
     not_a_match: list[Callable[[], object]] = [
-        lambda: served.ref.GetView(pb.GetViewRequest(match_id=tid, token=AUDITOR)),
+        lambda: served.ref.GetView(pb.GetViewRequest(match_id=tid), metadata=bearer(AUDITOR)),
         lambda: served.ref.SubmitAction(pb.SubmitActionRequest(
-            match_id=tid, token=table.tokens[0], action="pass", command_id="c")),
-        lambda: served.ref.GetHandRecord(pb.GetHandRecordRequest(match_id=tid, hand=1,
-                                                                 token=AUDITOR)),
-        lambda: served.ref.GetMatchRecord(pb.GetMatchRecordRequest(match_id=tid,
-                                                                   token=AUDITOR)),
-        lambda: served.ref.VerifyDeal(pb.VerifyDealRequest(match_id=tid, hand=1,
-                                                           token=AUDITOR)),
-        lambda: next(iter(served.ref.WatchMatch(pb.WatchMatchRequest(match_id=tid,
-                                                                     token=AUDITOR)))),
-        lambda: served.proj.CheckChain(ppb.CheckChainRequest(match_id=tid, token=AUDITOR)),
+            match_id=tid, action="pass", command_id="c"), metadata=bearer(table.tokens[0])),
+        lambda: served.ref.GetHandRecord(pb.GetHandRecordRequest(match_id=tid, hand=1),
+                                         metadata=bearer(AUDITOR)),
+        lambda: served.ref.GetMatchRecord(pb.GetMatchRecordRequest(match_id=tid),
+                                          metadata=bearer(AUDITOR)),
+        lambda: served.ref.VerifyDeal(pb.VerifyDealRequest(match_id=tid, hand=1),
+                                      metadata=bearer(AUDITOR)),
+        lambda: next(iter(served.ref.WatchMatch(pb.WatchMatchRequest(match_id=tid),
+                          metadata=bearer(AUDITOR)))),
+        lambda: served.proj.CheckChain(ppb.CheckChainRequest(match_id=tid),
+                                       metadata=bearer(AUDITOR)),
         lambda: served.proj.RecordRuling(ppb.RecordRulingRequest(
-            token=AUDITOR, match_id=tid, hand=1, kind="penalty", points=[0, 0],
-            reason="x")),
+            match_id=tid, hand=1, kind="penalty", points=[0, 0],
+            reason="x"), metadata=bearer(AUDITOR)),
         lambda: served.tour.AttachMatch(ppb.AttachMatchRequest(
-            token=AUDITOR, tournament_id=tid, match_id=tid, sides=["N", "E"])),
+            tournament_id=tid, match_id=tid, sides=["N", "E"]), metadata=bearer(AUDITOR)),
     ]
     for call in not_a_match * 2:  # twice: nothing was cached the first time
         expect_error(call, grpc.StatusCode.NOT_FOUND, "MATCH_NOT_FOUND")
     for call in [
         lambda: served.tour.RegisterEntrant(ppb.RegisterEntrantRequest(
-            token=AUDITOR, tournament_id=table.match_id, entrant="N")),
+            tournament_id=table.match_id, entrant="N"), metadata=bearer(AUDITOR)),
         lambda: served.tour.AttachMatch(ppb.AttachMatchRequest(
-            token=AUDITOR, tournament_id=table.match_id, match_id=table.match_id,
-            sides=["N", "E"])),
+            tournament_id=table.match_id, match_id=table.match_id,
+            sides=["N", "E"]), metadata=bearer(AUDITOR)),
     ]:
         expect_error(call, grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND")
     # Both still work as what they are.
     for entrant in ("N", "E"):
         served.tour.RegisterEntrant(ppb.RegisterEntrantRequest(
-            token=AUDITOR, tournament_id=tid, entrant=entrant))
+            tournament_id=tid, entrant=entrant), metadata=bearer(AUDITOR))
     served.tour.AttachMatch(ppb.AttachMatchRequest(
-        token=AUDITOR, tournament_id=tid, match_id=table.match_id, sides=["N", "E"]))
-    assert served.ref.GetView(pb.GetViewRequest(match_id=table.match_id,
-                                                token=AUDITOR)).version == N
+        tournament_id=tid, match_id=table.match_id, sides=["N", "E"]), metadata=bearer(AUDITOR))
+    assert served.ref.GetView(pb.GetViewRequest(match_id=table.match_id),
+                              metadata=bearer(AUDITOR)).version == N
 
 
 def test_a_whole_match_loads_verified(served: Served) -> None:

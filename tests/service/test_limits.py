@@ -29,6 +29,7 @@ from referee.domain.errors import LimitExceededError, MalformedRequestError, Una
 from referee.rules.errors import NotYourTurnError
 from tests.service.conftest import AUDITOR, store_env
 from tests.service.helpers import create, expect_error, serving
+from trick_referee_client.sdk import bearer
 
 ORGANISER = "organiser-secret"
 
@@ -91,12 +92,12 @@ def test_every_request_field_is_bounded(store: pytest.FixtureRequest, tmp_path: 
         t = create(stub)
         cases: list[tuple[Any, str]] = [
             (lambda: stub.SubmitAction(pb.SubmitActionRequest(
-                match_id=t.match_id, token=t.tokens[1], action="p" * 10_000)), "action"),
+                match_id=t.match_id, action="p" * 10_000), metadata=bearer(t.tokens[1])), "action"),
             (lambda: stub.SubmitAction(pb.SubmitActionRequest(
-                match_id=t.match_id, token=t.tokens[1], action="pass",
-                command_id="c" * 5000)), "command_id"),
-            (lambda: stub.GetView(pb.GetViewRequest(match_id=t.match_id, token="t" * 5000)),
-             "token"),
+                match_id=t.match_id, action="pass",
+                command_id="c" * 5000), metadata=bearer(t.tokens[1])), "command_id"),
+            (lambda: stub.GetView(pb.GetViewRequest(match_id=t.match_id),
+                                  metadata=bearer("t" * 5000)), "authorization"),
             (lambda: stub.CreateMatch(pb.CreateMatchRequest(
                 game="euchre", seed_entropy=b"e" * 5000)), "seed_entropy"),
             (lambda: stub.CreateMatch(pb.CreateMatchRequest(
@@ -117,8 +118,9 @@ def test_every_request_field_is_bounded(store: pytest.FixtureRequest, tmp_path: 
             assert info.metadata["field"] == field, (field, info.metadata)
         read = ppbg.ProjectionsServiceStub(ch)
         info = expect_error(lambda: read.RecordRuling(ppb.RecordRulingRequest(
-            token=AUDITOR, match_id=t.match_id, hand=1, kind="penalty", points=[1, 0],
-            reason="r" * 100_000)), grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_EXCEEDED")
+            match_id=t.match_id, hand=1, kind="penalty", points=[1, 0],
+            reason="r" * 100_000),
+        metadata=bearer(AUDITOR)), grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_EXCEEDED")
         assert info.metadata["field"] == "reason"
 
 
@@ -146,10 +148,13 @@ def test_an_organiser_credential_guards_match_creation(tmp_path: Path) -> None:
         info = expect_error(lambda: stub.CreateMatch(pb.CreateMatchRequest(game="euchre")),
                             grpc.StatusCode.PERMISSION_DENIED, "ORGANISER_REQUIRED")
         assert info.domain == "referee.cardgames"
-        expect_error(lambda: stub.CreateMatch(pb.CreateMatchRequest(game="euchre", token="no")),
+        expect_error(lambda: stub.CreateMatch(pb.CreateMatchRequest(game="euchre"),
+                     metadata=bearer("no")),
                      grpc.StatusCode.PERMISSION_DENIED, "ORGANISER_REQUIRED")
-        assert stub.CreateMatch(pb.CreateMatchRequest(game="euchre", token=ORGANISER)).match_id
-        assert stub.CreateMatch(pb.CreateMatchRequest(game="euchre", token=AUDITOR)).match_id
+        assert stub.CreateMatch(pb.CreateMatchRequest(game="euchre"),
+                                metadata=bearer(ORGANISER)).match_id
+        assert stub.CreateMatch(pb.CreateMatchRequest(game="euchre"),
+                                metadata=bearer(AUDITOR)).match_id
 
 
 def test_anonymous_calls_are_rate_limited_per_peer(tmp_path: Path) -> None:
@@ -162,12 +167,14 @@ def test_anonymous_calls_are_rate_limited_per_peer(tmp_path: Path) -> None:
                             grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
         assert 0 < int(info.metadata["retryAfterMs"]) <= 1000
         # A made-up token is no credential: still anonymous.
-        expect_error(lambda: stub.CreateMatch(pb.CreateMatchRequest(game="euchre", token="x")),
+        expect_error(lambda: stub.CreateMatch(pb.CreateMatchRequest(game="euchre"),
+                     metadata=bearer("x")),
                      grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
         # Calls with a credential are not limited.
-        m = stub.CreateMatch(pb.CreateMatchRequest(game="euchre", token=AUDITOR))
+        m = stub.CreateMatch(pb.CreateMatchRequest(game="euchre"), metadata=bearer(AUDITOR))
         for _ in range(10):
-            stub.GetView(pb.GetViewRequest(match_id=m.match_id, token=m.seat_tokens[0].token))
+            stub.GetView(pb.GetViewRequest(match_id=m.match_id),
+                         metadata=bearer(m.seat_tokens[0].token))
         time.sleep(0.6)  # the bucket refills at 2 a second
         stub.CreateMatch(pb.CreateMatchRequest(game="euchre"))
 
@@ -177,18 +184,18 @@ def test_open_streams_per_peer_are_capped(tmp_path: Path) -> None:
                  REFEREE_ANONYMOUS_RATE="0") as app, serving(app) as ch:
         stub = pbg.RefereeServiceStub(ch)
         t = create(stub)
-        req = pb.WatchMatchRequest(match_id=t.match_id, token=t.spectator, heartbeat_seconds=30)
-        streams = [stub.WatchMatch(req, timeout=30) for _ in range(3)]
+        req = pb.WatchMatchRequest(match_id=t.match_id, heartbeat_seconds=30)
+        streams = [stub.WatchMatch(req, timeout=30, metadata=bearer(t.spectator)) for _ in range(3)]
         for s in streams:
             next(s)
         with pytest.raises(grpc.RpcError) as caught:
-            next(stub.WatchMatch(req, timeout=30))
+            next(stub.WatchMatch(req, timeout=30, metadata=bearer(t.spectator)))
         assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         streams[0].cancel()
         deadline = time.monotonic() + 5
         while True:  # the place is given back once the server sees the cancel
             try:
-                next(stub.WatchMatch(req, timeout=30))
+                next(stub.WatchMatch(req, timeout=30, metadata=bearer(t.spectator)))
                 break
             except grpc.RpcError as exc:
                 assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -246,7 +253,7 @@ def test_idle_watch_streams_read_nothing_from_the_store(tmp_path: Path) -> None:
         stub = pbg.RefereeServiceStub(ch)
         tables = [create(stub) for _ in range(4)]
         streams = [stub.WatchMatch(pb.WatchMatchRequest(
-            match_id=t.match_id, token=t.spectator, heartbeat_seconds=60), timeout=30)
+            match_id=t.match_id, heartbeat_seconds=60), timeout=30, metadata=bearer(t.spectator))
             for t in tables for _ in range(5)]
         for s in streams:
             next(s)
@@ -255,8 +262,8 @@ def test_idle_watch_streams_read_nothing_from_the_store(tmp_path: Path) -> None:
         assert reads() == 0
         # ... and a change still reaches its watchers at once.
         t = tables[0]
-        stub.SubmitAction(pb.SubmitActionRequest(match_id=t.match_id, token=t.tokens[1],
-                                                 action="pass"))
+        stub.SubmitAction(pb.SubmitActionRequest(match_id=t.match_id,
+                                                 action="pass"), metadata=bearer(t.tokens[1]))
         for s in streams[:5]:
             assert next(s).version == 3
         for s in streams:

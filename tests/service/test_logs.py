@@ -23,6 +23,7 @@ from referee.application import Referee
 from referee.config import settings_from_env
 from referee.service.logs import AccessLogInterceptor, JsonFormatter, TextFormatter
 from tests.service.helpers import serving
+from trick_referee_client.sdk import bearer
 
 REFEREE = "referee.api.v1.RefereeService"
 
@@ -50,11 +51,12 @@ def test_one_access_line_per_call_with_method_code_match_peer_duration(
         stub: pbg.RefereeServiceStub, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="referee.access")
     created = stub.CreateMatch(pb.CreateMatchRequest(game="euchre"))
-    stub.GetView(pb.GetViewRequest(match_id=created.match_id, token=created.spectator_token))
+    stub.GetView(pb.GetViewRequest(match_id=created.match_id),
+                 metadata=bearer(created.spectator_token))
     with pytest.raises(grpc.RpcError):
-        stub.GetView(pb.GetViewRequest(match_id=created.match_id, token="wrong"))
-    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id,
-                                                  token=created.spectator_token))
+        stub.GetView(pb.GetViewRequest(match_id=created.match_id), metadata=bearer("wrong"))
+    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id),
+                             metadata=bearer(created.spectator_token))
     next(stream)
     stream.cancel()
     for _ in range(100):  # the stream's line is written when the server sees it end
@@ -129,8 +131,8 @@ def _play(address: str) -> str:
         stub = pbg.RefereeServiceStub(channel)
         created = stub.CreateMatch(pb.CreateMatchRequest(game="euchre"))
         for _ in range(3):
-            stub.GetView(pb.GetViewRequest(match_id=created.match_id,
-                                           token=created.spectator_token))
+            stub.GetView(pb.GetViewRequest(match_id=created.match_id),
+                         metadata=bearer(created.spectator_token))
     return str(created.match_id)
 
 

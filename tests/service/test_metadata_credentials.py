@@ -12,13 +12,10 @@ from referee import limits
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from tests.service.helpers import create, expect_error
+from trick_referee_client.sdk import bearer
 
 
-def bearer(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
-
-
-def test_a_token_in_the_metadata_stands_for_the_request_field(
+def test_the_token_travels_in_the_metadata(
         stub: pbg.RefereeServiceStub) -> None:
     table = create(stub)
     view = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
@@ -39,16 +36,23 @@ def test_a_token_in_the_metadata_stands_for_the_request_field(
                  grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN")
 
 
-def test_two_different_credentials_are_refused(stub: pbg.RefereeServiceStub) -> None:
+def test_a_malformed_or_oversized_credential_is_refused(stub: pbg.RefereeServiceStub) -> None:
+    """Only ``Bearer <token>`` is a credential; anything else in ``authorization`` is named,
+    not ignored (the caller would otherwise act as nobody), and a token has a size limit."""
     table = create(stub)
     info = expect_error(lambda: stub.GetView(
-        pb.GetViewRequest(match_id=table.match_id, token=table.tokens[0]),
-        metadata=bearer(table.tokens[1])), grpc.StatusCode.INVALID_ARGUMENT,
-        "MALFORMED_REQUEST")
-    assert info.metadata["field"] == "token"
-    # The same token in both places is one credential.
-    stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.tokens[0]),
-                 metadata=bearer(table.tokens[0]))
+        pb.GetViewRequest(match_id=table.match_id),
+        metadata=(("authorization", f"Basic {table.tokens[0]}"),)),
+        grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+    assert info.metadata["field"] == "authorization"
+    info = expect_error(lambda: stub.GetView(
+        pb.GetViewRequest(match_id=table.match_id),
+        metadata=bearer("t" * (limits.MAX_TOKEN + 1))),
+        grpc.StatusCode.INVALID_ARGUMENT, "LIMIT_EXCEEDED")
+    assert info.metadata["field"] == "authorization"
+    expect_error(lambda: stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                                      metadata=bearer("not-a-token")),
+                 grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN")
 
 
 def test_a_bad_field_comes_with_a_bad_request_violation(stub: pbg.RefereeServiceStub) -> None:

@@ -18,6 +18,7 @@ from referee.application import Referee
 from referee.rules.cards import CARD_NAMES, cards_in
 from referee.rules.registry import GAMES
 from tests.service.helpers import create, step
+from trick_referee_client.sdk import bearer
 
 _CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
 
@@ -55,9 +56,10 @@ def test_no_response_shows_another_seats_cards(
     for seat in [*range(n), None]:
         token = table.spectator if seat is None else table.tokens[seat]
         secret = hidden_from(app, table.match_id, seat)
-        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token))
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(token))
         assert not named(str(view)) & secret, f"seat {seat} sees {named(str(view)) & secret}"
-        stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id, token=token))
+        stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id),
+                                 metadata=bearer(token))
         try:
             msg = next(stream)
         finally:
@@ -80,5 +82,6 @@ def test_redaction_check_catches_a_leak(app: Referee, stub: pbg.RefereeServiceSt
     """The property is not vacuous: the auditor's view names cards the seats may not see."""
     table = create(stub, "euchre")
     secret = hidden_from(app, table.match_id, 0)
-    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token="auditor-secret"))
+    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                         metadata=bearer("auditor-secret"))
     assert named(str(audit)) & secret

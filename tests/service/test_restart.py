@@ -22,6 +22,7 @@ from referee.api.v1 import referee_pb2_grpc as pbg
 from tests import procs
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create
+from trick_referee_client.sdk import bearer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,14 +57,16 @@ def test_sigkill_then_restart_keeps_every_acknowledged_action(data_dir: Path) ->
             acked: list[tuple[pb.SubmitActionRequest, pb.SubmitActionResponse]] = []
             for _ in range(40):
                 seat = stub.GetView(pb.GetViewRequest(
-                    match_id=table.match_id, token=AUDITOR)).to_act
+                    match_id=table.match_id), metadata=bearer(AUDITOR)).to_act
                 view = stub.GetView(pb.GetViewRequest(
-                    match_id=table.match_id, token=table.tokens[seat]))
+                    match_id=table.match_id), metadata=bearer(table.tokens[seat]))
                 req = pb.SubmitActionRequest(
-                    match_id=table.match_id, token=table.tokens[seat],
+                    match_id=table.match_id, seat=seat,
                     action=rng.choice(list(view.legal_actions)), command_id=str(uuid.uuid4()))
-                acked.append((req, stub.SubmitAction(req).outcome))
-            before = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+                acked.append((req, stub.SubmitAction(
+                    req, metadata=bearer(table.tokens[seat])).outcome))
+            before = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                                  metadata=bearer(AUDITOR))
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
@@ -72,18 +75,20 @@ def test_sigkill_then_restart_keeps_every_acknowledged_action(data_dir: Path) ->
     try:
         with grpc.insecure_channel(address) as ch:
             stub = pbg.RefereeServiceStub(ch)
-            after = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+            after = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                                 metadata=bearer(AUDITOR))
             assert after.version == before.version == acked[-1][1].version
             assert after.table == before.table
             for req, resp in acked:
-                again = stub.SubmitAction(req).outcome
+                again = stub.SubmitAction(req, metadata=bearer(table.tokens[req.seat])).outcome
                 assert again.replayed and again.version == resp.version
                 assert list(again.facts) == list(resp.facts)
             record = json.loads(stub.GetMatchRecord(pb.GetMatchRecordRequest(
-                match_id=table.match_id, token=AUDITOR)).record_json)
+                match_id=table.match_id), metadata=bearer(AUDITOR)).record_json)
             recorded = [(a["seat"], a["action"]) for h in record["hands"] for a in h["actions"]]
             assert recorded == [(r.seat, r.action) for _, r in acked]
-            final = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+            final = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                                 metadata=bearer(AUDITOR))
             assert final.version == before.version
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -25,6 +25,7 @@ from referee.service.keepalive import keepalive_options
 from referee.service.read_side import SERVICE_NAMES as READ_SIDE
 from referee.service.server import LIVENESS_NAME, SERVICE_NAME
 from tests.service.helpers import expect_error, serving
+from trick_referee_client.sdk import bearer
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
@@ -142,7 +143,8 @@ def test_a_server_full_of_streams_refuses_the_next_one_clearly() -> None:
 
             def watch() -> Any:
                 return stub.WatchMatch(pb.WatchMatchRequest(
-                    match_id=created.match_id, token=created.spectator_token), timeout=30)
+                    match_id=created.match_id), timeout=30,
+        metadata=bearer(created.spectator_token))
 
             open_ = [watch(), watch()]
             for stream in open_:

@@ -25,6 +25,7 @@ from referee.config import settings_from_env
 from referee.service.server import LIVENESS_NAME, SERVICE_NAME
 from tests.pg_cluster import PgCluster
 from tests.service.helpers import Table, create, error_info, serving, step
+from trick_referee_client.sdk import bearer
 
 pytestmark = pytest.mark.postgres
 CALL_TIMEOUT = 30.0  # a call that hangs shows up as DEADLINE_EXCEEDED, not as a stuck test
@@ -118,8 +119,8 @@ def test_outage_fails_fast_flips_health_and_loses_nothing(
         # While down: every call that needs the store is refused at once, ListGames is not.
         started = time.monotonic()
         with pytest.raises(grpc.RpcError) as caught:
-            stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator),
-                         timeout=CALL_TIMEOUT)
+            stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                         timeout=CALL_TIMEOUT, metadata=bearer(table.spectator))
         refused_in = time.monotonic() - started
         assert caught.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
         assert error_info(caught.value).reason == "STORE_UNAVAILABLE"

@@ -17,6 +17,7 @@ from referee.application import Referee
 from referee.service.server import build_server
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, step
+from trick_referee_client.sdk import bearer
 
 THREADS = 4
 STREAMS = 60  # on one connection (HTTP/2 allows 100 concurrent streams by default)
@@ -39,15 +40,15 @@ def test_many_more_watch_streams_than_threads(app: Referee,
     tables = [create(stub, "euchre") for _ in range(3)]
     streams = [
         stub.WatchMatch(pb.WatchMatchRequest(
-            match_id=tables[i % 3].match_id, token=tables[i % 3].tokens[i % 4],
-            heartbeat_seconds=30), timeout=60)
+            match_id=tables[i % 3].match_id,
+            heartbeat_seconds=30), timeout=60, metadata=bearer(tables[i % 3].tokens[i % 4]))
         for i in range(STREAMS)
     ]
     firsts = [next(s) for s in streams]  # every stream is open and waiting
     assert all(f.version == 2 and not f.heartbeat for f in firsts)
     # The blocking calls still find a thread, and actions are taken.
-    view = stub.GetView(pb.GetViewRequest(match_id=tables[0].match_id, token=AUDITOR),
-                        timeout=10)
+    view = stub.GetView(pb.GetViewRequest(match_id=tables[0].match_id),
+                        timeout=10, metadata=bearer(AUDITOR))
     assert view.version == 2
     acks = {t.match_id: step(stub, t, rng)[0].version for t in tables[:2]}
     # Each watcher of a table that changed sees the new version at once; the third table's

@@ -9,14 +9,15 @@ from typing import Any
 
 import grpc
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
 from referee.api.v1 import referee_pb2_grpc as pbg
 from referee.application import Referee
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, expect_error
+from trick_referee_client.sdk import bearer
 
 
 def _eventually(call: Any, ok: Any) -> Any:
@@ -39,25 +40,26 @@ def test_substitute_player_over_the_wire(app: Referee, channel: grpc.Channel) ->
     try:
         t = create(stub, "euchre", players=["a", "b", "c", "d"])
         expect_error(lambda: stub.SubstitutePlayer(pb.SubstitutePlayerRequest(
-            match_id=t.match_id, token=t.tokens[1], seat=1, player="e")),
+            match_id=t.match_id, seat=1, player="e"), metadata=bearer(t.tokens[1])),
             grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED")
         resp = stub.SubstitutePlayer(pb.SubstitutePlayerRequest(
-            match_id=t.match_id, token=AUDITOR, seat=1, player="e"))
+            match_id=t.match_id, seat=1, player="e"), metadata=bearer(AUDITOR))
         assert resp.seat_token and resp.version > 0
         expect_error(lambda: stub.GetView(pb.GetViewRequest(
-            match_id=t.match_id, token=t.tokens[1])), grpc.StatusCode.UNAUTHENTICATED,
+            match_id=t.match_id), metadata=bearer(t.tokens[1])), grpc.StatusCode.UNAUTHENTICATED,
             "BAD_TOKEN")
-        view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=resp.seat_token))
+        view = stub.GetView(pb.GetViewRequest(match_id=t.match_id),
+                            metadata=bearer(resp.seat_token))
         assert view.seat == 1 and list(view.players) == ["a", "e", "c", "d"]
         board = _eventually(lambda: read.GetScoreboard(ppb.GetScoreboardRequest(
-            match_id=t.match_id, token=resp.seat_token)).scoreboard,
+            match_id=t.match_id), metadata=bearer(resp.seat_token)).scoreboard,
             lambda b: b.version >= resp.version)
         assert list(board.players) == ["a", "e", "c", "d"]
         expect_error(lambda: read.GetScoreboard(ppb.GetScoreboardRequest(
-            match_id=t.match_id, token=t.tokens[1])), grpc.StatusCode.UNAUTHENTICATED,
+            match_id=t.match_id), metadata=bearer(t.tokens[1])), grpc.StatusCode.UNAUTHENTICATED,
             "BAD_TOKEN")
         record = json.loads(read.ExportMatch(ppb.ExportMatchRequest(
-            match_id=t.match_id, token=AUDITOR)).record_json)
+            match_id=t.match_id), metadata=bearer(AUDITOR)).record_json)
         assert record["substitutions"] == [{"seat": 1, "player": "e", "previous": "b",
                                             "hand": 1, "action": 0}]
     finally:

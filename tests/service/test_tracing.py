@@ -33,6 +33,7 @@ from referee.config import SettingsError, settings_from_env
 from referee.service.otel import TracingInterceptor
 from referee.service.tracing import exporter_from_env
 from tests.service.helpers import create, serving
+from trick_referee_client.sdk import bearer
 
 REFEREE = "referee.api.v1.RefereeService"
 
@@ -63,15 +64,16 @@ def test_a_server_span_per_call_with_the_rpc_attributes_and_status(
     exporter, channel = spans
     stub = pbg.RefereeServiceStub(channel)
     table = create(stub)
-    stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=table.spectator))
+    stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(table.spectator))
     with pytest.raises(grpc.RpcError) as refused:
-        stub.GetView(pb.GetViewRequest(match_id=table.match_id, token="not-a-token"))
+        stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer("not-a-token"))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
     with pytest.raises(grpc.RpcError):
-        stub.GetView(pb.GetViewRequest(match_id=str(uuid.uuid4()), token=table.spectator))
+        stub.GetView(pb.GetViewRequest(match_id=str(uuid.uuid4())),
+                     metadata=bearer(table.spectator))
     health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())  # not traced
-    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id,
-                                                  token=table.spectator), timeout=30)
+    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id), timeout=30,
+                             metadata=bearer(table.spectator))
     next(stream)
     stream.cancel()
 

@@ -14,6 +14,7 @@ from referee.rules.game import side_of
 from referee.rules.registry import GAMES
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import create, expect_error, step
+from trick_referee_client.sdk import bearer
 
 C = grpc.StatusCode
 
@@ -28,7 +29,7 @@ def test_the_table_is_typed_and_redacted(stub: pbg.RefereeServiceStub, game: str
     for _ in range(3 * g.num_seats + 7):
         if step(stub, table, rng)[0].match_over:
             break
-    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR)).table
+    audit = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR)).table
     assert len(audit.hands) == g.num_seats and audit.phase
     assert [len(h.cards) for h in audit.hands] == list(audit.hand_sizes)
     taken = [0] * len(audit.tricks_taken)
@@ -39,14 +40,15 @@ def test_the_table_is_typed_and_redacted(stub: pbg.RefereeServiceStub, game: str
     assert audit.trick.number == len(audit.tricks) + 1 and not audit.trick.HasField("winner")
     assert "hand" not in audit.detail.fields and "hands" not in audit.detail.fields
     for seat, token in enumerate(table.tokens):
-        mine = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=token)).table
+        mine = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                            metadata=bearer(token)).table
         assert list(mine.hand) == list(audit.hands[seat].cards)
         assert not mine.hands  # hidden information: no other seat's cards
         others = {c for s, h in enumerate(audit.hands) if s != seat for c in h.cards}
         mine.ClearField("detail")  # the game's public facts (a face-up card) are its own
         assert not {c for c in others if f'"{c}"' in str(mine)}, seat
-    spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id,
-                                               token=table.spectator)).table
+    spectator = stub.GetView(pb.GetViewRequest(match_id=table.match_id),
+                             metadata=bearer(table.spectator)).table
     assert not spectator.hand and not spectator.hands
     assert list(spectator.tricks) == list(audit.tricks)
 
@@ -97,7 +99,7 @@ def test_a_bad_page_is_a_clear_error(stub: pbg.RefereeServiceStub) -> None:
                             C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
         assert info.metadata["field"] == "page_token"
     info = expect_error(lambda: stub.ListRejections(pb.ListRejectionsRequest(
-        token=AUDITOR, page_size=-1)), C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+        page_size=-1), metadata=bearer(AUDITOR)), C.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     assert info.metadata["field"] == "page_size"
 
 
@@ -105,13 +107,13 @@ def test_list_rejections_pages_with_times(stub: pbg.RefereeServiceStub) -> None:
     table = create(stub, "euchre")
     for n in range(5):
         with pytest.raises(grpc.RpcError):
-            stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id,
-                                                     token=table.tokens[0], action=f"bad{n}"))
+            stub.SubmitAction(pb.SubmitActionRequest(match_id=table.match_id, action=f"bad{n}"),
+                              metadata=bearer(table.tokens[0]))
     seen: list[str] = []
     token = ""
     while True:
         page = stub.ListRejections(pb.ListRejectionsRequest(
-            token=AUDITOR, match_id=table.match_id, page_size=2, page_token=token))
+            match_id=table.match_id, page_size=2, page_token=token), metadata=bearer(AUDITOR))
         seen += [r.action for r in page.rejections]
         assert all(r.time.seconds > 0 for r in page.rejections)
         token = page.next_page_token

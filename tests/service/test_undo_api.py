@@ -13,7 +13,6 @@ from typing import Any
 import grpc
 import pytest
 
-from projections.runner import ProjectionWorker
 from referee.api.v1 import projections_pb2 as ppb
 from referee.api.v1 import projections_pb2_grpc as ppbg
 from referee.api.v1 import referee_pb2 as pb
@@ -22,8 +21,10 @@ from referee.application import Referee
 from referee.rules.game import side_of
 from referee.rules.registry import GAMES
 from referee.verify import verify_data
+from referee_projections.runner import ProjectionWorker
 from tests.service.conftest import AUDITOR
 from tests.service.helpers import Table, create, expect_error, fact_dict, facts
+from trick_referee_client.sdk import bearer
 
 CONSENT = pb.TablePolicies(undo="consent")
 
@@ -33,11 +34,11 @@ def table(stub: pbg.RefereeServiceStub, name: str, **kw: Any) -> Table:
 
 
 def act(stub: pbg.RefereeServiceStub, t: Table, rng: random.Random) -> tuple[int, str]:
-    seat = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR)).to_act
-    view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.tokens[seat]))
+    seat = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(AUDITOR)).to_act
+    view = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(t.tokens[seat]))
     action = rng.choice(list(view.legal_actions))
-    stub.SubmitAction(pb.SubmitActionRequest(match_id=t.match_id, token=t.tokens[seat],
-                                             action=action))
+    stub.SubmitAction(pb.SubmitActionRequest(match_id=t.match_id,
+                                             action=action), metadata=bearer(t.tokens[seat]))
     return seat, action
 
 
@@ -47,23 +48,26 @@ def test_an_undo_over_the_wire(stub: pbg.RefereeServiceStub, name: str) -> None:
     t = table(stub, name, policies=CONSENT)
     rng = random.Random(f"wire-undo-{name}")
     act(stub, t, rng)
-    before = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    before = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(t.spectator))
     seat, _ = act(stub, t, rng)
-    asked = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                   command_id="u")).outcome
+    asked = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id,
+                                                   command_id="u"),
+        metadata=bearer(t.tokens[seat])).outcome
     assert asked.action == "undo" and asked.facts[0].kind == pb.FACT_KIND_UNDO_REQUESTED
-    again = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                   command_id="u")).outcome
+    again = stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id,
+                                                   command_id="u"),
+        metadata=bearer(t.tokens[seat])).outcome
     assert again.replayed and again.version == asked.version
-    view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    view = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(t.spectator))
     assert view.HasField("undo") and view.undo.seat == seat and view.undo.index == 1
-    mine = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.tokens[view.to_act]))
+    mine = stub.GetView(pb.GetViewRequest(match_id=t.match_id),
+                        metadata=bearer(t.tokens[view.to_act]))
     assert not mine.legal_actions  # nothing is played while the table waits
     expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
-        match_id=t.match_id, token=t.tokens[view.to_act], action="pass")),
+        match_id=t.match_id, action="pass"), metadata=bearer(t.tokens[view.to_act])),
         grpc.StatusCode.FAILED_PRECONDITION, "UNDO_PENDING")
     expect_error(lambda: stub.AnswerUndo(pb.AnswerUndoRequest(
-        match_id=t.match_id, token=t.tokens[seat], agree=True)),
+        match_id=t.match_id, agree=True), metadata=bearer(t.tokens[seat])),
         grpc.StatusCode.FAILED_PRECONDITION, "UNDO_NOT_ALLOWED")  # the asking side
     answers = []
     sides = {side_of(game, seat)}
@@ -71,17 +75,19 @@ def test_an_undo_over_the_wire(stub: pbg.RefereeServiceStub, name: str) -> None:
         if side_of(game, s) not in sides:
             sides.add(side_of(game, s))
             answers.append(stub.AnswerUndo(pb.AnswerUndoRequest(
-                match_id=t.match_id, token=t.tokens[s], agree=True, command_id="yes")).outcome)
+                match_id=t.match_id, agree=True, command_id="yes"),
+        metadata=bearer(t.tokens[s])).outcome)
     last = answers[-1]
     assert last.action == "undo:agree"
     assert [f.kind for f in last.facts] == [pb.FACT_KIND_UNDO_ANSWERED,
                                             pb.FACT_KIND_ACTION_WITHDRAWN]
     assert facts(last)[1] == {"kind": "action_withdrawn", "seat": seat, "index": 1}
-    after = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    after = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(t.spectator))
     assert not after.HasField("undo")
     assert (after.table, after.to_act) == (before.table, before.to_act)
-    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=t.match_id, token=t.spectator,
-                                                  after_version=before.version))
+    stream = stub.WatchMatch(pb.WatchMatchRequest(match_id=t.match_id,
+                                                  after_version=before.version),
+        metadata=bearer(t.spectator))
     first = next(stream)
     stream.cancel()
     kinds = [fact_dict(f)["kind"] for e in first.events for f in e.facts]
@@ -95,17 +101,19 @@ def test_undo_misuse_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     off = table(stub, "euchre")
     seat, _ = act(stub, off, random.Random("off"))
     info = expect_error(lambda: stub.RequestUndo(pb.RequestUndoRequest(
-        match_id=off.match_id, token=off.tokens[seat])), grpc.StatusCode.FAILED_PRECONDITION,
+        match_id=off.match_id),
+        metadata=bearer(off.tokens[seat])), grpc.StatusCode.FAILED_PRECONDITION,
         "UNDO_NOT_ALLOWED")
     assert info.metadata["policy"] == "undo"
     expect_error(lambda: stub.RequestUndo(pb.RequestUndoRequest(
-        match_id=off.match_id, token=off.spectator)), grpc.StatusCode.PERMISSION_DENIED,
+        match_id=off.match_id), metadata=bearer(off.spectator)), grpc.StatusCode.PERMISSION_DENIED,
         "PERMISSION_DENIED")
     expect_error(lambda: stub.AnswerUndo(pb.AnswerUndoRequest(
-        match_id=off.match_id, token=AUDITOR, agree=True)), grpc.StatusCode.PERMISSION_DENIED,
+        match_id=off.match_id, agree=True),
+        metadata=bearer(AUDITOR)), grpc.StatusCode.PERMISSION_DENIED,
         "PERMISSION_DENIED")
     expect_error(lambda: stub.AnswerUndo(pb.AnswerUndoRequest(
-        match_id=off.match_id, token=off.tokens[0], agree=True)),
+        match_id=off.match_id, agree=True), metadata=bearer(off.tokens[0])),
         grpc.StatusCode.FAILED_PRECONDITION, "UNDO_NOT_ALLOWED")  # nothing pending
     expect_error(lambda: stub.RequestUndo(pb.RequestUndoRequest(match_id="nope")),
                  grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
@@ -123,19 +131,20 @@ def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel)
                   time_control=pb.TimeControl(action_ms=60_000))
         rng = random.Random("read-side")
         seat, action = act(stub, t, rng)
-        stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id, token=t.tokens[seat]))
+        stub.RequestUndo(pb.RequestUndoRequest(match_id=t.match_id),
+                         metadata=bearer(t.tokens[seat]))
         worker.wait()
-        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id,
-                                                            token=AUDITOR)).scoreboard
+        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id),
+                                   metadata=bearer(AUDITOR)).scoreboard
         assert board.clock.paused and not board.clock.HasField("deadline")
-        stub.AnswerUndo(pb.AnswerUndoRequest(match_id=t.match_id, agree=True,
-                                             token=t.tokens[(seat + 1) % 4]))
+        stub.AnswerUndo(pb.AnswerUndoRequest(match_id=t.match_id, agree=True),
+                        metadata=bearer(t.tokens[(seat + 1) % 4]))
         worker.wait()
-        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id,
-                                                            token=AUDITOR)).scoreboard
+        board = read.GetScoreboard(ppb.GetScoreboardRequest(match_id=t.match_id),
+                                   metadata=bearer(AUDITOR)).scoreboard
         assert not board.clock.paused and board.to_act == seat
         while True:  # play the hand out (the record of a finished hand)
-            view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR))
+            view = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(AUDITOR))
             if view.hand > 1 or view.match_over:
                 break
             act(stub, t, rng)
@@ -143,7 +152,7 @@ def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel)
         while True:
             try:
                 record = json.loads(read.ExportHand(ppb.ExportHandRequest(
-                    match_id=t.match_id, hand=1, token=t.spectator)).record_json)
+                    match_id=t.match_id, hand=1), metadata=bearer(t.spectator)).record_json)
                 break
             except grpc.RpcError:
                 assert time.monotonic() < deadline, "the hand was not exported"
@@ -153,7 +162,7 @@ def test_the_read_side_shows_the_withdrawal(app: Referee, channel: grpc.Channel)
         code, report = verify_data(record)
         assert code == 0, report
         replay = read.GetReplay(ppb.GetReplayRequest(
-            match_id=t.match_id, hand=1, action_index=0, token=t.spectator))
+            match_id=t.match_id, hand=1, action_index=0), metadata=bearer(t.spectator))
         types = [e.event.type if e.WhichOneof("entry") == "event" else e.WhichOneof("entry")
                  for e in replay.timeline]
         assert types.index("undo_request") < types.index("undo_answer") < types.index(
@@ -168,30 +177,32 @@ def test_an_unchecked_claim_over_the_wire(stub: pbg.RefereeServiceStub) -> None:
     t = table(stub, "euchre", policies=pb.TablePolicies(unchecked_claims="consent"))
     rng = random.Random("wire-unchecked")
     while True:
-        view = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=AUDITOR))
+        view = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(AUDITOR))
         if view.table.phase == "play":
             break
         act(stub, t, rng)
     seat = view.to_act
-    put = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id, token=t.tokens[seat],
-                                                 unchecked=True, command_id="p")).outcome
+    put = stub.SubmitClaim(pb.SubmitClaimRequest(match_id=t.match_id,
+                                                 unchecked=True, command_id="p"),
+        metadata=bearer(t.tokens[seat])).outcome
     assert put.action == "claim:unchecked" and put.facts[0].kind == pb.FACT_KIND_CLAIM_PROPOSED
-    pending = stub.GetView(pb.GetViewRequest(match_id=t.match_id, token=t.spectator))
+    pending = stub.GetView(pb.GetViewRequest(match_id=t.match_id), metadata=bearer(t.spectator))
     assert pending.HasField("claim") and pending.claim.seat == seat
     expect_error(lambda: stub.SubmitAction(pb.SubmitActionRequest(
-        match_id=t.match_id, token=t.tokens[seat], action=view.legal_actions[0]
-        if view.legal_actions else "play:AS")), grpc.StatusCode.FAILED_PRECONDITION,
+        match_id=t.match_id, action=view.legal_actions[0]
+        if view.legal_actions else "play:AS"),
+        metadata=bearer(t.tokens[seat])), grpc.StatusCode.FAILED_PRECONDITION,
         "CLAIM_PENDING")
     expect_error(lambda: stub.AnswerClaim(pb.AnswerClaimRequest(
-        match_id=t.match_id, token=t.tokens[(seat + 2) % 4], accept=True)),
+        match_id=t.match_id, accept=True), metadata=bearer(t.tokens[(seat + 2) % 4])),
         grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED")  # the claimer's partner
-    done = stub.AnswerClaim(pb.AnswerClaimRequest(match_id=t.match_id, accept=True,
-                                                  token=t.tokens[(seat + 1) % 4])).outcome
+    done = stub.AnswerClaim(pb.AnswerClaimRequest(match_id=t.match_id, accept=True),
+                            metadata=bearer(t.tokens[(seat + 1) % 4])).outcome
     assert done.hand_over and done.action == "claim:accept"
     assert [f.kind for f in done.facts][:2] == [pb.FACT_KIND_CLAIM_ANSWERED,
                                                 pb.FACT_KIND_CLAIM_ACCEPTED]
     off = table(stub, "euchre")
     info = expect_error(lambda: stub.SubmitClaim(pb.SubmitClaimRequest(
-        match_id=off.match_id, token=off.tokens[1], unchecked=True)),
+        match_id=off.match_id, unchecked=True), metadata=bearer(off.tokens[1])),
         grpc.StatusCode.FAILED_PRECONDITION, "CLAIM_NOT_ALLOWED")
     assert info.metadata["policy"] == "unchecked_claims"

@@ -31,6 +31,7 @@ from tests.deploy.helpers import free_port, start_server
 from tests.pg_cluster import fresh_schema
 from tests.service.helpers import Table, create, step
 from tests.webhook_receiver import Receiver
+from trick_referee_client.sdk import bearer
 
 AUDITOR = "auditor-of-the-webhooks"
 AS_AUDITOR = (("authorization", f"Bearer {AUDITOR}"),)
@@ -81,7 +82,7 @@ def play_out(channel: grpc.Channel, table: Table, seed: int) -> int:
     """Random legal actions to the end of the match; the hands scored."""
     stub, rng = pbg.RefereeServiceStub(channel), random.Random(seed)
     while True:
-        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id, token=AUDITOR))
+        view = stub.GetView(pb.GetViewRequest(match_id=table.match_id), metadata=bearer(AUDITOR))
         if view.match_over:
             return int(view.hand)
         step(stub, table, rng)
@@ -111,10 +112,10 @@ def test_no_webhook_is_lost_or_resent_across_sigkill_restarts(server: Server) ->
         with server.start(REFEREE_PROJECTIONS="separate") as channel:
             tours = ppbg.TournamentServiceStub(channel)
             tid = tours.CreateTournament(ppb.CreateTournamentRequest(
-                token=AUDITOR, name="Restarts", game="euchre")).tournament_id
+                name="Restarts", game="euchre"), metadata=bearer(AUDITOR)).tournament_id
             for team in ("N", "E"):
                 tours.RegisterEntrant(ppb.RegisterEntrantRequest(
-                    token=AUDITOR, tournament_id=tid, entrant=team))
+                    tournament_id=tid, entrant=team), metadata=bearer(AUDITOR))
             endpoint = wpbg.WebhookServiceStub(channel).AddWebhook(wpb.AddWebhookRequest(
                 tournament_id=tid, url=receiver.url, secret=SECRET),
                 metadata=AS_AUDITOR).endpoint.endpoint_id
@@ -123,8 +124,8 @@ def test_no_webhook_is_lost_or_resent_across_sigkill_restarts(server: Server) ->
                 table = create(pbg.RefereeServiceStub(channel), "euchre",
                                rules={"target_score": pb.RuleValue(int_value=3)})
                 ppbg.TournamentServiceStub(channel).AttachMatch(ppb.AttachMatchRequest(
-                    token=AUDITOR, tournament_id=tid, match_id=table.match_id,
-                    sides=["N", "E"]))
+                    tournament_id=tid, match_id=table.match_id,
+                    sides=["N", "E"]), metadata=bearer(AUDITOR))
                 return table
 
             first = play_out(channel, new_table(channel), 1) + 1  # hands + match.finished

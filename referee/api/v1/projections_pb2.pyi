@@ -12,22 +12,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class GetScoreboardRequest(_message.Message):
-    __slots__ = ("match_id", "token")
+    __slots__ = ("match_id",)
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class WatchScoreboardRequest(_message.Message):
-    __slots__ = ("match_id", "token", "after_version")
+    __slots__ = ("match_id", "after_version")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     after_version: int
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
 
 class GetScoreboardResponse(_message.Message):
     __slots__ = ("scoreboard",)
@@ -146,16 +142,14 @@ class Timeout(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., policy: _Optional[_Union[_referee_pb2.TimeoutPolicy, str]] = ..., hand: _Optional[int] = ..., version: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetReplayRequest(_message.Message):
-    __slots__ = ("match_id", "hand", "action_index", "token")
+    __slots__ = ("match_id", "hand", "action_index")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
     action_index: int
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ...) -> None: ...
 
 class IllegalAction(_message.Message):
     __slots__ = ("action", "rule", "reason", "message")
@@ -208,18 +202,16 @@ class TableEvent(_message.Message):
     def __init__(self, type: _Optional[str] = ..., seat: _Optional[int] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class WalkReplayRequest(_message.Message):
-    __slots__ = ("match_id", "hand", "from_index", "to_index", "token")
+    __slots__ = ("match_id", "hand", "from_index", "to_index")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     FROM_INDEX_FIELD_NUMBER: _ClassVar[int]
     TO_INDEX_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
     from_index: int
     to_index: int
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., from_index: _Optional[int] = ..., to_index: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., from_index: _Optional[int] = ..., to_index: _Optional[int] = ...) -> None: ...
 
 class WalkReplayResponse(_message.Message):
     __slots__ = ("step",)
@@ -265,22 +257,18 @@ class GetReplayResponse(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., action_index: _Optional[int] = ..., actions: _Optional[int] = ..., to_act: _Optional[int] = ..., legal: _Optional[_Iterable[str]] = ..., action: _Optional[_Union[ReplayAction, _Mapping]] = ..., illegal: _Optional[_Iterable[_Union[IllegalAction, _Mapping]]] = ..., cards: _Optional[_Mapping[str, _referee_pb2.Cards]] = ..., table: _Optional[_Union[_referee_pb2.Table, _Mapping]] = ..., timeline: _Optional[_Iterable[_Union[TimelineEntry, _Mapping]]] = ..., scoring: _Optional[_Union[HandScore, _Mapping]] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class ExportHandRequest(_message.Message):
-    __slots__ = ("match_id", "hand", "token")
+    __slots__ = ("match_id", "hand")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class ExportMatchRequest(_message.Message):
-    __slots__ = ("match_id", "token")
+    __slots__ = ("match_id",)
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class ExportHandResponse(_message.Message):
     __slots__ = ("record_json",)
@@ -301,8 +289,7 @@ class ExportTournamentResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class RecordRulingRequest(_message.Message):
-    __slots__ = ("token", "match_id", "hand", "kind", "points", "reason", "command_id", "rule", "ref", "grades")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("match_id", "hand", "kind", "points", "reason", "command_id", "rule", "ref", "grades")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -312,7 +299,6 @@ class RecordRulingRequest(_message.Message):
     RULE_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
     GRADES_FIELD_NUMBER: _ClassVar[int]
-    token: str
     match_id: str
     hand: int
     kind: str
@@ -322,7 +308,7 @@ class RecordRulingRequest(_message.Message):
     rule: str
     ref: int
     grades: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ..., grades: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., kind: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ..., rule: _Optional[str] = ..., ref: _Optional[int] = ..., grades: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RecordRulingResponse(_message.Message):
     __slots__ = ("version", "adjust", "replayed")
@@ -335,16 +321,14 @@ class RecordRulingResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., adjust: _Optional[_Iterable[int]] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class CheckChainRequest(_message.Message):
-    __slots__ = ("match_id", "token", "anchor_version", "anchor_head")
+    __slots__ = ("match_id", "anchor_version", "anchor_head")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     ANCHOR_VERSION_FIELD_NUMBER: _ClassVar[int]
     ANCHOR_HEAD_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     anchor_version: int
     anchor_head: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., anchor_version: _Optional[int] = ..., anchor_head: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., anchor_version: _Optional[int] = ..., anchor_head: _Optional[str] = ...) -> None: ...
 
 class CheckChainResponse(_message.Message):
     __slots__ = ("ok", "events", "head", "first_break", "message", "version", "anchor_ok")
@@ -365,14 +349,12 @@ class CheckChainResponse(_message.Message):
     def __init__(self, ok: _Optional[bool] = ..., events: _Optional[int] = ..., head: _Optional[str] = ..., first_break: _Optional[int] = ..., message: _Optional[str] = ..., version: _Optional[int] = ..., anchor_ok: _Optional[bool] = ...) -> None: ...
 
 class GetHandViewRequest(_message.Message):
-    __slots__ = ("match_id", "hand", "token")
+    __slots__ = ("match_id", "hand")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class GetHandViewResponse(_message.Message):
     __slots__ = ("html", "finished")
@@ -383,34 +365,30 @@ class GetHandViewResponse(_message.Message):
     def __init__(self, html: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
-    __slots__ = ("token", "name", "game", "command_id", "abandonment")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("name", "game", "command_id", "abandonment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     ABANDONMENT_FIELD_NUMBER: _ClassVar[int]
-    token: str
     name: str
     game: str
     command_id: str
     abandonment: str
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., game: _Optional[str] = ..., command_id: _Optional[str] = ..., abandonment: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., game: _Optional[str] = ..., command_id: _Optional[str] = ..., abandonment: _Optional[str] = ...) -> None: ...
 
 class AbandonMatchRequest(_message.Message):
-    __slots__ = ("token", "match_id", "tournament_id", "at_fault", "reason", "command_id")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("match_id", "tournament_id", "at_fault", "reason", "command_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     AT_FAULT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
-    token: str
     match_id: str
     tournament_id: str
     at_fault: _containers.RepeatedScalarFieldContainer[bool]
     reason: str
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., at_fault: _Optional[_Iterable[bool]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., tournament_id: _Optional[str] = ..., at_fault: _Optional[_Iterable[bool]] = ..., reason: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class AbandonMatchResponse(_message.Message):
     __slots__ = ("version", "winner", "replayed")
@@ -431,34 +409,30 @@ class CreateTournamentResponse(_message.Message):
     def __init__(self, tournament_id: _Optional[str] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class RegisterEntrantRequest(_message.Message):
-    __slots__ = ("token", "tournament_id", "entrant", "members", "command_id")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("tournament_id", "entrant", "members", "command_id")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     ENTRANT_FIELD_NUMBER: _ClassVar[int]
     MEMBERS_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
-    token: str
     tournament_id: str
     entrant: str
     members: _containers.RepeatedScalarFieldContainer[str]
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., entrant: _Optional[str] = ..., members: _Optional[_Iterable[str]] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, tournament_id: _Optional[str] = ..., entrant: _Optional[str] = ..., members: _Optional[_Iterable[str]] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class AttachMatchRequest(_message.Message):
-    __slots__ = ("token", "tournament_id", "match_id", "sides", "board", "command_id")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("tournament_id", "match_id", "sides", "board", "command_id")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDES_FIELD_NUMBER: _ClassVar[int]
     BOARD_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
-    token: str
     tournament_id: str
     match_id: str
     sides: _containers.RepeatedScalarFieldContainer[str]
     board: str
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, tournament_id: _Optional[str] = ..., match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class RegisterEntrantResponse(_message.Message):
     __slots__ = ("version",)
@@ -575,26 +549,22 @@ class StandingMatch(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[str]] = ..., over: _Optional[bool] = ..., scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., abandoned: _Optional[_Union[Abandonment, _Mapping]] = ...) -> None: ...
 
 class ReleaseBoardRequest(_message.Message):
-    __slots__ = ("token", "tournament_id", "board", "command_id")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("tournament_id", "board", "command_id")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     BOARD_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
-    token: str
     tournament_id: str
     board: str
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, tournament_id: _Optional[str] = ..., board: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class FinalizeResultsRequest(_message.Message):
-    __slots__ = ("token", "tournament_id", "command_id")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("tournament_id", "command_id")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
-    token: str
     tournament_id: str
     command_id: str
-    def __init__(self, token: _Optional[str] = ..., tournament_id: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, tournament_id: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class FinalizeResultsResponse(_message.Message):
     __slots__ = ("version", "final_matches")
@@ -605,9 +575,7 @@ class FinalizeResultsResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., final_matches: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ExportTournamentRequest(_message.Message):
-    __slots__ = ("tournament_id", "token")
+    __slots__ = ("tournament_id",)
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
-    token: str
-    def __init__(self, tournament_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, tournament_id: _Optional[str] = ...) -> None: ...

@@ -149,7 +149,7 @@ class FixedDeal(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "rules", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "token", "time_control", "policies")
+    __slots__ = ("game", "rules", "players", "seed_entropy", "fixed_deals", "first_dealer", "public_spectators", "time_control", "policies")
     class RulesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -164,7 +164,6 @@ class CreateMatchRequest(_message.Message):
     FIXED_DEALS_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_SPECTATORS_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     POLICIES_FIELD_NUMBER: _ClassVar[int]
     game: str
@@ -174,10 +173,9 @@ class CreateMatchRequest(_message.Message):
     fixed_deals: _containers.RepeatedCompositeFieldContainer[FixedDeal]
     first_dealer: int
     public_spectators: bool
-    token: str
     time_control: TimeControl
     policies: TablePolicies
-    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Mapping[str, RuleValue]] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., token: _Optional[str] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., policies: _Optional[_Union[TablePolicies, _Mapping]] = ...) -> None: ...
+    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Mapping[str, RuleValue]] = ..., players: _Optional[_Iterable[str]] = ..., seed_entropy: _Optional[bytes] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., first_dealer: _Optional[int] = ..., public_spectators: _Optional[bool] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., policies: _Optional[_Union[TablePolicies, _Mapping]] = ...) -> None: ...
 
 class TablePolicies(_message.Message):
     __slots__ = ("undo", "unchecked_claims")
@@ -218,24 +216,20 @@ class ClockView(_message.Message):
     def __init__(self, control: _Optional[_Union[TimeControl, _Mapping]] = ..., banks_ms: _Optional[_Iterable[int]] = ..., paused: _Optional[bool] = ..., to_act: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., left_ms: _Optional[int] = ...) -> None: ...
 
 class PauseClocksRequest(_message.Message):
-    __slots__ = ("match_id", "token", "reason")
+    __slots__ = ("match_id", "reason")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     reason: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class ResumeClocksRequest(_message.Message):
-    __slots__ = ("match_id", "token", "add_ms")
+    __slots__ = ("match_id", "add_ms")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     ADD_MS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     add_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., add_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., add_ms: _Optional[int] = ...) -> None: ...
 
 class PauseClocksResponse(_message.Message):
     __slots__ = ("version",)
@@ -348,92 +342,78 @@ class Fact(_message.Message):
     def __init__(self, kind: _Optional[_Union[FactKind, str]] = ..., seat: _Optional[int] = ..., trick: _Optional[_Union[Trick, _Mapping]] = ..., what: _Optional[str] = ..., hand: _Optional[int] = ..., dealer: _Optional[int] = ..., commitment: _Optional[str] = ..., points: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., winner: _Optional[int] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., detail: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
-    __slots__ = ("match_id", "token", "action", "command_id", "expected_version", "seat")
+    __slots__ = ("match_id", "action", "command_id", "expected_version", "seat")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     action: str
     command_id: str
     expected_version: int
     seat: int
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., action: _Optional[str] = ..., command_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., action: _Optional[str] = ..., command_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class SubmitClaimRequest(_message.Message):
-    __slots__ = ("match_id", "token", "tricks", "command_id", "unchecked")
+    __slots__ = ("match_id", "tricks", "command_id", "unchecked")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     TRICKS_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     UNCHECKED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     tricks: int
     command_id: str
     unchecked: bool
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., tricks: _Optional[int] = ..., command_id: _Optional[str] = ..., unchecked: _Optional[bool] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., tricks: _Optional[int] = ..., command_id: _Optional[str] = ..., unchecked: _Optional[bool] = ...) -> None: ...
 
 class AnswerClaimRequest(_message.Message):
-    __slots__ = ("match_id", "token", "accept", "command_id")
+    __slots__ = ("match_id", "accept", "command_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     ACCEPT_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     accept: bool
     command_id: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., accept: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., accept: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class ConcedeRequest(_message.Message):
-    __slots__ = ("match_id", "token", "command_id", "match")
+    __slots__ = ("match_id", "command_id", "match")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     MATCH_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     command_id: str
     match: bool
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ..., match: _Optional[bool] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., command_id: _Optional[str] = ..., match: _Optional[bool] = ...) -> None: ...
 
 class SubstitutePlayerRequest(_message.Message):
-    __slots__ = ("match_id", "token", "seat", "player")
+    __slots__ = ("match_id", "seat", "player")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     seat: int
     player: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
 
 class RequestUndoRequest(_message.Message):
-    __slots__ = ("match_id", "token", "command_id")
+    __slots__ = ("match_id", "command_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     command_id: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class AnswerUndoRequest(_message.Message):
-    __slots__ = ("match_id", "token", "agree", "command_id")
+    __slots__ = ("match_id", "agree", "command_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     AGREE_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     agree: bool
     command_id: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., agree: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., agree: _Optional[bool] = ..., command_id: _Optional[str] = ...) -> None: ...
 
 class SubstitutePlayerResponse(_message.Message):
     __slots__ = ("seat_token", "version")
@@ -500,12 +480,10 @@ class AnswerClaimResponse(_message.Message):
     def __init__(self, outcome: _Optional[_Union[ActionOutcome, _Mapping]] = ...) -> None: ...
 
 class GetViewRequest(_message.Message):
-    __slots__ = ("match_id", "token")
+    __slots__ = ("match_id",)
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class GetViewResponse(_message.Message):
     __slots__ = ("match_id", "version", "game", "role", "seat", "hand", "dealer", "to_act", "legal_actions", "scores", "match_over", "winner", "table", "players", "deal_commitment", "clock", "undo", "claim")
@@ -572,16 +550,14 @@ class PendingUndo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., index: _Optional[int] = ..., action: _Optional[str] = ..., agreed_sides: _Optional[_Iterable[int]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
-    __slots__ = ("match_id", "token", "after_version", "heartbeat_seconds")
+    __slots__ = ("match_id", "after_version", "heartbeat_seconds")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
     after_version: int
     heartbeat_seconds: int
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., after_version: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., after_version: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
     __slots__ = ("version", "hand", "seat", "action", "facts")
@@ -610,14 +586,12 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[MatchEvent, _Mapping]]] = ..., view: _Optional[_Union[GetViewResponse, _Mapping]] = ..., heartbeat: _Optional[bool] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GetHandRecordRequest(_message.Message):
-    __slots__ = ("match_id", "hand", "token")
+    __slots__ = ("match_id", "hand")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class GetHandRecordResponse(_message.Message):
     __slots__ = ("record_json", "finished")
@@ -628,12 +602,10 @@ class GetHandRecordResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class GetMatchRecordRequest(_message.Message):
-    __slots__ = ("match_id", "token")
+    __slots__ = ("match_id",)
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class GetMatchRecordResponse(_message.Message):
     __slots__ = ("record_json", "finished")
@@ -644,14 +616,12 @@ class GetMatchRecordResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
 
 class VerifyDealRequest(_message.Message):
-    __slots__ = ("match_id", "hand", "token")
+    __slots__ = ("match_id", "hand")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hand: int
-    token: str
-    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class VerifyDealResponse(_message.Message):
     __slots__ = ("commitment", "nonce", "cards", "valid")
@@ -666,16 +636,14 @@ class VerifyDealResponse(_message.Message):
     def __init__(self, commitment: _Optional[str] = ..., nonce: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ..., valid: _Optional[bool] = ...) -> None: ...
 
 class ListRejectionsRequest(_message.Message):
-    __slots__ = ("token", "match_id", "page_size", "page_token")
-    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("match_id", "page_size", "page_token")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
-    token: str
     match_id: str
     page_size: int
     page_token: str
-    def __init__(self, token: _Optional[str] = ..., match_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class Rejection(_message.Message):
     __slots__ = ("match_id", "seat", "action", "reason", "rule", "message", "time")

@@ -114,6 +114,9 @@ class Gateway:
         if isinstance(message, web.Response):
             return message
         metadata = _metadata(request)
+        if metadata is None:
+            return _error(401, "unauthenticated", "the bearer token is not printable ASCII: "
+                          "not one the referee issued")
         if method.streaming:
             return await self._stream(request, method, message, metadata)
         call = self._channel.unary_unary(
@@ -178,13 +181,16 @@ async def _request_message(request: web.Request, method: Method) -> Message | we
                       f"not a JSON {method.request.DESCRIPTOR.name}: {exc}")
 
 
-def _metadata(request: web.Request) -> list[tuple[str, str]]:
-    """The call's credential and the HTTP client it is made for (per-peer limits)."""
+def _metadata(request: web.Request) -> list[tuple[str, str]] | None:
+    """The call's credential and the HTTP client it is made for (per-peer limits); None for
+    an ``Authorization`` gRPC metadata cannot carry (not printable ASCII)."""
     remote = request.remote or "unknown"
     client = f"ipv6:[{remote}]:0" if ":" in remote else f"ipv4:{remote}:0"
     metadata = [(CLIENT_HEADER, client)]
     auth = request.headers.get("Authorization")
     if auth:
+        if not (auth.isascii() and auth.isprintable()):
+            return None
         metadata.append(("authorization", auth))
     return metadata
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clients.bots import STRATEGIES, Seat, play_all
-from clients.errors import RefereeError, Unavailable, ViewNotReady
-from clients.records import verify_file
-from clients.sdk import RefereeClient, Scoreboard, View
+from referee_clients.bots import STRATEGIES, Seat, play_all
+from referee_clients.records import verify_file
+from trick_referee_client.errors import RefereeError, Unavailable, ViewNotReady
+from trick_referee_client.sdk import RefereeClient, Scoreboard, View
 
 BOT_NAMES = ["Ada", "Bob", "Cleo", "Dan"]
 

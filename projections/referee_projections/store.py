@@ -244,7 +244,7 @@ def view_class(name: str, backend: str) -> type[DocView]:
     if key not in _CLASSES:
         base: type[DocView] = SQLiteDocView
         if backend != "sqlite":  # psycopg is imported only here: it is optional
-            from projections.store_postgres import PostgresDocView
+            from referee_projections.store_postgres import PostgresDocView
 
             base = PostgresDocView
         cls_name = f"{name.title()}{base.__name__}"

@@ -34,12 +34,12 @@ from typing import Any
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from projections.metrics import PROJECTION_EVENTS, PROJECTION_LAG
-from projections.store import APP_NAME, DocView, open_view
-from projections.views import PROJECTIONS
 from referee.application import LogReader
 from referee.application.ports import EventLog
 from referee.config import settings_from_env
+from referee_projections.metrics import PROJECTION_EVENTS, PROJECTION_LAG
+from referee_projections.store import APP_NAME, DocView, open_view
+from referee_projections.views import PROJECTIONS
 
 log = logging.getLogger("referee.projections")
 DEFAULT_BATCH = 1000
@@ -281,7 +281,7 @@ def run_process(
     PostgreSQL a view another process writes (see :class:`ViewLocks`) is left to it: skipped
     with ``--once``, refused for ``--rebuild``, taken over when that process stops."""
     settings = settings_from_env()
-    from projections.webhook_delivery import RetryPolicy, WebhookWorker
+    from referee_projections.webhook_delivery import RetryPolicy, WebhookWorker
 
     webhook_policy = RetryPolicy.from_env()  # REFEREE_WEBHOOK_*: checked before anything runs
     log = LogReader.open(settings)

@@ -15,9 +15,6 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from projections.hand_states import HandStates
-from projections.replay import step as replay_step
-from projections.store import APP_NAME, Doc, DocView, open_view
 from referee.application import Credentials, LogReader, Principal, Referee, Role
 from referee.application.fanout import Fanout
 from referee.application.updates import Encoder
@@ -47,6 +44,9 @@ from referee.rules.cards import parse_card
 from referee.rules.handrecord import CancelledDeal, HandRecord, MatchRecord
 from referee.rules.registry import find_game
 from referee.rules.render import render_hand, replay_for_view
+from referee_projections.hand_states import HandStates
+from referee_projections.replay import step as replay_step
+from referee_projections.store import APP_NAME, Doc, DocView, open_view
 
 SCOREBOARD = "scoreboard"
 _AUDITOR, _ANYONE = Principal(Role.AUDITOR), Principal(Role.SPECTATOR)
@@ -206,7 +206,7 @@ class Queries:
                     token: str) -> Iterator[Doc]:
         """:meth:`replay` of every state from ``start`` to ``stop`` (``None``: the end), the
         hand read and replayed once: a walk costs about what one step does, plus each
-        state's own part (``projections.replay.step``).
+        state's own part (``referee_projections.replay.step``).
 
         :raises ActionIndexOutOfRangeError: ``start`` or ``stop`` is past the hand's end, or
             ``stop`` before ``start`` (before anything is yielded)."""

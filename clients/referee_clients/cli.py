@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from clients import state as local_state
-from clients.bots import STRATEGIES, Seat, play_all, play_seat
-from clients.errors import RefereeError
-from clients.records import RecordProblem, hand_of, load_file, replay, verify_file
-from clients.render import (
+from referee.rules.words import Table
+from referee_clients import state as local_state
+from referee_clients.bots import STRATEGIES, Seat, play_all, play_seat
+from referee_clients.records import RecordProblem, hand_of, load_file, replay, verify_file
+from referee_clients.render import (
     action_text,
     announcement_text,
     cards_text,
@@ -39,7 +39,8 @@ from clients.render import (
     terminal_text,
     words_table,
 )
-from clients.sdk import (
+from trick_referee_client.errors import RefereeError
+from trick_referee_client.sdk import (
     DEFAULT_ADDRESS,
     RefereeClient,
     ReplayStep,
@@ -50,8 +51,7 @@ from clients.sdk import (
     View,
     rule_default,
 )
-from clients.webhooks import WebhookDelivery, WebhookEndpoint
-from referee.rules.words import Table
+from trick_referee_client.webhooks import WebhookDelivery, WebhookEndpoint
 
 
 class UsageProblem(Exception):
@@ -1366,7 +1366,7 @@ def _print_action(r: Any) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from clients.demo import default_out_dir, local_referee, run_demo, target_rules
+    from referee_clients.demo import default_out_dir, local_referee, run_demo, target_rules
 
     out = args.out or default_out_dir()
     overrides = _parse_rules(args.rule)

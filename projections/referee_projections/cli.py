@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-PROJECTIONS = ("scoreboard", "hands", "standings")  # projections.views.PROJECTIONS, unimported
+PROJECTIONS = ("scoreboard", "hands", "standings")  # views.PROJECTIONS, unimported
 
 
 def add_parsers(sub: Any, bench: Any) -> None:
@@ -74,7 +74,7 @@ def view_names(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """``referee projections``."""
-    from projections.runner import run_process
+    from referee_projections.runner import run_process
 
     if args.export_events:
         return _export_events(args.export_events)
@@ -101,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
 def _export_events(match_id: str) -> int:
     from uuid import UUID
 
-    from projections.queries import event_log
     from referee.application import LogReader
     from referee.config import settings_from_env
+    from referee_projections.queries import event_log
 
     log = LogReader.open(settings_from_env())
     try:
@@ -121,8 +121,8 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
     The report gives the chain head (``head``, the hash of the event at ``version``). To check
     a head saved earlier, append it to the target: ``TARGET@VERSION:HASH`` (the event at
     ``VERSION`` must still hash to ``HASH``; ``anchor_ok`` in the report)."""
-    from projections.queries import check_anchor
     from referee.domain.chain import check_chain
+    from referee_projections.queries import check_anchor
 
     anchor: tuple[int, str] | None = None
     if not Path(target).is_file() and "@" in target:
@@ -141,10 +141,10 @@ def verify_chain(target: str) -> tuple[int, dict[str, Any]]:
     else:
         from uuid import UUID
 
-        from projections.queries import event_log
         from referee.application import LogReader
         from referee.config import settings_from_env
         from referee.domain.errors import MatchNotFoundError
+        from referee_projections.queries import event_log
 
         try:
             match_id = UUID(target)

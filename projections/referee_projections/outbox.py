@@ -1,7 +1,7 @@
 """The webhooks' outbox: endpoints the auditor registered, and one delivery per event and
 endpoint, fed from the event log (docs/webhooks.md).
 
-The ``webhooks`` view (a :class:`~projections.store.DocView`, in the store's database like
+The ``webhooks`` view (a :class:`~referee_projections.store.DocView`, in the store's database like
 every view) holds:
 
 - ``endpoint`` rows (key: the endpoint id, parent: the match or tournament): written by the
@@ -12,7 +12,7 @@ every view) holds:
 
 :class:`OutboxProjection` writes the deliveries of each event and the view's tracking position
 in one transaction, so an event committed before a crash is enqueued after the restart, and
-enqueued once. The sender (:mod:`projections.webhook_delivery`) updates ``delivery`` and
+enqueued once. The sender (:mod:`referee_projections.webhook_delivery`) updates ``delivery`` and
 ``due`` rows as attempts end.
 """
 
@@ -29,8 +29,15 @@ from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from projections.store import Doc, DocView, open_view
-from projections.views import (
+from referee.config import Settings
+from referee.domain.errors import (
+    InvalidWebhookError,
+    WebhookLimitError,
+    WebhookNotFoundError,
+)
+from referee.limits import MAX_WEBHOOK_URL
+from referee_projections.store import Doc, DocView, open_view
+from referee_projections.views import (
     HAND_SCORED,
     MATCH_ATTACHED,
     MATCH_ENDED,
@@ -43,14 +50,7 @@ from projections.views import (
     RulingRecorded,
     StoredEvent,
 )
-from projections.webhook_signing import fingerprint, new_secret, secret_key
-from referee.config import Settings
-from referee.domain.errors import (
-    InvalidWebhookError,
-    WebhookLimitError,
-    WebhookNotFoundError,
-)
-from referee.limits import MAX_WEBHOOK_URL
+from referee_projections.webhook_signing import fingerprint, new_secret, secret_key
 
 VIEW = "webhooks"
 HAND_SCORED_TYPE = "hand.scored"

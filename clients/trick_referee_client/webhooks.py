@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from referee.api.v1 import webhooks_pb2 as wpb
+from trick_referee_client.api.v1 import webhooks_pb2 as wpb
 
 STATES = {wpb.DELIVERY_STATE_PENDING: "pending", wpb.DELIVERY_STATE_DELIVERED: "delivered",
           wpb.DELIVERY_STATE_FAILED: "failed", wpb.DELIVERY_STATE_CANCELLED: "cancelled"}

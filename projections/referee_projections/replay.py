@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from projections.store import Doc
 from referee.rules.cards import CARD_NAMES, iter_cards
 from referee.rules.errors import RulesError
 from referee.rules.game import Game, explained_actions
+from referee_projections.store import Doc
 
 
 def refusals(game: Game[Any], state: Any) -> list[Doc]:

@@ -153,7 +153,8 @@ def clock_text(clock: Any, players: list[str]) -> str:
 
 
 def render_view(view: Any) -> str:
-    """A :class:`clients.sdk.View` as a few lines: scores, whose turn, the trick, the hand."""
+    """A :class:`~trick_referee_client.sdk.View` as a few lines: scores, whose turn, the
+    trick, the hand."""
     s = view.state
     players = view.players
     lines = [

@@ -15,7 +15,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
-from referee.api.v1 import referee_pb2 as pb
+from trick_referee_client.api.v1 import referee_pb2 as pb
 
 FACT_KINDS = {
     pb.FACT_KIND_TRICK_TAKEN: "trick_taken",

@@ -7,8 +7,8 @@ from typing import Any
 
 from psycopg.sql import SQL, Composed
 
-from projections.store import DocView
 from referee.persistence import TrackingRecorder as PostgresTrackingRecorder
+from referee_projections.store import DocView
 
 
 class PostgresDocView(PostgresTrackingRecorder, DocView):

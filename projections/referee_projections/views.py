@@ -18,8 +18,6 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from projections.standings import compute_standings
-from projections.store import Doc, DocView
 from referee.domain.chain import event_hash
 from referee.domain.clock import Clock, TimeControl
 from referee.domain.match import Match
@@ -27,6 +25,8 @@ from referee.domain.result import REDEAL, match_result
 from referee.domain.tournament import Tournament
 from referee.rules.game import side_of, sides_of
 from referee.rules.registry import find_game
+from referee_projections.standings import compute_standings
+from referee_projections.store import Doc, DocView
 
 
 def _event_class(aggregate: type[Aggregate], name: str) -> type[Aggregate.Event]:

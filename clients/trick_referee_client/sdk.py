@@ -1,7 +1,7 @@
 """``RefereeClient``: typed methods for every RPC of ``referee.api.v1``.
 
 It talks to the referee only over gRPC (the generated stubs), maps every error to an exception
-of :mod:`clients.errors` and applies a deadline to each call. Two kinds of retry, both safe
+of :mod:`.errors` and applies a deadline to each call. Two kinds of retry, both safe
 across a server restart (docs/clients.md, "Restarts, retries and resuming"):
 
 - **unary calls** are retried by gRPC itself, from the service config the channel is opened
@@ -15,7 +15,7 @@ across a server restart (docs/clients.md, "Restarts, retries and resuming"):
   :meth:`RefereeClient._resuming`: any end that is not the end of their subject (the match is
   over; the export is complete) reopens the stream from the last version seen, with jittered
   exponential backoff (:class:`Backoff`), until ``resume_for`` seconds pass without an
-  answer; then :class:`~clients.errors.ResumeExhausted`.
+  answer; then :class:`~.errors.ResumeExhausted`.
 
 >>> with RefereeClient("127.0.0.1:50051") as client:            # doctest: +SKIP
 ...     match = client.create_match("euchre", players=["ann", "bob", "cy", "dee"])
@@ -38,15 +38,21 @@ from typing import Any, TypeVar
 
 import grpc
 
-from clients.errors import RefereeError, ResumeExhausted, Unavailable, from_rpc_error
-from clients.tables import Fact, Table, struct_dict
-from clients.webhooks import WebhookDelivery, WebhookEndpoint, state_value
-from referee.api.v1 import projections_pb2 as ppb
-from referee.api.v1 import projections_pb2_grpc as ppbg
-from referee.api.v1 import referee_pb2 as pb
-from referee.api.v1 import referee_pb2_grpc as pbg
-from referee.api.v1 import webhooks_pb2 as wpb
-from referee.api.v1 import webhooks_pb2_grpc as wpbg
+from trick_referee_client.api.v1 import projections_pb2 as ppb
+from trick_referee_client.api.v1 import projections_pb2_grpc as ppbg
+from trick_referee_client.api.v1 import referee_pb2 as pb
+from trick_referee_client.api.v1 import referee_pb2_grpc as pbg
+from trick_referee_client.api.v1 import webhooks_pb2 as wpb
+from trick_referee_client.api.v1 import webhooks_pb2_grpc as wpbg
+from trick_referee_client.errors import (
+    BadToken,
+    RefereeError,
+    ResumeExhausted,
+    Unavailable,
+    from_rpc_error,
+)
+from trick_referee_client.tables import Fact, Table, struct_dict
+from trick_referee_client.webhooks import WebhookDelivery, WebhookEndpoint, state_value
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
@@ -122,18 +128,18 @@ def rule_default(parameter: pb.RuleParameter) -> bool | int | str:
     return value
 
 
-def credentials(request: Any) -> tuple[Any, tuple[tuple[str, str], ...]]:
-    """``request`` without its token (a copy) and the token as ``authorization: Bearer`` call
-    metadata, so that no token travels in a request message (they end up in request dumps).
-    A token that is not printable ASCII (not one the referee issued) stays in the request:
-    metadata cannot carry it."""
-    token = getattr(request, "token", "")
-    if not token or not (token.isascii() and token.isprintable()):
-        return request, ()
-    bare = type(request)()
-    bare.CopyFrom(request)
-    bare.ClearField("token")
-    return bare, (("authorization", f"Bearer {token}"),)
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """The call metadata that carries ``token``: ``authorization: Bearer <token>`` (none for
+    an empty token). No request message has a token field: credentials travel only here.
+
+    :raises BadToken: a token that is not printable ASCII (not one the referee issued;
+        metadata cannot carry it)."""
+    if not token:
+        return ()
+    if not (token.isascii() and token.isprintable()):
+        raise BadToken("a token is printable ASCII: this one is not one the referee issued",
+                       code="UNAUTHENTICATED")
+    return (("authorization", f"Bearer {token}"),)
 
 
 RESUMED: tuple[tuple[str, str], ...] = (
@@ -737,7 +743,7 @@ class RefereeClient:
 
         :raises Unavailable: when the referee cannot be reached within ``timeout``.
         """
-        from clients.errors import Unavailable
+        from trick_referee_client.errors import Unavailable
 
         try:
             grpc.channel_ready_future(self.channel).result(timeout=timeout)
@@ -749,13 +755,11 @@ class RefereeClient:
 
     def _call(self, method: Callable[..., R], request: object, token: str = "") -> R:
         """One unary call with the client's deadline; gRPC retries it when its method is one
-        of :data:`RETRIED` (the channel's service config). Its token (``token``, or the
-        request's) travels as call metadata (:func:`credentials`), not in the request."""
+        of :data:`RETRIED` (the channel's service config). ``token`` travels as call metadata
+        (:func:`bearer`)."""
+        metadata = bearer(token)
         try:
-            bare, metadata = credentials(request)
-            if token:
-                metadata = (("authorization", f"Bearer {token}"),)
-            return method(bare, timeout=self.timeout, metadata=metadata)
+            return method(request, timeout=self.timeout, metadata=metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err, self.address) from None
 
@@ -837,7 +841,7 @@ class RefereeClient:
             players=list(players),
             seed_entropy=seed_entropy,
             fixed_deals=[pb.FixedDeal(cards=list(d)) for d in fixed_deals],
-            public_spectators=public_spectators, token=organiser_token,
+            public_spectators=public_spectators,
         )
         if time_control is not None:
             request.time_control.CopyFrom(_time_control(time_control))
@@ -845,7 +849,8 @@ class RefereeClient:
             request.policies.CopyFrom(pb.TablePolicies(**policies))
         if first_dealer is not None:
             request.first_dealer = first_dealer
-        return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request))
+        return CreatedMatch.from_pb(self._call(self.stub.CreateMatch, request,
+                                               organiser_token))
 
     def submit_action(
         self, match_id: str, token: str, action: str, *, command_id: str | None = None,
@@ -854,13 +859,13 @@ class RefereeClient:
         """Submit one action. A ``command_id`` is generated when not given; retries reuse it,
         so the action is recorded at most once."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.SubmitActionRequest(match_id=match_id, token=token, action=action,
+        request = pb.SubmitActionRequest(match_id=match_id, action=action,
                                           command_id=command_id)
         if expected_version is not None:
             request.expected_version = expected_version
         if seat is not None:
             request.seat = seat
-        resp = self._call(self.stub.SubmitAction, request)
+        resp = self._call(self.stub.SubmitAction, request, token)
         return ActionResult.from_pb(resp.outcome, command_id)
 
     def claim(self, match_id: str, token: str, tricks: int | None = None, *,
@@ -868,14 +873,14 @@ class RefereeClient:
         """Claim for the token's seat's side (the seat to act) all the remaining tricks
         (``tricks`` None) or at least ``tricks`` more. The referee checks it against every
         defence: accepted, the hand is played out along the winning line (the answer holds
-        its facts); refused, :class:`~clients.errors.ClaimRefused` and nothing changes
+        its facts); refused, :class:`~.errors.ClaimRefused` and nothing changes
         (docs/claims.md). A ``command_id`` is generated when not given; retries reuse it.
         ``unchecked``: put the claim of all the tricks to the other sides instead (a match
         whose unchecked claims policy is ``consent``); they answer with :meth:`answer_claim`."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.SubmitClaimRequest(match_id=match_id, token=token, tricks=tricks or 0,
+        request = pb.SubmitClaimRequest(match_id=match_id, tricks=tricks or 0,
                                         command_id=command_id, unchecked=unchecked)
-        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request).outcome,
+        return ActionResult.from_pb(self._call(self.stub.SubmitClaim, request, token).outcome,
                                     command_id)
 
     def answer_claim(self, match_id: str, token: str, accept: bool, *,
@@ -883,9 +888,10 @@ class RefereeClient:
         """Answer the pending unchecked claim for the token's seat's side: the last
         acceptance plays the hand out for the claiming side (docs/claims.md)."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.AnswerClaimRequest(match_id=match_id, token=token, accept=accept,
+        request = pb.AnswerClaimRequest(match_id=match_id, accept=accept,
                                         command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.AnswerClaim, request).outcome, command_id)
+        answer = self._call(self.stub.AnswerClaim, request, token)
+        return ActionResult.from_pb(answer.outcome, command_id)
 
     def concede(self, match_id: str, token: str, *, command_id: str | None = None,
                 whole_match: bool = False) -> ActionResult:
@@ -893,40 +899,43 @@ class RefereeClient:
         played out for the opponents (docs/claims.md); ``whole_match``: concede the match
         (it ends at once, won as a forfeit by this seat would be)."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.ConcedeRequest(match_id=match_id, token=token, command_id=command_id,
+        request = pb.ConcedeRequest(match_id=match_id, command_id=command_id,
                                     match=whole_match)
-        return ActionResult.from_pb(self._call(self.stub.Concede, request).outcome, command_id)
+        answer = self._call(self.stub.Concede, request, token)
+        return ActionResult.from_pb(answer.outcome, command_id)
 
     def request_undo(self, match_id: str, token: str, *, command_id: str | None = None
                      ) -> ActionResult:
         """Ask to withdraw the token's seat's last action (a match whose undo policy is
         ``consent``): the clocks stop until the other sides answer (docs/undo.md)."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.RequestUndoRequest(match_id=match_id, token=token, command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.RequestUndo, request).outcome, command_id)
+        request = pb.RequestUndoRequest(match_id=match_id, command_id=command_id)
+        answer = self._call(self.stub.RequestUndo, request, token)
+        return ActionResult.from_pb(answer.outcome, command_id)
 
     def answer_undo(self, match_id: str, token: str, agree: bool, *,
                     command_id: str | None = None) -> ActionResult:
         """Answer the pending undo request for the token's seat's side: ``agree`` or
         refuse. The last agreement withdraws the action (docs/undo.md)."""
         command_id = command_id or uuid.uuid4().hex
-        request = pb.AnswerUndoRequest(match_id=match_id, token=token, agree=agree,
+        request = pb.AnswerUndoRequest(match_id=match_id, agree=agree,
                                        command_id=command_id)
-        return ActionResult.from_pb(self._call(self.stub.AnswerUndo, request).outcome, command_id)
+        answer = self._call(self.stub.AnswerUndo, request, token)
+        return ActionResult.from_pb(answer.outcome, command_id)
 
     def substitute_player(self, token: str, match_id: str, seat: int, player: str
                           ) -> tuple[str, int]:
         """The auditor gives ``seat`` to ``player``: returns the seat's new token (shown
         once; the old one stops working at once) and the match's version."""
-        req = pb.SubstitutePlayerRequest(token=token, match_id=match_id, seat=seat,
+        req = pb.SubstitutePlayerRequest(match_id=match_id, seat=seat,
                                          player=player)
-        resp = self._call(self.stub.SubstitutePlayer, req)
+        resp = self._call(self.stub.SubstitutePlayer, req, token)
         return resp.seat_token, int(resp.version)
 
     def get_view(self, match_id: str, token: str = "") -> View:
         """The caller's view of the match now."""
-        req = pb.GetViewRequest(match_id=match_id, token=token)
-        return View.from_pb(self._call(self.stub.GetView, req))
+        req = pb.GetViewRequest(match_id=match_id)
+        return View.from_pb(self._call(self.stub.GetView, req, token))
 
     def watch(
         self, match_id: str, token: str = "", *, after_version: int = 0,
@@ -936,15 +945,14 @@ class RefereeClient:
         (a server's graceful restart ends it UNAVAILABLE / ``SERVER_STOPPING``, a killed one
         breaks the connection) reopens it from the last version seen, with jittered backoff,
         for as long as ``resume_for`` seconds pass without an update; then
-        :class:`~clients.errors.ResumeExhausted`. With ``resume=False`` such an end raises."""
+        :class:`~.errors.ResumeExhausted`. With ``resume=False`` such an end raises."""
         after = [after_version]
 
         def opened() -> Any:
-            request = pb.WatchMatchRequest(match_id=match_id, token=token,
+            request = pb.WatchMatchRequest(match_id=match_id,
                                            after_version=after[0],
                                            heartbeat_seconds=heartbeat_seconds)
-            bare, metadata = credentials(request)
-            return self.stub.WatchMatch(bare, metadata=metadata)
+            return self.stub.WatchMatch(request, metadata=bearer(token))
 
         def accept(message: pb.WatchMatchResponse) -> Update:
             update = Update.from_pb(message)
@@ -957,20 +965,20 @@ class RefereeClient:
 
     def get_hand_record(self, match_id: str, hand: int, token: str = "") -> Record:
         """One hand as a ``referee.hand/v1`` record."""
-        req = pb.GetHandRecordRequest(match_id=match_id, hand=hand, token=token)
-        resp = self._call(self.stub.GetHandRecord, req)
+        req = pb.GetHandRecordRequest(match_id=match_id, hand=hand)
+        resp = self._call(self.stub.GetHandRecord, req, token)
         return Record(json.loads(resp.record_json), resp.finished)
 
     def get_match_record(self, match_id: str, token: str = "") -> Record:
         """The match as a ``referee.match/v1`` record (finished hands)."""
-        req = pb.GetMatchRecordRequest(match_id=match_id, token=token)
-        resp = self._call(self.stub.GetMatchRecord, req)
+        req = pb.GetMatchRecordRequest(match_id=match_id)
+        resp = self._call(self.stub.GetMatchRecord, req, token)
         return Record(json.loads(resp.record_json), resp.finished)
 
     def verify_deal(self, match_id: str, hand: int, token: str = "") -> DealCheck:
         """The revealed pack of a finished hand and its commitment."""
-        req = pb.VerifyDealRequest(match_id=match_id, hand=hand, token=token)
-        resp = self._call(self.stub.VerifyDeal, req)
+        req = pb.VerifyDealRequest(match_id=match_id, hand=hand)
+        resp = self._call(self.stub.VerifyDeal, req, token)
         return DealCheck(resp.commitment, resp.nonce, list(resp.cards), resp.valid)
 
     def list_rejections(self, token: str, match_id: str = "", limit: int = 0) -> list[Rejection]:
@@ -979,8 +987,8 @@ class RefereeClient:
         out: list[Rejection] = []
         page = ""
         while True:
-            req = pb.ListRejectionsRequest(token=token, match_id=match_id, page_token=page)
-            resp = self._call(self.stub.ListRejections, req)
+            req = pb.ListRejectionsRequest(match_id=match_id, page_token=page)
+            resp = self._call(self.stub.ListRejections, req, token)
             out.extend(
                 Rejection(r.match_id, r.seat if r.HasField("seat") else None, r.action,
                           r.reason, r.rule, r.message, r.time.ToDatetime(tzinfo=UTC))
@@ -998,11 +1006,11 @@ class RefereeClient:
         """The match's scoreboard. With ``min_version``, poll up to ``wait`` seconds until the
         view has projected that match version (read your own writes); the last scoreboard is
         returned either way (compare its ``version``)."""
-        req = ppb.GetScoreboardRequest(match_id=match_id, token=token)
+        req = ppb.GetScoreboardRequest(match_id=match_id)
         deadline = time.monotonic() + wait
         while True:
             board = Scoreboard.from_pb(
-                self._call(self.projections.GetScoreboard, req).scoreboard)
+                self._call(self.projections.GetScoreboard, req, token).scoreboard)
             if board.version >= min_version or time.monotonic() >= deadline:
                 return board
             time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
@@ -1015,10 +1023,9 @@ class RefereeClient:
         after = [after_version]
 
         def opened() -> Any:
-            request = ppb.WatchScoreboardRequest(match_id=match_id, token=token,
+            request = ppb.WatchScoreboardRequest(match_id=match_id,
                                                  after_version=after[0])
-            bare, metadata = credentials(request)
-            return self.projections.WatchScoreboard(bare, metadata=metadata)
+            return self.projections.WatchScoreboard(request, metadata=bearer(token))
 
         def accept(message: ppb.WatchScoreboardResponse) -> Scoreboard:
             board = Scoreboard.from_pb(message.scoreboard)  # only versions > after come
@@ -1033,9 +1040,8 @@ class RefereeClient:
         """The hand's state before action ``action_index`` (``0..n``, ``n``: the end): cards,
         legal set, why every other action of the acting seat is illegal, timeline, scoring.
         The auditor may replay any time; other tokens of the match once the hand is over."""
-        req = ppb.GetReplayRequest(match_id=match_id, hand=hand, action_index=action_index,
-                                   token=token)
-        return ReplayStep.from_pb(self._call(self.projections.GetReplay, req))
+        req = ppb.GetReplayRequest(match_id=match_id, hand=hand, action_index=action_index)
+        return ReplayStep.from_pb(self._call(self.projections.GetReplay, req, token))
 
     def replay_steps(self, match_id: str, hand: int, token: str, *, start: int = 0,
                      stop: int | None = None, resume_for: float = 60.0
@@ -1048,10 +1054,10 @@ class RefereeClient:
 
         def opened() -> Any:
             req = ppb.WalkReplayRequest(match_id=match_id, hand=hand, from_index=at[0],
-                                        to_index=stop, token=token)
-            bare, metadata = credentials(req)
+                                        to_index=stop)
             hand_parts.clear()
-            return self.projections.WalkReplay(bare, timeout=self.timeout, metadata=metadata)
+            return self.projections.WalkReplay(req, timeout=self.timeout,
+                                               metadata=bearer(token))
 
         hand_parts: dict[str, Any] = {}  # a stream's first message: timeline and scoring
 
@@ -1071,15 +1077,15 @@ class RefereeClient:
 
     def export_hand(self, match_id: str, hand: int, token: str = "") -> Record:
         """A finished hand as a ``referee.hand/v1`` record, from the read side."""
-        req = ppb.ExportHandRequest(match_id=match_id, hand=hand, token=token)
-        resp = self._call(self.projections.ExportHand, req)
+        req = ppb.ExportHandRequest(match_id=match_id, hand=hand)
+        resp = self._call(self.projections.ExportHand, req, token)
         return Record(json.loads(resp.record_json), True)
 
     def export_match(self, match_id: str, token: str = "") -> Record:
         """The match's finished hands as a ``referee.match/v1`` record, from the read side
         (``finished`` once the record has a result)."""
-        req = ppb.ExportMatchRequest(match_id=match_id, token=token)
-        data = json.loads(self._call(self.projections.ExportMatch, req).record_json)
+        req = ppb.ExportMatchRequest(match_id=match_id)
+        data = json.loads(self._call(self.projections.ExportMatch, req, token).record_json)
         return Record(data, data.get("result") is not None)
 
     def record_ruling(self, token: str, match_id: str, hand: int, kind: str,
@@ -1094,31 +1100,31 @@ class RefereeClient:
         deal's); ``rule``: the rule or regulation cited (docs/tournaments.md). Returns the
         match version of the ruling and the adjustment per side. A ``command_id`` is
         generated when not given: retries are applied once."""
-        req = ppb.RecordRulingRequest(token=token, match_id=match_id, hand=hand, kind=kind,
+        req = ppb.RecordRulingRequest(match_id=match_id, hand=hand, kind=kind,
                                       points=list(points), reason=reason, rule=rule, ref=ref,
                                       grades=list(grades),
                                       command_id=command_id or uuid.uuid4().hex)
-        resp = self._call(self.projections.RecordRuling, req)
+        resp = self._call(self.projections.RecordRuling, req, token)
         return resp.version, list(resp.adjust)
 
     def pause_clocks(self, token: str, match_id: str, reason: str = "") -> int:
         """The auditor pauses a timed table's clocks; returns the match version."""
-        req = pb.PauseClocksRequest(token=token, match_id=match_id, reason=reason)
-        return int(self._call(self.stub.PauseClocks, req).version)
+        req = pb.PauseClocksRequest(match_id=match_id, reason=reason)
+        return int(self._call(self.stub.PauseClocks, req, token).version)
 
     def resume_clocks(self, token: str, match_id: str, add_ms: int = 0) -> int:
         """The auditor resumes a timed table's clocks (``add_ms`` more for the seat to act);
         returns the match version."""
-        req = pb.ResumeClocksRequest(token=token, match_id=match_id, add_ms=add_ms)
-        return int(self._call(self.stub.ResumeClocks, req).version)
+        req = pb.ResumeClocksRequest(match_id=match_id, add_ms=add_ms)
+        return int(self._call(self.stub.ResumeClocks, req, token).version)
 
     def check_chain(self, match_id: str, token: str, *, anchor_version: int = 0,
                     anchor_head: str = "") -> ChainCheck:
         """The referee's check of the match's event hash chain in its store; with an anchor
         (a ``version``/``head`` saved earlier), also that the event there was not rewritten."""
-        req = ppb.CheckChainRequest(match_id=match_id, token=token,
+        req = ppb.CheckChainRequest(match_id=match_id,
                                     anchor_version=anchor_version, anchor_head=anchor_head)
-        r = self._call(self.projections.CheckChain, req)
+        r = self._call(self.projections.CheckChain, req, token)
         return ChainCheck(r.ok, r.events, r.head,
                           r.first_break if r.HasField("first_break") else None, r.message,
                           r.version, r.anchor_ok if r.HasField("anchor_ok") else None)
@@ -1131,42 +1137,42 @@ class RefereeClient:
                           command_id: str | None = None, abandonment: str = "") -> str:
         """A new tournament of ``game``; returns its id. ``abandonment``: how a match ended
         as abandoned is scored, ``forfeit`` (default) or ``adjusted``."""
-        req = ppb.CreateTournamentRequest(token=token, name=name, game=game,
+        req = ppb.CreateTournamentRequest(name=name, game=game,
                                           command_id=command_id or uuid.uuid4().hex,
                                           abandonment=abandonment)
-        return str(self._call(self.tournaments.CreateTournament, req).tournament_id)
+        return str(self._call(self.tournaments.CreateTournament, req, token).tournament_id)
 
     def register_entrant(self, token: str, tournament_id: str, entrant: str,
                          members: Sequence[str] = (), *, command_id: str | None = None) -> int:
         """Register a team or player (a unique name); returns the tournament's version."""
-        req = ppb.RegisterEntrantRequest(token=token, tournament_id=tournament_id,
+        req = ppb.RegisterEntrantRequest(tournament_id=tournament_id,
                                          entrant=entrant, members=list(members),
                                          command_id=command_id or uuid.uuid4().hex)
-        return int(self._call(self.tournaments.RegisterEntrant, req).version)
+        return int(self._call(self.tournaments.RegisterEntrant, req, token).version)
 
     def attach_match(self, token: str, tournament_id: str, match_id: str,
                      sides: Sequence[str], board: str = "", *,
                      command_id: str | None = None) -> int:
         """Attach a match: the entrant of each side and its duplicate ``board`` (matches with
         the same board must be created with the same ``fixed_deals``)."""
-        req = ppb.AttachMatchRequest(token=token, tournament_id=tournament_id,
+        req = ppb.AttachMatchRequest(tournament_id=tournament_id,
                                      match_id=match_id, sides=list(sides), board=board,
                                      command_id=command_id or uuid.uuid4().hex)
-        return int(self._call(self.tournaments.AttachMatch, req).version)
+        return int(self._call(self.tournaments.AttachMatch, req, token).version)
 
     def finalize_results(self, token: str, tournament_id: str, *,
                          command_id: str | None = None) -> list[str]:
         """Close the correction window: returns the matches whose results became final."""
-        req = ppb.FinalizeResultsRequest(token=token, tournament_id=tournament_id,
+        req = ppb.FinalizeResultsRequest(tournament_id=tournament_id,
                                          command_id=command_id or uuid.uuid4().hex)
-        return list(self._call(self.tournaments.FinalizeResults, req).final_matches)
+        return list(self._call(self.tournaments.FinalizeResults, req, token).final_matches)
 
     def release_board(self, token: str, tournament_id: str, board: str, *,
                       command_id: str | None = None) -> int:
         """Let every table's callers read a duplicate board before all tables played it."""
-        req = ppb.ReleaseBoardRequest(token=token, tournament_id=tournament_id, board=board,
+        req = ppb.ReleaseBoardRequest(tournament_id=tournament_id, board=board,
                                       command_id=command_id or uuid.uuid4().hex)
-        return int(self._call(self.tournaments.ReleaseBoard, req).version)
+        return int(self._call(self.tournaments.ReleaseBoard, req, token).version)
 
     def abandon_match(self, token: str, match_id: str, at_fault: Sequence[bool], reason: str,
                       *, tournament_id: str = "", command_id: str | None = None
@@ -1174,10 +1180,10 @@ class RefereeClient:
         """End a match as abandoned, the fault assigned per side, scored by the abandonment
         policy of ``tournament_id`` (none: a forfeit); returns the match's version and its
         official winner (None: nobody won). Auditor token."""
-        req = ppb.AbandonMatchRequest(token=token, match_id=match_id,
+        req = ppb.AbandonMatchRequest(match_id=match_id,
                                       tournament_id=tournament_id, at_fault=list(at_fault),
                                       reason=reason, command_id=command_id or uuid.uuid4().hex)
-        r = self._call(self.tournaments.AbandonMatch, req)
+        r = self._call(self.tournaments.AbandonMatch, req, token)
         return int(r.version), (r.winner if r.HasField("winner") else None)
 
     def get_standings(self, tournament_id: str) -> Standings:
@@ -1202,9 +1208,9 @@ class RefereeClient:
         """Every attached match as a ``referee.match/v1`` record, one JSON line each (NDJSON;
         auditor token). A stream that fails before its first line is reopened (as every
         stream is, :meth:`_resuming`); one that fails later raises
-        :class:`~clients.errors.Unavailable`: the export has no position to resume from (its
+        :class:`~.errors.Unavailable`: the export has no position to resume from (its
         records carry no match id), so run it again."""
-        req = ppb.ExportTournamentRequest(tournament_id=tournament_id, token=token)
+        req = ppb.ExportTournamentRequest(tournament_id=tournament_id)
         delivered = [0]
 
         def opened() -> Any:
@@ -1213,9 +1219,8 @@ class RefereeClient:
                     f"the export of tournament {tournament_id} broke after {delivered[0]} "
                     "records and cannot be resumed (records have no position): run it again",
                     code="UNAVAILABLE")
-            bare, metadata = credentials(req)
-            return self.tournaments.ExportTournament(bare, timeout=self.timeout,
-                                                     metadata=metadata)
+            return self.tournaments.ExportTournament(req, timeout=self.timeout,
+                                                     metadata=bearer(token))
 
         def accept(message: ppb.ExportTournamentResponse) -> str:
             delivered[0] += 1

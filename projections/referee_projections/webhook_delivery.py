@@ -2,8 +2,8 @@
 bounded retries (docs/webhooks.md).
 
 :class:`WebhookWorker` is one background thread of ``referee serve`` (beside the views'
-worker, :class:`~projections.runner.ProjectionWorker`). Each pass it feeds the outbox
-(:class:`~projections.outbox.OutboxProjection`) from its tracked log position, then hands the
+worker, :class:`~referee_projections.runner.ProjectionWorker`). Each pass it feeds the outbox
+(:class:`~.outbox.OutboxProjection`) from its tracked log position, then hands the
 due deliveries to a few sender threads. An attempt succeeds on a 2xx answer; anything else
 (another status, a timeout, a refused connection) schedules the next attempt with exponential
 backoff and jitter, until :attr:`RetryPolicy.attempts` attempts have failed and the delivery
@@ -12,7 +12,7 @@ is marked failed. ``410 Gone`` disables the endpoint. A ``Retry-After`` answer i
 
 At least once: a delivery is marked delivered only after its 2xx; a crash between the two
 sends it again after the restart, with the same ``webhook-id``. On PostgreSQL the process
-holding the view's lock (:class:`~projections.runner.ViewLocks`) is the one sending.
+holding the view's lock (:class:`~referee_projections.runner.ViewLocks`) is the one sending.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from projections.outbox import VIEW, OutboxProjection
-from projections.runner import BatchRunner, view_locks, writes
-from projections.store import Doc, open_view
-from projections.webhook_signing import signed_headers
 from referee.application.ports import EventLog
 from referee.config import SettingsError
+from referee_projections.outbox import VIEW, OutboxProjection
+from referee_projections.runner import BatchRunner, view_locks, writes
+from referee_projections.store import Doc, open_view
+from referee_projections.webhook_signing import signed_headers
 
 log = logging.getLogger("referee.webhooks")
 USER_AGENT = "trick-referee-webhooks/1"

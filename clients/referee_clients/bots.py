@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.errors import NotYourTurn, RefereeError, ResumeExhausted, VersionConflict
-from clients.render import trump_of
-from clients.sdk import ActionResult, Backoff, RefereeClient, View
 from referee.rules.render import CARD_VERBS, RANKS
+from referee_clients.render import trump_of
+from trick_referee_client.errors import NotYourTurn, RefereeError, ResumeExhausted, VersionConflict
+from trick_referee_client.sdk import ActionResult, Backoff, RefereeClient, View
 
 Strategy = Callable[[View, random.Random], str]
 STANDING_KEYS = ("contract", "standing_bid", "high_bid", "current_bid", "maker", "declarer")
