@@ -129,7 +129,10 @@ def test_a_refused_claim_shows_no_one_anything(app: Referee, stub: pbg.RefereeSe
 
 def test_concede_and_the_misuses_over_the_wire(app: Referee, stub: pbg.RefereeServiceStub
                                                ) -> None:
-    t = table(stub, "belot")
+    # A long match: conceding a hand (its valat to the other side, under contra maybe) must
+    # not end it, so that the resignation below has a match to end (BG-G1).
+    t = create(stub, "belot", players=[f"p{i}" for i in range(4)],
+               rules={"target_score": pb.RuleValue(int_value=10_000)})
     expect_error(lambda: stub.SubmitClaim(pb.SubmitClaimRequest(
         match_id=t.match_id), metadata=bearer(t.tokens[1])), grpc.StatusCode.FAILED_PRECONDITION,
         "CLAIM_NOT_ALLOWED")  # the auction
