@@ -96,6 +96,15 @@ def card_name(c: Card) -> str:
     return CARD_NAMES[c]
 
 
+def named_in(action: str) -> list[str]:
+    """The cards an action in record notation names, in order (``discard:7C,8D``: ``7C`` and
+    ``8D``; ``play:TH``: ``TH``); none when its argument is not a list of cards (``bid:80C``,
+    ``kontra:ulti``, ``pass``)."""
+    arg = action.partition(":")[2]
+    named = arg.split(",") if arg else []
+    return named if named and all(n in _BY_NAME for n in named) else []
+
+
 def parse_card(text: str) -> Card:
     """Read a card, accepting ``10`` for ``T`` and lower case.
 

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, TypeVar
 
-from referee.rules.cards import CARD_NAMES, Card, CardSet, parse_card
+from referee.rules.cards import CARD_NAMES, Card, CardSet, named_in, parse_card
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -337,12 +337,9 @@ def _index(game: _Notated) -> tuple[dict[Action, CardSet], dict[str, tuple[Actio
         named: dict[Action, CardSet] = {}
         by_verb: dict[str, list[Action]] = {}
         for a in game.all_actions():
-            verb, _, arg = game.format_action(a).partition(":")
-            by_verb.setdefault(verb, []).append(a)
-            try:
-                mask = sum(1 << parse_card(part) for part in arg.split(",")) if arg else 0
-            except ValueError:
-                continue
+            text = game.format_action(a)
+            by_verb.setdefault(text.partition(":")[0], []).append(a)
+            mask = sum(1 << parse_card(c) for c in named_in(text))
             if mask:
                 named[a] = mask
         found = _INDEX[type(game)] = (named, {v: tuple(c) for v, c in by_verb.items()})

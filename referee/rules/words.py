@@ -19,6 +19,7 @@ from referee.rules.cards import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
     SUITS,
+    named_in,
 )
 
 SYMBOLS = dict(zip(SUIT_LETTERS, SUIT_SYMBOLS, strict=True))
@@ -167,7 +168,7 @@ def action(game: str, action_text: str, *, seat: int = -1, dealer: int = -1
     ``("bids ♠ spades", [])``, ``("declares", ["7S", "8S", "9S"])``."""
     verb, _, arg = action_text.partition(":")
     named = arg.split(",") if arg else []
-    held = named if named and all(is_card(c) for c in named) else []
+    held = named_in(action_text)
     if verb == "pass":
         return "passes", []
     if verb == "play":
