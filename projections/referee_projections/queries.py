@@ -195,6 +195,22 @@ class Queries:
             view.close()
 
     # -- dispute replay ----------------------------------------------------------------------
+    def _replayable(self, match_id: UUID, hand: int, token: str, what: str
+                    ) -> tuple[Doc, Doc]:
+        """The match's and the hand's documents, for ``token`` to ``what`` (replay or view)
+        the hand: any token of the match once it is over, the auditor's while it runs, and
+        no board another table still plays (``check_board``)."""
+        m = self._doc("hands", match_id)
+        who = self._who(m, token)
+        h = self._hand(match_id, hand, int(m["hands"]))
+        if not h["finished"] and who.role is not Role.AUDITOR:
+            raise ReplayNotAllowedError(
+                f"hand {hand} is still being played: only the auditor may {what} it now"
+                f"{self.app.tokens.auditor_hint}",
+                hand=hand)
+        self.app.check_board(match_id, hand, token)
+        return m, h
+
     def replay(self, match_id: UUID, hand: int, index: int, token: str) -> Doc:
         """The hand's state before action ``index`` (``index == len(actions)``: the end),
         every seat's cards, the legal set, the action taken, why each other action the
@@ -210,15 +226,7 @@ class Queries:
 
         :raises ActionIndexOutOfRangeError: ``start`` or ``stop`` is past the hand's end, or
             ``stop`` before ``start`` (before anything is yielded)."""
-        m = self._doc("hands", match_id)
-        who = self._who(m, token)
-        h = self._hand(match_id, hand, int(m["hands"]))
-        if not h["finished"] and who.role is not Role.AUDITOR:
-            raise ReplayNotAllowedError(
-                f"hand {hand} is still being played: only the auditor may replay it now"
-                f"{self.app.tokens.auditor_hint}",
-                hand=hand)
-        self.app.check_board(match_id, hand, token)
+        m, h = self._replayable(match_id, hand, token, "replay")
         actions = h["actions"]
         end = len(actions) if stop is None else stop
         for i in (start, end):
@@ -248,15 +256,7 @@ class Queries:
 
     def hand_view(self, match_id: UUID, hand: int, token: str) -> tuple[str, bool]:
         """The hand as a self-contained HTML page (same access as :meth:`replay`)."""
-        m = self._doc("hands", match_id)
-        who = self._who(m, token)
-        h = self._hand(match_id, hand, int(m["hands"]))
-        if not h["finished"] and who.role is not Role.AUDITOR:
-            raise ReplayNotAllowedError(
-                f"hand {hand} is still being played: only the auditor may view it now"
-                f"{self.app.tokens.auditor_hint}",
-                hand=hand)
-        self.app.check_board(match_id, hand, token)
+        m, h = self._replayable(match_id, hand, token, "view")
         title = f"{m['game'].capitalize()} — hand {hand} of match {match_id}"
         page = render_hand(replay_for_view(self._record(m, h).to_json()),
                            players=m["players"], title=title)
