@@ -277,8 +277,8 @@ def _cards(data: object, where: str) -> tuple[Card, ...]:
 
 
 def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> HandRecord:
-    dealer = obj.get("dealer")
-    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < game.num_seats:
+    dealer = _whole(obj.get("dealer"), 0, game.num_seats - 1)
+    if dealer is None:
         raise RecordError(f"dealer must be a seat 0..{game.num_seats - 1}", prefix + "dealer")
     deal_obj = _object(obj.get("deal"), prefix + "deal")
     hands_data = deal_obj.get("hands")
@@ -296,23 +296,17 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
     if not isinstance(actions_data, list):
         raise RecordError("must be a list of {seat, action} objects", prefix + "actions")
     actions = []
-    timeouts = []
-    claimed = []
+    flagged: dict[str, list[int]] = {"timeout": [], "claim": []}
     for i, a in enumerate(actions_data):
         where = f"{prefix}actions[{i}]"
         a = _object(a, where)
-        seat, text = _seat_action(game, a, where)
-        timeout = a.get("timeout", False)
-        if not isinstance(timeout, bool):
-            raise RecordError(f"timeout must be true or false, not {timeout!r}", where)
-        if timeout:
-            timeouts.append(i)
-        claim = a.get("claim", False)
-        if not isinstance(claim, bool):
-            raise RecordError(f"claim must be true or false, not {claim!r}", where)
-        if claim:
-            claimed.append(i)
-        actions.append((seat, text))
+        actions.append(_seat_action(game, a, where))
+        for flag, indices in flagged.items():
+            on = a.get(flag, False)
+            if not isinstance(on, bool):
+                raise RecordError(f"{flag} must be true or false, not {on!r}", where)
+            if on:
+                indices.append(i)
     return HandRecord(
         game=game.name,
         rules=rules,
@@ -320,8 +314,8 @@ def _hand(game: Game[Any], rules: RuleSet, obj: dict[str, Any], prefix: str) -> 
         deal=deal,
         actions=tuple(actions),
         result=_optional_object(obj.get("result"), prefix + "result"),
-        timeouts=tuple(timeouts),
-        claimed=tuple(claimed),
+        timeouts=tuple(flagged["timeout"]),
+        claimed=tuple(flagged["claim"]),
         withdrawn=_withdrawn(game, obj.get("withdrawn", []), len(actions), prefix),
     )
 
@@ -336,8 +330,8 @@ def _withdrawn(game: Game[Any], data: object, actions: int, prefix: str
     for i, w in enumerate(data):
         where = f"{prefix}withdrawn[{i}]"
         obj = _object(w, where)
-        index = obj.get("index")
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= actions:
+        index = _whole(obj.get("index"), 0, actions)
+        if index is None:
             raise RecordError(f"index must be 0..{actions} (actions before it)", where)
         seat, text = _seat_action(game, obj, where)
         out.append({"index": index, "seat": seat, "action": text})
@@ -346,9 +340,10 @@ def _withdrawn(game: Game[Any], data: object, actions: int, prefix: str
 
 def _seat_action(game: Game[Any], obj: dict[str, Any], where: str) -> tuple[Seat, str]:
     """An action object's ``seat`` (one of the game's) and ``action`` (in its notation)."""
-    seat, text = obj.get("seat"), obj.get("action")
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_seats:
-        raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {seat!r}", where)
+    raw, text = obj.get("seat"), obj.get("action")
+    seat = _whole(raw, 0, game.num_seats - 1)
+    if seat is None:
+        raise RecordError(f"seat must be 0..{game.num_seats - 1}, not {raw!r}", where)
     if not isinstance(text, str):
         raise RecordError(f"action must be a string, not {text!r}", where)
     try:

@@ -11,10 +11,8 @@ stay undealt (BG-B6).
 Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
 over. Scoring (BG-S*, BG-R*) is :func:`belot_scoring.score_deal`; the match (hanging points,
 151, "с капо не се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot,
-valat_pending)``. Shared with Coinche: the card tables, the legal cards, the declarations and
-the game base (:mod:`belote_family`, :mod:`belote_play`, :mod:`belote_declarations`,
-:mod:`belote_game`); Belot's own modules hold its rule parameters (:mod:`belot_rules`), state
-(:mod:`belot_state`) and words (:mod:`belot_text`).
+valat_pending)``. The card play, declarations and game base are shared with Coinche
+(``belote_*``); Belot's own rules, state and words are ``belot_*``.
 Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
 """
 

@@ -1,13 +1,8 @@
 """Coinche (Belote contrée), as ``rules/belot-coinche.md`` §2 defines it (seed 003, French).
 
 Seats 0..3 in turn order; teams 0–2 and 1–3. Coinche differs from Bulgarian Belot by its
-parameters and a few hooks, on the modules they share: the card tables (:mod:`belote_family`),
-the legal cards (:mod:`belote_play`, with Coinche's undertrump_required and
-ta_raise_over_partner), the announcements (:mod:`belote_declarations`) and the game base and
-notation skeleton (:mod:`belote_game`), on the trick-taking kernel (:mod:`referee.rules.tricks`).
-Coinche's own: the auction and the deal here, its rule parameters (:mod:`coinche_rules`), the
-SA / TA values and the seed's scoring formulas (:mod:`coinche_scoring`), its state
-(:mod:`coinche_state`) and words (:mod:`coinche_text`).
+parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own are the
+deal and the auction here, its rules, scoring, state and words (``coinche_*``).
 
 The deal (CO-D2): eight cards to each seat in packets of 3, 2, 3 from ``dealer + 1``;
 ``deal.hands[s]`` lists the cards in the order received and ``deal.stock`` is empty. With

@@ -405,18 +405,12 @@ class UltiState:
     @property
     def won(self) -> tuple[int, ...]:
         """Tricks won per seat."""
-        won = [0, 0, 0]
-        for t in self.tricks:
-            won[t.winner] += 1
-        return (won[0], won[1], won[2])
+        return tuple(sum(t.winner == s for t in self.tricks) for s in range(3))
 
     @property
     def pts(self) -> tuple[int, ...]:
         """Card points won per seat (UL-3)."""
-        pts = [0, 0, 0]
-        for t in self.tricks:
-            pts[t.winner] += t.points
-        return (pts[0], pts[1], pts[2])
+        return tuple(sum(t.points for t in self.tricks if t.winner == s) for s in range(3))
 
     def __repr__(self) -> str:
         return f"<UltiState phase={Phase(self.phase).name} to_act={self.to_act}>"
@@ -1008,11 +1002,8 @@ class Ulti(Phased):
         scores = tuple(a + b for a, b in zip(match.scores, result.points, strict=True))
         played = match.hands_played + 1
         over = played >= rules.deals
-        winner = None
-        if over:
-            top = max(scores)
-            leaders = [s for s in range(3) if scores[s] == top]
-            winner = leaders[0] if len(leaders) == 1 else None
+        leaders = [s for s in range(3) if scores[s] == max(scores)]
+        winner = leaders[0] if over and len(leaders) == 1 else None
         return game.MatchState(
             scores=scores,
             dealer=(match.dealer + 1) % 3,
