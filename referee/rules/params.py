@@ -46,10 +46,9 @@ class ParamSpec:
         }
         if self.choices:
             out["choices"] = list(self.choices)
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
+        for bound in ("minimum", "maximum"):
+            if getattr(self, bound) is not None:
+                out[bound] = getattr(self, bound)
         return out
 
 
@@ -89,18 +88,9 @@ class RuleSet:
             specs = []
             for f in dataclasses.fields(cls):
                 ftype = _TYPES[f.type] if isinstance(f.type, str) else f.type
-                specs.append(
-                    ParamSpec(
-                        name=f.name,
-                        type=ftype,
-                        default=f.default,  # type: ignore[arg-type]
-                        rule=f.metadata["rule"],
-                        doc=f.metadata["doc"],
-                        choices=f.metadata["choices"],
-                        minimum=f.metadata["minimum"],
-                        maximum=f.metadata["maximum"],
-                    )
-                )
+                # the metadata holds the rest of the spec (see :func:`param`)
+                default: ParamValue = f.default  # type: ignore[assignment]
+                specs.append(ParamSpec(f.name, ftype, default, **f.metadata))
             cls.specs = tuple(specs)
         return cls.specs
 
