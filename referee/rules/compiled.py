@@ -37,11 +37,16 @@ MODULES: Final = (
     "referee.rules.games.belote_state",
     "referee.rules.games.coinche_state",
     "referee.rules.games.coinche",
+    "referee.rules.games.euchre",
+    "referee.rules.games.pedro",
+    "referee.rules.games.pedro_discards",
 )
-"""The hottest modules of the rules core (Ulti's and Coinche's game and state, the card tables,
-the trick-taking kernel, the tables, declarations and card play of the Belote family); each
-is typed (mypy strict) and avoids what mypyc cannot compile (``__slots__``,
-``object.__new__`` of its classes)."""
+"""The hottest modules of the rules core (the games and states of Ulti, Coinche, Euchre and
+Pedro, the card tables, the trick-taking kernel, the tables, declarations and card play of the
+Belote family); each is typed (mypy strict) and avoids what mypyc cannot compile
+(``object.__new__`` of its classes, a functional ``Enum``, a ``dataclass`` on a base it does
+not compile, tuple assignments in a class body). mypyc ignores ``__slots__``: a state may
+keep them for the source build."""
 
 
 def is_compiled(module: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol
 
 from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
@@ -249,26 +249,3 @@ def next_match(
         winner=winner,
     )
 
-
-class Fields:
-    """A state whose fields are slots named by its annotations (``__slots__ =
-    tuple(__annotations__)`` last in its body), with :meth:`copy` generated once per class,
-    as ``dataclasses`` generates ``__init__``: one assignment a field, as fast as written out,
-    and a field added is copied without more code. Not for a module compiled with mypyc (it
-    lays out its classes itself, see :mod:`referee.rules.compiled`)."""
-
-    __slots__ = ()
-    UNCOPIED: ClassVar[tuple[str, ...]] = ()
-    """The fields :meth:`copy` leaves unset (what one state keeps for itself only)."""
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        fields = [f for f in getattr(cls, "__slots__", ()) if f not in cls.UNCOPIED]
-        body = "".join(f"\n    s.{f} = self.{f}" for f in fields)
-        scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
-        exec(f"def copy(self):\n    s = new(cls){body}\n    return s", scope)
-        setattr(cls, "copy", scope["copy"])  # noqa: B010 (a method is replaced)
-
-    def copy(self) -> Self:
-        """A shallow copy (every field is immutable)."""
-        raise NotImplementedError  # generated for each subclass

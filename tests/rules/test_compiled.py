@@ -3,11 +3,12 @@ the source does.
 
 The modules of :data:`referee.rules.compiled.MODULES` are compiled with mypyc into a copy of the
 package, and the rules tests that pin behaviour run against that copy in a subprocess: the Ulti
-tests (every UL rule id and §3.9 vector, and the pinned fingerprint of 600 seeded deals) and
-the Coinche and Belot tests (every rule id and worked example; Belot uses the compiled
-tables of the Belote family), the
+tests (every UL rule id and §3.9 vector, and the pinned fingerprint of 600 seeded deals),
+the Coinche, Belot, Euchre and Pedro tests (every rule id and worked example; Belot uses the
+compiled tables of the Belote family), Euchre's and Pedro's differential digests (seeded
+hands per variant parameter), the
 conformance suite for every game (the shared card tables are compiled too: random play keeps
-every invariant; states and facts deep-copy and pickle) and Pedro's pinned fingerprint.
+every invariant; states and facts deep-copy and pickle).
 Compiling needs a C compiler and the Python headers: without them this module is skipped on a
 developer's machine and fails in CI. Compiling and the runs on compiled code are ``slow``; the
 runs are split in cases (a test file, or a game's conformance) so that progress shows.
@@ -119,8 +120,10 @@ PINNING = {
     "ulti": ["tests/rules/test_ulti.py"],
     "coinche": ["tests/rules/test_coinche.py"],
     "belot": ["tests/rules/test_belot.py"],
+    "euchre": ["tests/rules/test_euchre.py", "tests/rules/test_euchre_openspiel.py"],
+    "pedro": ["tests/rules/test_pedro.py"],
+    "differential-euchre-pedro": ["tests/rules/test_differential.py", "-k", "euchre or pedro"],
     **{case: ids for game in GAMES for case, ids in _conformance(game).items()},
-    "pedro-fingerprint": ["tests/rules/test_pedro.py::test_random_hands_fingerprint_unchanged"],
 }
 """The runs on compiled code, one a test case (each about 20 s at most on 2 cores)."""
 
@@ -128,8 +131,8 @@ PINNING = {
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(PINNING))
 def test_compiled_rules_pass_the_pinning_tests(compiled_tree: Path, case: str) -> None:
-    """UL-1 .. UL-36, Coinche's rule ids and worked examples, the conformance suite and the
-    fingerprints, on compiled code."""
+    """UL-1 .. UL-36, the rule ids and worked examples of Coinche, Belot, Euchre and Pedro,
+    the conformance suite, the fingerprints and digests, on compiled code."""
     out = _run(compiled_tree, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PINNING[case])
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "skipped" not in out.stdout

@@ -9,7 +9,6 @@ alone, each defender's decision (when ``lone_defender`` is on), play, over.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
@@ -35,62 +34,37 @@ from referee.rules.cards import (
     mask_of,
     parse_card,
 )
+from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.games import invariants
-from referee.rules.params import RuleSet, param
+from referee.rules.games.euchre_rules import EuchreRules as EuchreRules
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, Trick, claim_order, follow_suit, lead, play
 
 
-@dataclasses.dataclass(frozen=True)
-class EuchreRules(RuleSet):
-    """Euchre's rule parameters (§1 and §4.1); defaults follow the seed."""
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
 
-    stick_the_dealer: bool = param(
-        True, "EU-8", "in round 2 the dealer may not pass and must name a suit"
-    )
-    lone_defender: bool = param(
-        True, "EU-14", "a defender may also go alone (the seed: 'pozostali gracze')"
-    )
-    dealer_may_discard_upcard: bool = param(
-        True, "EU-11", "the dealer may lay aside the upcard just taken (OpenSpiel: no)"
-    )
-    defend_alone_only_vs_loner: bool = param(
-        False, "EU-14", "a defender may go alone only when the maker went alone (W-EU, EGN)"
-    )
-    canadian: bool = param(
-        False, "EU-15", "the dealer's partner who orders up in round 1 must go alone (EGN)"
-    )
-    loner_lead: str = param(
-        "left_of_dealer",
-        "EU-16",
-        "who leads when someone plays alone: the next active seat after the dealer, or the "
-        "seat after the lone player (W-EU, EGN LEFT_OF_LONER)",
-        choices=("left_of_dealer", "left_of_loner"),
-    )
-    lone_defender_euchre: str = param(
-        "all_five",
-        "EU-23",
-        "a lone defender's euchre scores 4 only with all five tricks (seed), or always "
-        "(OpenSpiel, EGN)",
-        choices=("all_five", "any"),
-    )
-    defenders_march_points: int = param(
-        2,
-        "EU-23",
-        "defenders taking all five with nobody alone (W-EU regional: 4)",
-        minimum=2,
-        maximum=4,
-    )
-    target_score: int = param(10, "EU-24", "points that win the match", minimum=1)
+    BID1 = 0
+    BID2 = 1
+    DISCARD = 2
+    ALONE = 3
+    DEFEND = 4
+    PLAY = 5
+    OVER = 6
 
 
-Phase = enum.IntEnum("Phase", "BID1 BID2 DISCARD ALONE DEFEND PLAY OVER", start=0)
-"""Where the deal stands."""
-
-
-BID1, BID2, DISCARD, ALONE, DEFEND, PLAY, OVER = (int(p) for p in Phase)
+# Plain ints, ``Final`` so that compiled code reads them as constants.
+BID1: Final = 0
+BID2: Final = 1
+DISCARD: Final = 2
+ALONE: Final = 3
+DEFEND: Final = 4
+PLAY: Final = 5
+OVER: Final = 6
+assert tuple(Phase) == (BID1, BID2, DISCARD, ALONE, DEFEND, PLAY, OVER)
 
 # Action codes (cards 0..51 are plays).
 PASS: Final = game.VERB_BASE
@@ -136,7 +110,8 @@ POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (EU-20)."""
 
 
-class EuchreState(phased.Fields):
+@mypyc_attr(serializable=True, acyclic=True)
+class EuchreState:
     """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one."""
 
     rules: EuchreRules
@@ -157,13 +132,36 @@ class EuchreState(phased.Fields):
     """The trick in play (``None`` between tricks)."""
     tricks: tuple[game.TrickTaken, ...]
     won: tuple[int, int]
-    __slots__ = tuple(__annotations__)
+    __slots__ = tuple(__annotations__)  # for the source build: mypyc lays out its own
+
+    def copy(self) -> EuchreState:
+        """A shallow copy (every field is immutable)."""
+        s = _NEW_STATE(EuchreState)
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.stock = self.stock
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.passes = self.passes
+        s.trump = self.trump
+        s.maker = self.maker
+        s.alone = self.alone
+        s.defender = self.defender
+        s.asked = self.asked
+        s.out = self.out
+        s.discard = self.discard
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.won = self.won
+        return s
 
     def __repr__(self) -> str:
         return f"<EuchreState phase={Phase(self.phase).name} to_act={self.to_act}>"
 
 
-_new_state = object.__new__
+_NEW_STATE: Final = EuchreState.__new__
+"""``_NEW_STATE(EuchreState)``: a bare state whose fields the caller sets."""
 
 # next active seat after s, for each mask of seats sitting out
 _NEXT: Final = tuple(
@@ -189,6 +187,20 @@ def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
     return tuple(plays)
 
 
+_TURN_RULES, _EXPECTED = phased.phase_rules(
+    {
+        BID1: ("EU-9", "pass or order_up (round 1 of the bidding)", "EU-6"),
+        BID2: ("EU-9", "pass or name:<suit> (round 2 of the bidding)", "EU-7"),
+        DISCARD: ("EU-9", "discard:<card> (the dealer's exchange)", "EU-10"),
+        ALONE: ("EU-9", "alone or partner (the maker's decision)", "EU-13"),
+        DEFEND: ("EU-9", "defend_alone or defend_partner (a defender's decision)", "EU-14"),
+        PLAY: ("EU-17", "play:<card>", "EU-17"),
+        OVER: ("EU-17",),
+    }
+)
+"""Per phase: the rule that says who acts, and what may be done (the rule that says so)."""
+
+
 class Euchre(phased.TeamMatch):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
@@ -207,17 +219,8 @@ class Euchre(phased.TeamMatch):
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
     PHASES: ClassVar[type[enum.IntEnum]] = Phase
     OVER: ClassVar[int] = OVER
-    TURN_RULES, EXPECTED = phased.phase_rules(
-        {
-            BID1: ("EU-9", "pass or order_up (round 1 of the bidding)", "EU-6"),
-            BID2: ("EU-9", "pass or name:<suit> (round 2 of the bidding)", "EU-7"),
-            DISCARD: ("EU-9", "discard:<card> (the dealer's exchange)", "EU-10"),
-            ALONE: ("EU-9", "alone or partner (the maker's decision)", "EU-13"),
-            DEFEND: ("EU-9", "defend_alone or defend_partner (a defender's decision)", "EU-14"),
-            PLAY: ("EU-17", "play:<card>", "EU-17"),
-            OVER: ("EU-17",),
-        }
-    )
+    TURN_RULES: ClassVar[Mapping[int, str]] = _TURN_RULES
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = _EXPECTED
     PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
         BID1: ("pass", "order_up"), BID2: ("pass", "name"), DISCARD: ("discard",),
         ALONE: ("alone", "partner"), DEFEND: ("defend_alone", "defend_partner"),
@@ -235,7 +238,7 @@ class Euchre(phased.TeamMatch):
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> EuchreState:
         assert isinstance(rules, EuchreRules)
         hands = check_deal(deal, PACK_24, (5, 5, 5, 5), 4, "euchre")
-        s = _new_state(EuchreState)
+        s = _NEW_STATE(EuchreState)
         s.rules = rules
         s.dealer = dealer
         s.stock = deal.stock

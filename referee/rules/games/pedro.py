@@ -24,7 +24,6 @@ which is what the conformance checker tries.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
@@ -54,81 +53,37 @@ from referee.rules.cards import (
     names,
     parse_card,
 )
+from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.games import invariants
 from referee.rules.games.pedro_discards import DISCARD_BASE as DISCARD_BASE
 from referee.rules.games.pedro_discards import DiscardSets as DiscardSets
-from referee.rules.games.pedro_discards import discard_sets
-from referee.rules.params import RuleSet, param
+from referee.rules.games.pedro_rules import PedroRules as PedroRules
+from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, answer, claim_order, winner_index
 
 
-@dataclasses.dataclass(frozen=True)
-class PedroRules(RuleSet):
-    """Pedro's rule parameters (§2 and §4.2); defaults follow the seed, then the reference."""
+class Phase(enum.IntEnum):
+    """Where the deal stands."""
 
-    min_bid: int = param(1, "PE-7", "lowest bid (KATZ/DENEXA: 1; PIDRO: 6)", minimum=1, maximum=14)
-    fourteen_overcall: bool = param(
-        False, "PE-7", "a bid of 14 may be topped by another 14 (PIDRO)"
-    )
-    all_pass: str = param(
-        "redeal",
-        "PE-9",
-        "when the first three pass: the dealer may pass too and dealer+1 deals again (seed); "
-        "the dealer must bid, 6 or more (PIDRO, 'dealer_forced'); or the dealer may also "
-        "name trump with no minimum, bid:0 (KATZ, 'dealer_free')",
-        choices=("redeal", "dealer_forced", "dealer_free"),
-    )
-    discard_rule: str = param(
-        "at_least_three",
-        "PE-12",
-        "at least three cards, never a counting trump (seed); or every non-trump, trumps only "
-        "beyond six (KATZ; PIDRO's kill rule gives the same sets), 'all_non_trumps'",
-        choices=("at_least_three", "all_non_trumps"),
-    )
-    dealer_robs_pack: bool = param(
-        False,
-        "PE-13",
-        "the dealer, served last, picks cards from the rest of the widow instead of drawing "
-        "blind (KATZ, DENEXA, WP)",
-    )
-    low_point: str = param(
-        "trick_winner",
-        "PE-4",
-        "the point for the 2 of trump goes to the side winning its trick (seed) or to the side "
-        "of the player who played it (Pitch/PIDRO, 'played_by')",
-        choices=("trick_winner", "played_by"),
-    )
-    defenders_score_own: bool = param(
-        False,
-        "PE-21",
-        "on a made bid the defenders also score the points they took (PIDRO, KATZ-style, JC-CINCH)",
-    )
-    failed_bid: str = param(
-        "defenders_score_bid",
-        "PE-22",
-        "on a failed bid: the defenders score the bid (seed); the defenders score their own "
-        "points plus the bid (POKERWINER, 'fail_opponents_own_plus_bid'); the makers score "
-        "minus the bid and the defenders their own points (PIDRO, 'fail_minus_bid')",
-        choices=("defenders_score_bid", "fail_opponents_own_plus_bid", "fail_minus_bid"),
-    )
-    target_score: int = param(50, "PE-23", "points that win the match (seed: e.g. 50)", minimum=1)
-    both_reach_target: str = param(
-        "makers_win",
-        "PE-23",
-        "when both sides reach the target in one hand: the bidding side counts first and wins "
-        "(JC-CINCH, PIDRO), or the higher total wins (makers on a tie), 'higher_score'",
-        choices=("makers_win", "higher_score"),
-    )
+    BID = 0
+    NAME = 1
+    DISCARD = 2
+    TAKE = 3
+    PLAY = 4
+    OVER = 5
 
 
-Phase = enum.IntEnum("Phase", "BID NAME DISCARD TAKE PLAY OVER", start=0)
-"""Where the deal stands."""
-
-
-BID, NAME, DISCARD, TAKE, PLAY, OVER = (int(p) for p in Phase)
+# Plain ints, ``Final`` so that compiled code reads them as constants.
+BID: Final = 0
+NAME: Final = 1
+DISCARD: Final = 2
+TAKE: Final = 3
+PLAY: Final = 4
+OVER: Final = 5
+assert tuple(Phase) == (BID, NAME, DISCARD, TAKE, PLAY, OVER)
 
 # Action codes (cards 0..51 are plays; a discard is DISCARD_BASE + its card mask).
 PASS: Final = game.VERB_BASE
@@ -259,7 +214,8 @@ def _hands(deal: game.Deal) -> tuple[CardSet, ...] | None:
     return h0, h1, h2, h3
 
 
-class PedroState(phased.Fields):
+@mypyc_attr(serializable=True, acyclic=True)
+class PedroState:
     """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
 
     rules: PedroRules
@@ -298,14 +254,50 @@ class PedroState(phased.Fields):
     res: game.HandResult
     """Once the deal is over, its result, as the ``HandEnded`` fact gave it (kept as
     ``legal``)."""
-    __slots__ = tuple(__annotations__)
-    UNCOPIED = ("legal", "ds", "res")
+    __slots__ = tuple(__annotations__)  # for the source build: mypyc lays out its own
+
+    def copy(self) -> PedroState:
+        """A shallow copy (every field is immutable), without ``legal``, ``ds`` and ``res``."""
+        s = _NEW_STATE(PedroState)
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.widow = self.widow
+        s.bids = self.bids
+        s.high = self.high
+        s.maker = self.maker
+        s.trump = self.trump
+        s.discards = self.discards
+        s.requested = self.requested
+        s.widow_left = self.widow_left
+        s.widow_up = self.widow_up
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.led = self.led
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.taken = self.taken
+        return s
 
     def __repr__(self) -> str:
         return f"<PedroState phase={Phase(self.phase).name} to_act={self.to_act}>"
 
 
-_new_state: Final = object.__new__
+_NEW_STATE: Final = PedroState.__new__
+"""``_NEW_STATE(PedroState)``: a bare state whose fields the caller sets."""
+
+
+_TURN_RULES, _EXPECTED = phased.phase_rules(
+    {
+        BID: ("PE-6", "pass or bid:<points> (the auction)", "PE-6"),
+        NAME: ("PE-8", "name:<suit> (the maker names trump)", "PE-8"),
+        DISCARD: ("PE-10", "discard:<card>,<card>,... (at least three cards)", "PE-10"),
+        TAKE: ("PE-13", "take:<card> (the dealer picks from the widow)", "PE-13"),
+        PLAY: ("PE-15", "play:<card>", "PE-16"),
+        OVER: ("PE-15",),
+    }
+)
+"""Per phase: the rule that says who acts, and what may be done (the rule that says so)."""
 
 
 class Pedro(phased.TeamMatch):
@@ -324,16 +316,8 @@ class Pedro(phased.TeamMatch):
     rules_class: ClassVar[type[RuleSet]] = PedroRules
     PHASES: ClassVar[type[enum.IntEnum]] = Phase
     OVER: ClassVar[int] = OVER
-    TURN_RULES, EXPECTED = phased.phase_rules(
-        {
-            BID: ("PE-6", "pass or bid:<points> (the auction)", "PE-6"),
-            NAME: ("PE-8", "name:<suit> (the maker names trump)", "PE-8"),
-            DISCARD: ("PE-10", "discard:<card>,<card>,... (at least three cards)", "PE-10"),
-            TAKE: ("PE-13", "take:<card> (the dealer picks from the widow)", "PE-13"),
-            PLAY: ("PE-15", "play:<card>", "PE-16"),
-            OVER: ("PE-15",),
-        }
-    )
+    TURN_RULES: ClassVar[Mapping[int, str]] = _TURN_RULES
+    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = _EXPECTED
     PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
         BID: ("pass", "bid"), NAME: ("name",), DISCARD: ("discard",), TAKE: ("take",),
         PLAY: ("play",), OVER: (),
@@ -352,7 +336,7 @@ class Pedro(phased.TeamMatch):
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> PedroState:
         assert isinstance(rules, PedroRules)
-        s = _new_state(PedroState)
+        s = _NEW_STATE(PedroState)
         s.rules = rules
         s.dealer = dealer
         s.widow = deal.stock
@@ -388,7 +372,7 @@ class Pedro(phased.TeamMatch):
             try:
                 return state.ds
             except AttributeError:
-                return discard_sets(*self._discard_spec(state))
+                return DiscardSets(*self._discard_spec(state))
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
@@ -445,7 +429,7 @@ class Pedro(phased.TeamMatch):
             s.trump = t = action - NAME_BASE
             s.phase = DISCARD
             s.to_act = (s.dealer + 1) % 4
-            s.ds = discard_sets(*self._discard_spec(s))
+            s.ds = DiscardSets(*self._discard_spec(s))
             trump = {"trump": SUIT_LETTERS[t], "maker": s.maker, "bid": s.high}
             return _new_tuple(game.Step, (s, (_new_tuple(game.Announced, ("trump", trump)),)))
         c = action - TAKE_BASE
@@ -531,7 +515,7 @@ class Pedro(phased.TeamMatch):
         try:
             ds = state.ds
         except AttributeError:
-            ds = discard_sets(*self._discard_spec(state))
+            ds = DiscardSets(*self._discard_spec(state))
         if action not in ds:
             raise self._illegal(state, action)
         d = action - DISCARD_BASE
@@ -547,7 +531,7 @@ class Pedro(phased.TeamMatch):
         if seat != dealer:
             s.hands = tuple(hands)
             s.to_act = (seat + 1) & 3
-            s.ds = discard_sets(*self._discard_spec(s))
+            s.ds = DiscardSets(*self._discard_spec(s))
             return _new_tuple(game.Step, (s, (fact,)))
         # PE-13: the dealer serves each seat from dealer+1, the dealer last, to six cards.
         at = 0

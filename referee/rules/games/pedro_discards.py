@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Final
 from referee.rules.cards import CardSet, cards_in, names
 from referee.rules.game import VERB_BASE, Action, LazyActions
 
-__all__ = ["DISCARD_BASE", "DiscardSets", "discard_sets"]
+__all__ = ["DISCARD_BASE", "DiscardSets"]
 
 DISCARD_BASE: Final = 4 * VERB_BASE
 """A discard's code: this plus its card mask (above every other code of the game)."""
@@ -55,7 +55,12 @@ class DiscardSets(LazyActions):
     def __init__(self, forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> None:
         if forced & pool or (forced | pool) >> 52 or forced < 0 or pool < 0:
             raise ValueError("forced and pool must be disjoint card masks")
-        _fill(self, forced, pool, kmin, kmax)
+        n = pool.bit_count()  # kmin and kmax clamped to 0..|pool|
+        self._forced = forced
+        self._pool = pool
+        self._kmin = kmin = max(kmin, 0)
+        self._kmax = kmax = min(kmax, n)
+        self._len = _n_sets(n, kmin, kmax)
 
     def __reduce__(self) -> tuple[type[DiscardSets], tuple[int, int, int, int]]:
         return DiscardSets, (self._forced, self._pool, self._kmin, self._kmax)
@@ -133,20 +138,3 @@ class DiscardSets(LazyActions):
         base = DISCARD_BASE + self._forced
         lo, hi = self._kmin, self._kmax
         return [base + x for x in subsets if lo <= x.bit_count() <= hi]
-
-
-def discard_sets(forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> DiscardSets:
-    """``DiscardSets(forced, pool, kmin, kmax)`` for disjoint card masks, without the
-    constructor's checks."""
-    return _fill(object.__new__(DiscardSets), forced, pool, kmin, kmax)
-
-
-def _fill(d: DiscardSets, forced: CardSet, pool: CardSet, kmin: int, kmax: int) -> DiscardSets:
-    """Set ``d``'s fields, clamping ``kmin``/``kmax`` to ``0..|pool|``."""
-    n = pool.bit_count()
-    d._forced = forced
-    d._pool = pool
-    d._kmin = max(kmin, 0)
-    d._kmax = min(kmax, n)
-    d._len = _n_sets(n, d._kmin, d._kmax)
-    return d
