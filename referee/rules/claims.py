@@ -318,6 +318,8 @@ class _Search:
         assert self.order is not None
         trumps = self.order.trumps & ~played
         hand = self.hands[seat] & ~played
+        if self._leads_out(seat, hand, trumps, played):
+            return 1
         theirs = 0
         sure = stopped = True
         for top in self.tops:
@@ -347,6 +349,28 @@ class _Search:
                     elif other:
                         return 0
         return 1
+
+    def _leads_out(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
+        """Whether ``seat``, to lead, takes every trick left itself: each of its cards is
+        above every other seat's card in play of its ladder (its partners' too), and no
+        other seat holds a trump in play unless ``seat`` holds only trumps. Whatever it
+        leads is then the highest card of the led suit, no other seat can trump it (or it
+        is the highest trump), so it wins and leads again in the same case."""
+        if trumps & ~hand and hand & ~trumps:
+            return False
+        holder = self.holder
+        for top in self.tops:
+            if not hand & self.ladder[top[0]]:
+                continue
+            other = False
+            for c in top:
+                if (played >> c) & 1:
+                    continue
+                if holder[c] != seat:
+                    other = True
+                elif other:
+                    return False
+        return True
 
     def key(self, state: Any, played: int) -> Hashable:
         """The position's memo key at the start of a trick. With the game's

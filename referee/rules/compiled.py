@@ -27,6 +27,7 @@ else:
 MODULES: Final = (
     "referee.rules.cards",
     "referee.rules.tricks",
+    "referee.rules.claims",
     "referee.rules.games.ulti.game",
     "referee.rules.games.ulti.discards",
     "referee.rules.games.ulti.scoring",
@@ -39,7 +40,8 @@ MODULES: Final = (
     "referee.rules.games.coinche",
 )
 """The hottest modules of the rules core (Ulti's and Coinche's game and state, the card tables,
-the trick-taking kernel, the tables, declarations and card play of the Belote family); each
+the trick-taking kernel, the claim search, the tables, declarations and card play of the
+Belote family); each
 is typed (mypy strict) and avoids what mypyc cannot compile (``__slots__``,
 ``object.__new__`` of its classes)."""
 

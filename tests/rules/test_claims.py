@@ -220,3 +220,45 @@ def test_a_game_that_exists_only_in_the_tests() -> None:
             assert check.holds == sweep
             check = check_claim(game, state, seat, 1)
             assert check.holds == (forced >= 1)
+
+
+def _leads_out(game: Game[Any], state: Any, seat: int) -> bool:
+    """The test's own reading of the bound "the leader takes every trick itself": each card
+    of ``seat`` is above every other seat's card in play of its ladder (its partners' too),
+    and no other seat holds a trump unless ``seat`` holds only trumps; no card on the table."""
+    order = game.claim_order(state)  # type: ignore[attr-defined]
+    where = game.card_locations(state)
+    hand = where[f"hand{seat}"]
+    held = sum(h for k, h in where.items() if k.startswith("hand"))
+    if any(not (held >> c) & 1 for ladder in order.ladders for c in ladder):
+        return False  # mid-trick
+    if order.trumps & ~hand and hand & ~order.trumps:
+        return False
+    for ladder in order.ladders:
+        mine = [(hand >> c) & 1 for c in ladder]
+        if any(mine) and 0 in mine[mine.index(1):]:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_leader_holding_the_top_of_every_suit_it_holds_takes_every_trick(name: str) -> None:
+    """The search's sure-win bound at a trick's start where the seat to lead holds only the
+    highest cards in play of its suits (above its partner's too) and no other seat can
+    trump (or it holds only trumps): the enumerator agrees that its side sweeps, on every
+    such position found, with two or more tricks left (four at most)."""
+    game = GAMES[name]
+    rng = random.Random(f"claims-leads-out-{name}")
+    found = 0
+    for _ in range(4000):
+        state = end_position(game, rng, MOST_LEFT.get(name, DEFAULT_MOST_LEFT))
+        seat = game.current_seat(state)
+        assert seat is not None
+        if remaining_tricks(game, state) < 2 or not _leads_out(game, state, seat):
+            continue
+        check = check_claim(game, state, seat, ALL)
+        assert check.holds and brute(game, state, check.side)[1], (name, game.audit_view(state))
+        found += 1
+        if found == 8:
+            break
+    assert found >= 3, found

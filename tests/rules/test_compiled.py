@@ -7,7 +7,8 @@ tests (every UL rule id and §3.9 vector, and the pinned fingerprint of 600 seed
 the Coinche and Belot tests (every rule id and worked example; Belot uses the compiled
 tables of the Belote family), the
 conformance suite for every game (the shared card tables are compiled too: random play keeps
-every invariant; states and facts deep-copy and pickle) and Pedro's pinned fingerprint.
+every invariant; states and facts deep-copy and pickle), Pedro's pinned fingerprint, and the
+claim search against the brute-force enumerator (issue 20).
 Compiling needs a C compiler and the Python headers: without them this module is skipped on a
 developer's machine and fails in CI. Compiling and the runs on compiled code are ``slow``; the
 runs are split in cases (a test file, or a game's conformance) so that progress shows.
@@ -121,6 +122,8 @@ PINNING = {
     "belot": ["tests/rules/test_belot.py"],
     **{case: ids for game in GAMES for case, ids in _conformance(game).items()},
     "pedro-fingerprint": ["tests/rules/test_pedro.py::test_random_hands_fingerprint_unchanged"],
+    "claims": ["tests/rules/test_claims.py::test_the_solver_agrees_with_the_enumerator",
+               "tests/rules/test_claim_order.py"],
 }
 """The runs on compiled code, one a test case (each about 20 s at most on 2 cores)."""
 
