@@ -44,9 +44,13 @@ The search is an AND/OR search over the plays: at the claimer's turns one play t
 claim is enough, at the defenders' turns every play must. It cuts off at once where the
 answer is known (an all-tricks claim fails as soon as a defender takes a trick), and, for an
 all-tricks claim with ``claim_order``, at the start of a trick where it surely holds (every
-card of the side is above every other side's in its ladder, and the others have no trump)
-or surely fails (another side holds the highest trump; or the side has no trump and every
-ladder the leader could lead is topped by another side's card). It keeps the positions it
+card of the side is above every other side's in its ladder, and the others have no trump;
+or every card of the leader is above every other seat's in its ladder, and no other seat
+has a trump unless the leader holds only trumps) or surely fails (another side holds the
+highest trump; or the side has no trump and every ladder the leader could lead is topped
+by another side's card). In an all-tricks claim, in a trick the side led, a defender's
+cards that can never take a trick (of a suit without trumps that the side holds none of,
+or below all the side's cards of their suit) are tried once per suit. It keeps the positions it
 decided at the start of each trick (transpositions), and orders plays: the claiming side's
 by what won before (a history heuristic), the defenders' weakest first (a defence mostly
 keeps its high cards), and for the last seat of a trick by whether the play takes it.
@@ -174,6 +178,8 @@ class _Search:
         self.sures: dict[tuple[Seat, int], int] = {}
         self.rank = [0] * 64  # per card, its place in its ladder (a trump's above the rest)
         self.ladder = [0] * 64  # per card, the cards of its ladder
+        self.ladder_no = [0] * 64  # per card, the index of its ladder
+        self.deads: dict[int, tuple[CardSet, CardSet]] = {}  # per ``played``: _dead
         if self.order is not None:
             where = game.card_locations(root)
             self.hands = [where.get(f"hand{s}", 0) for s in range(game.num_seats)]
@@ -193,8 +199,11 @@ class _Search:
             self.table = sum(1 << c for t in self.tops for c in t if holder[c] < 0)
             self.trump_top = next(
                 (t for t in self.tops if (self.order.trumps >> t[0]) & 1), ())
+            for i, ladder in enumerate(self.order.ladders):
+                for c in ladder:
+                    self.ladder_no[c] = i
 
-    def children(self, state: Any, played: int, merge: bool = True
+    def children(self, state: Any, played: int, merge: bool = True, side_led: bool = False
                  ) -> Iterator[tuple[Action, Any, int, int, int]]:
         """``(action, state, claimer tricks, defender tricks, cards of the trick it ended)``
         after each legal action (one of each set of equivalent ones when ``merge``),
@@ -210,7 +219,8 @@ class _Search:
         mine = seat in self.side or self.cooperative
         side = self.side
         history = self.history
-        legal = self._distinct(seat, game.legal_actions(state), played, merge)
+        dead, low = self._dead(played) if side_led and not mine else (0, 0)
+        legal = self._distinct(seat, game.legal_actions(state), played, merge, dead, low)
         if len(legal) > 1:
             if mine or self.order is None:
                 legal = sorted(legal, key=lambda a: -history.get((seat, a), 0))
@@ -245,14 +255,16 @@ class _Search:
             first = False
             yield action, step.state, won, lost, cards
 
-    def _distinct(self, seat: Seat, legal: Sequence[Action], played: int, merge: bool
-                  ) -> Sequence[Action]:
+    def _distinct(self, seat: Seat, legal: Sequence[Action], played: int, merge: bool,
+                  dead: CardSet = 0, low: CardSet = 0) -> Sequence[Action]:
         """``legal`` without the actions that play no card and change nothing a claim
         depends on (the game's ``claim_card`` says None: Belot's declarations), and when
         ``merge``, with one action of each set that plays equivalent cards (the first in
         ``legal``): the same card (a card played saying belot, or not), or cards next to
         each other in the game's ``claim_order`` with no card in play between them but
-        the seat's own (so the cards between are the seat's own too, and equivalent)."""
+        the seat's own (so the cards between are the seat's own too, and equivalent);
+        and all the ``dead`` cards as one, the ``low`` ones as one per ladder
+        (:meth:`_dead`)."""
         card_of = self.card_of
         if len(legal) < 2 or (card_of is None and self.order is None):
             return legal
@@ -266,12 +278,52 @@ class _Search:
                 skipped.append(action)
                 continue
             if c >= 0 and merge:
-                r = self._top(c, seat, played)
+                r = (64 if (dead >> c) & 1 else 65 + self.ladder_no[c] if (low >> c) & 1
+                     else self._top(c, seat, played))
                 if (seen >> r) & 1:
                     continue
                 seen |= 1 << r
             out.append(action)
         return out or skipped
+
+    def _dead(self, played: int) -> tuple[CardSet, CardSet]:
+        """In an all-tricks claim, in a trick that the claiming side led: ``(dead, low)``,
+        the cards in play (not the game's distinct ones) of the ladders with no trump that
+        hold no card of the side in play, and of the others with no trump, those below
+        every card of the side in play.
+
+        The side leads every trick while the claim stands (a trick another side takes ends
+        the search). So a dead ladder is never led: a defender's dead card is never of the
+        led suit nor a trump, can never take a trick, and any rule of play (follow, trump,
+        over-trump) treats it like any card of a suit neither led nor trumps. A low card
+        is of the led suit only under a card of the side above it, and the highest card of
+        that suit on the table is one of the side's or above it: it can neither take the
+        trick nor overtake. So a defender's dead cards are equivalent, and so are its low
+        cards of one ladder: which one it plays and which it keeps (still dead or low, as
+        the side's cards only go) changes no trick; the search tries one."""
+        known = self.deads.get(played)
+        if known is not None:
+            return known
+        assert self.order is not None
+        holder = self.holder
+        side = self.side
+        skip = played | self.order.trumps | self.order.distinct
+        dead = low = 0
+        for ladder in self.order.ladders:
+            if (self.order.trumps >> ladder[0]) & 1:
+                continue
+            under = 0
+            for c in ladder:
+                if (skip >> c) & 1:
+                    continue
+                if holder[c] in side:
+                    low |= under
+                    break
+                under |= 1 << c
+            else:
+                dead |= under
+        self.deads[played] = dead, low
+        return dead, low
 
     def _top(self, c: Card, seat: Seat, played: int) -> Card:
         """The highest card of ``c``'s run: the cards of ``seat`` above ``c`` in its ladder
@@ -318,6 +370,8 @@ class _Search:
         assert self.order is not None
         trumps = self.order.trumps & ~played
         hand = self.hands[seat] & ~played
+        if self._leads_out(seat, hand, trumps, played):
+            return 1
         theirs = 0
         sure = stopped = True
         for top in self.tops:
@@ -347,6 +401,28 @@ class _Search:
                     elif other:
                         return 0
         return 1
+
+    def _leads_out(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
+        """Whether ``seat``, to lead, takes every trick left itself: each of its cards is
+        above every other seat's card in play of its ladder (its partners' too), and no
+        other seat holds a trump in play unless ``seat`` holds only trumps. Whatever it
+        leads is then the highest card of the led suit, no other seat can trump it (or it
+        is the highest trump), so it wins and leads again in the same case."""
+        if trumps & ~hand and hand & ~trumps:
+            return False
+        holder = self.holder
+        for top in self.tops:
+            if not hand & self.ladder[top[0]]:
+                continue
+            other = False
+            for c in top:
+                if (played >> c) & 1:
+                    continue
+                if holder[c] != seat:
+                    other = True
+                elif other:
+                    return False
+        return True
 
     def key(self, state: Any, played: int) -> Hashable:
         """The position's memo key at the start of a trick. With the game's
@@ -388,13 +464,18 @@ class _Search:
         key = (seat, action)
         self.history[key] = self.history.get(key, 0) + (1 << min(max(depth, 0), 20))
 
-    def sweeps(self, state: Any, horizon: int, played: int, boundary: bool) -> bool:
+    def sweeps(self, state: Any, horizon: int, played: int, boundary: bool,
+               side_led: bool = False) -> bool:
         """Whether the side takes each of the next ``horizon`` tricks (or all, if fewer are
         left) from ``state``, against every defence: an all-tricks claim, cut off as soon
-        as a defender takes a trick. Positions keep the horizons proved and refuted."""
+        as a defender takes a trick. Positions keep the horizons proved and refuted.
+        ``side_led``: the trick under way (``state`` not at its start) was led by the side."""
         game = self.game
         if horizon <= 0 or game.is_terminal(state):
             return True
+        if boundary:  # a trick's start (the root: unless cards lie on the table)
+            side_led = (self.order is not None and game.current_seat(state) in self.side
+                        and not (self.table & ~played))
         key = None
         if boundary:
             if self.order is not None and horizon >= _UNBOUNDED and not self.table & ~played:
@@ -416,8 +497,9 @@ class _Search:
         assert seat is not None
         mine = seat in self.side
         result = not mine
-        for action, child, won, lost, cards in self.children(state, played):
-            ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0)
+        for action, child, won, lost, cards in self.children(state, played, True, side_led):
+            ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0,
+                                          side_led)
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, horizon)
                 result = mine

@@ -220,3 +220,128 @@ def test_a_game_that_exists_only_in_the_tests() -> None:
             assert check.holds == sweep
             check = check_claim(game, state, seat, 1)
             assert check.holds == (forced >= 1)
+
+
+def _leads_out(game: Game[Any], state: Any, seat: int) -> bool:
+    """The test's own reading of the bound "the leader takes every trick itself": each card
+    of ``seat`` is above every other seat's card in play of its ladder (its partners' too),
+    and no other seat holds a trump unless ``seat`` holds only trumps; no card on the table."""
+    order = game.claim_order(state)  # type: ignore[attr-defined]
+    where = game.card_locations(state)
+    hand = where[f"hand{seat}"]
+    held = sum(h for k, h in where.items() if k.startswith("hand"))
+    if any(not (held >> c) & 1 for ladder in order.ladders for c in ladder):
+        return False  # mid-trick
+    if order.trumps & ~hand and hand & ~order.trumps:
+        return False
+    for ladder in order.ladders:
+        mine = [(hand >> c) & 1 for c in ladder]
+        if any(mine) and 0 in mine[mine.index(1):]:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_leader_holding_the_top_of_every_suit_it_holds_takes_every_trick(name: str) -> None:
+    """The search's sure-win bound at a trick's start where the seat to lead holds only the
+    highest cards in play of its suits (above its partner's too) and no other seat can
+    trump (or it holds only trumps): the enumerator agrees that its side sweeps, on every
+    such position found, with two or more tricks left (four at most)."""
+    game = GAMES[name]
+    rng = random.Random(f"claims-leads-out-{name}")
+    found = 0
+    for _ in range(4000):
+        state = end_position(game, rng, MOST_LEFT.get(name, DEFAULT_MOST_LEFT))
+        seat = game.current_seat(state)
+        assert seat is not None
+        if remaining_tricks(game, state) < 2 or not _leads_out(game, state, seat):
+            continue
+        check = check_claim(game, state, seat, ALL)
+        assert check.holds and brute(game, state, check.side)[1], (name, game.audit_view(state))
+        found += 1
+        if found == 8:
+            break
+    assert found >= 3, found
+
+
+def _low_groups(game: Game[Any], state: Any, side: frozenset[int], seat: int,
+                on_table: int) -> list[list[int]]:
+    """The test's own reading of a defender's cards that the search takes as one in an
+    all-tricks claim, in a trick the side led (``on_table``: the side's cards played to
+    it): those of ladders without a trump where the side holds no card in play (one
+    group), and per other ladder without a trump, those below every card in play of the
+    side."""
+    order = game.claim_order(state)  # type: ignore[attr-defined]
+    where = game.card_locations(state)
+    ours = on_table | sum(h for k, h in where.items()
+                          if k.startswith("hand") and int(k[4:]) in side)
+    hand = where[f"hand{seat}"]
+    dead: list[int] = []
+    groups = []
+    for ladder in order.ladders:
+        if (order.trumps >> ladder[0]) & 1:
+            continue
+        mine = [c for c in ladder if (hand >> c) & 1 and not (order.distinct >> c) & 1]
+        if not any((ours >> c) & 1 for c in ladder):
+            dead += mine
+        else:
+            first = next(i for i, c in enumerate(ladder) if (ours >> c) & 1)
+            groups.append([c for c in mine if ladder.index(c) < first])
+    return [g for g in [dead, *groups] if len(g) > 1]
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_defenders_dead_and_low_cards_take_the_same_tricks(name: str) -> None:
+    """The equivalence behind the search's merging of a defender's cards in an all-tricks
+    claim: in a trick the claiming side led, a defender's cards of suits the side holds
+    none of (and no trump), or below all the side's cards of their suit, give the same
+    answer whichever it plays (the enumerator, on each member of each group), and the
+    search agrees with the enumerator from the trick's start."""
+    game = GAMES[name]
+    rng = random.Random(f"claims-dead-cards-{name}")
+    groups = found = 0
+    for _ in range(3000):
+        state = end_position(game, rng, MOST_LEFT.get(name, DEFAULT_MOST_LEFT))
+        seat = game.current_seat(state)
+        assert seat is not None
+        side = next(s for s in claim_sides(game, state) if seat in s)
+        held = sum(h for k, h in game.card_locations(state).items() if k.startswith("hand"))
+        order = game.claim_order(state)  # type: ignore[attr-defined]
+        if remaining_tricks(game, state) < 2 or any(
+                not (held >> c) & 1 for ladder in order.ladders for c in ladder):
+            continue  # not at a trick's start
+        start, on_table, hit = state, 0, False
+        while True:  # the trick, at random: each defender's groups on the way
+            seat = game.current_seat(state)
+            if seat is None:
+                break
+            if seat not in side:
+                for group in _low_groups(game, state, side, seat, on_table):
+                    legal = set(game.legal_actions(state))
+                    plays = [a for a in legal if 0 <= a < 64 and a in group]
+                    sweeps = {brute(game, game.apply(state, seat, a).state, side)[1]
+                              for a in plays if not _ends_trick(game, state, seat, a, side)}
+                    assert len(sweeps) <= 1, (name, game.audit_view(state), group)
+                    groups += len(plays) > 1
+                    hit = True
+            action = rng.choice(game.legal_actions(state))
+            step = game.apply(state, seat, action)
+            if seat in side and 0 <= action < 64:
+                on_table |= 1 << action
+            state = step.state
+            if any(isinstance(f, TrickTaken) for f in step.facts):
+                break
+        if hit:
+            check = check_claim(game, start, game.current_seat(start) or 0, ALL)
+            assert check.holds == brute(game, start, side)[1]
+            found += 1
+        if groups >= 12:
+            break
+    assert groups >= 3, (groups, found)
+
+
+def _ends_trick(game: Game[Any], state: Any, seat: int, action: int,
+                side: frozenset[int]) -> bool:
+    """Whether ``action`` ends the trick with another side taking it (no sweep either way)."""
+    return any(isinstance(f, TrickTaken) and f.winner not in side
+               for f in game.apply(state, seat, action).facts)

@@ -8,7 +8,8 @@ the Coinche, Belot, Euchre and Pedro tests (every rule id and worked example; Be
 compiled tables of the Belote family), Euchre's and Pedro's differential digests (seeded
 hands per variant parameter), the
 conformance suite for every game (the shared card tables are compiled too: random play keeps
-every invariant; states and facts deep-copy and pickle).
+every invariant; states and facts deep-copy and pickle), and the claim search against the
+brute-force enumerator (issue 20).
 Compiling needs a C compiler and the Python headers: without them this module is skipped on a
 developer's machine and fails in CI. Compiling and the runs on compiled code are ``slow``; the
 runs are split in cases (a test file, or a game's conformance) so that progress shows.
@@ -124,6 +125,8 @@ PINNING = {
     "pedro": ["tests/rules/test_pedro.py"],
     "differential-euchre-pedro": ["tests/rules/test_differential.py", "-k", "euchre or pedro"],
     **{case: ids for game in GAMES for case, ids in _conformance(game).items()},
+    "claims": ["tests/rules/test_claims.py::test_the_solver_agrees_with_the_enumerator",
+               "tests/rules/test_claim_order.py"],
 }
 """The runs on compiled code, one a test case (each about 20 s at most on 2 cores)."""
 
