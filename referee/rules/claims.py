@@ -403,25 +403,40 @@ class _Search:
         return 1
 
     def _leads_out(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
-        """Whether ``seat``, to lead, takes every trick left itself: each of its cards is
-        above every other seat's card in play of its ladder (its partners' too), and no
-        other seat holds a trump in play unless ``seat`` holds only trumps. Whatever it
-        leads is then the highest card of the led suit, no other seat can trump it (or it
-        is the highest trump), so it wins and leads again in the same case."""
+        """Whether ``seat``, to lead, takes every trick left itself: no other seat holds a
+        trump in play unless ``seat`` holds only trumps, and in each ladder ``seat`` holds
+        either only cards above every other seat's card in play (its partners' too), or
+        ``t`` such top cards and no other seat holds more than ``t`` cards of the ladder.
+        It leads its top cards of a ladder first: each is the highest of the led suit and
+        no other seat can trump it (or it is the highest trump), so it wins and leads
+        again; every other seat must follow while it can, so after ``t`` leads none holds
+        the suit any more and ``seat``'s lower cards of it win too."""
         if trumps & ~hand and hand & ~trumps:
             return False
         holder = self.holder
+        counts = [0] * len(self.hands)
         for top in self.tops:
             if not hand & self.ladder[top[0]]:
                 continue
-            other = False
+            mine = 0
+            other = low = False
+            for i in range(len(counts)):
+                counts[i] = 0
             for c in top:
                 if (played >> c) & 1:
                     continue
-                if holder[c] != seat:
+                h = holder[c]
+                if h == seat:
+                    if other:
+                        low = True
+                    else:
+                        mine += 1
+                else:
                     other = True
-                elif other:
-                    return False
+                    if h >= 0:
+                        counts[h] += 1
+            if low and max(counts) > mine:
+                return False
         return True
 
     def key(self, state: Any, played: int) -> Hashable:
