@@ -222,19 +222,29 @@ def test_a_game_that_exists_only_in_the_tests() -> None:
             assert check.holds == (forced >= 1)
 
 
+def _hands(game: Game[Any], state: Any) -> dict[int, int]:
+    """Each seat's hand in play, as ``card_locations`` gives it (``hand0``, ``hand1`` ...)."""
+    return {int(k[4:]): h for k, h in game.card_locations(state).items() if k.startswith("hand")}
+
+
+def _at_a_tricks_start(game: Game[Any], state: Any) -> bool:
+    """Whether no card of the game's ``claim_order`` lies on the table."""
+    held = sum(_hands(game, state).values())
+    order = game.claim_order(state)  # type: ignore[attr-defined]
+    return all((held >> c) & 1 for ladder in order.ladders for c in ladder)
+
+
 def _leads_out(game: Game[Any], state: Any, seat: int) -> tuple[bool, bool]:
     """The test's own reading of the bound "the leader takes every trick itself": no other
     seat holds a trump unless ``seat`` holds only trumps, and in each ladder ``seat`` holds
     only cards above every other seat's card in play (its partners' too), or ``t`` such top
     cards and no other seat holds more than ``t`` of the ladder; no card on the table. The
     second answer: whether it holds by the count alone (a card of ``seat`` below another's)."""
+    if not _at_a_tricks_start(game, state):
+        return False, False
     order = game.claim_order(state)  # type: ignore[attr-defined]
-    where = game.card_locations(state)
-    hands = {int(k[4:]): h for k, h in where.items() if k.startswith("hand")}
+    hands = _hands(game, state)
     hand = hands[seat]
-    held = sum(hands.values())
-    if any(not (held >> c) & 1 for ladder in order.ladders for c in ladder):
-        return False, False  # mid-trick
     if order.trumps & ~hand and hand & ~order.trumps:
         return False, False
     counted = False
@@ -286,10 +296,9 @@ def _low_groups(game: Game[Any], state: Any, side: frozenset[int], seat: int,
     group), and per other ladder without a trump, those below every card in play of the
     side."""
     order = game.claim_order(state)  # type: ignore[attr-defined]
-    where = game.card_locations(state)
-    ours = on_table | sum(h for k, h in where.items()
-                          if k.startswith("hand") and int(k[4:]) in side)
-    hand = where[f"hand{seat}"]
+    hands = _hands(game, state)
+    ours = on_table | sum(h for s, h in hands.items() if s in side)
+    hand = hands[seat]
     dead: list[int] = []
     groups = []
     for ladder in order.ladders:
@@ -319,11 +328,8 @@ def test_a_defenders_dead_and_low_cards_take_the_same_tricks(name: str) -> None:
         seat = game.current_seat(state)
         assert seat is not None
         side = next(s for s in claim_sides(game, state) if seat in s)
-        held = sum(h for k, h in game.card_locations(state).items() if k.startswith("hand"))
-        order = game.claim_order(state)  # type: ignore[attr-defined]
-        if remaining_tricks(game, state) < 2 or any(
-                not (held >> c) & 1 for ladder in order.ladders for c in ladder):
-            continue  # not at a trick's start
+        if remaining_tricks(game, state) < 2 or not _at_a_tricks_start(game, state):
+            continue
         start, on_table, hit = state, 0, False
         while True:  # the trick, at random: each defender's groups on the way
             seat = game.current_seat(state)
