@@ -46,9 +46,10 @@ class ParamSpec:
         }
         if self.choices:
             out["choices"] = list(self.choices)
-        for bound in ("minimum", "maximum"):
-            if getattr(self, bound) is not None:
-                out[bound] = getattr(self, bound)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
         return out
 
 
