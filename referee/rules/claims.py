@@ -414,14 +414,12 @@ class _Search:
         if trumps & ~hand and hand & ~trumps:
             return False
         holder = self.holder
-        counts = [0] * len(self.hands)
         for top in self.tops:
             if not hand & self.ladder[top[0]]:
                 continue
             mine = 0
             other = low = False
-            for i in range(len(counts)):
-                counts[i] = 0
+            counts = [0] * len(self.hands)  # per seat, its cards in play of the ladder
             for c in top:
                 if (played >> c) & 1:
                     continue
