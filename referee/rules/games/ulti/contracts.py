@@ -15,21 +15,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Final
 
-PARTI: Final = 1
-C40: Final = 2
-C20: Final = 4
-ULTI: Final = 8
-BETLI: Final = 16
-DURCHMARS: Final = 32
-COMPONENTS: Final = (PARTI, C40, C20, ULTI, BETLI, DURCHMARS)
-COMPONENT_NAMES: Final = {
-    PARTI: "parti",
-    C40: "40-100",
-    C20: "20-100",
-    ULTI: "ulti",
-    BETLI: "betli",
-    DURCHMARS: "durchmars",
-}
+PARTI, C40, C20, ULTI, BETLI, DURCHMARS = COMPONENTS = tuple(1 << i for i in range(6))
+"""The components a contract is made of (UL-8), each a bit of its ``mask``."""
+COMPONENT_NAMES: Final = dict(
+    zip(COMPONENTS, ("parti", "40-100", "20-100", "ulti", "betli", "durchmars"), strict=True)
+)
 COMPONENT_BY_NAME: Final = {name: comp for comp, name in COMPONENT_NAMES.items()}
 
 CHOOSE: Final = "choose"

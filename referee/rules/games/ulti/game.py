@@ -242,7 +242,6 @@ _NEXT: Final = (1, 2, 0)
 _QUEENS: Final = sum(1 << card(cards.QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
 assert all(card(cards.KING, s) == card(cards.QUEEN, s) + 1 for s in SUITS)
-_SHL1: Final = (1).__lshift__
 
 # -- the facts, built once and shared by every state that causes them (their data is read-only
 # by contract; plain dicts, so that states still pickle and deep-copy) ------------------------
@@ -466,24 +465,6 @@ play's legal sets are found here (measured over 20,000 random deals)."""
 _LEGAL_CARDS_MAX: Final = 1 << 14
 
 
-def _dealt(deal: game.Deal, first: Seat) -> list[CardSet] | None:
-    """The hands as sets when ``deal`` is exactly the pack in Ulti's shape, else ``None``
-    (the fast path of ``check_deal``: 32 distinct bits summing to the pack's mask)."""
-    hands = deal.hands
-    if deal.stock or len(hands) != 3:
-        return None
-    h0, h1, h2 = hands
-    if (len(h0), len(h1), len(h2)) != _SIZES[first]:
-        return None
-    try:
-        m0, m1, m2 = sum(map(_SHL1, h0)), sum(map(_SHL1, h1)), sum(map(_SHL1, h2))
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return [m0, m1, m2] if m0 + m1 + m2 == PACK_MASK else None
-
-
-_SIZES: Final = ((12, 10, 10), (10, 12, 10), (10, 10, 12))
-
 _PHASES: Final = {
     DISCARD: ("UL-11", "discard:<card>,<card> (two cards become the talon)", "UL-10"),
     BID: ("UL-11", "bid:<contract>", "UL-11"),
@@ -543,21 +524,14 @@ class Ulti(Phased):
     def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """Twelve cards to the first player (the talon included), ten to each other (UL-6)."""
         a, b, c = tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])
-        # Deal(hands=..., stock=()) without the frozen __init__
-        deal: game.Deal = game.Deal.__new__(game.Deal)
-        d = deal.__dict__
         first = (dealer + 1) % 3
-        d["hands"] = (a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a))
-        d["stock"] = ()
-        return deal
+        return game.Deal((a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a)), ())
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> UltiState:
         assert isinstance(rules, UltiRules)
         first = (dealer + 1) % 3
-        hands = _dealt(deal, first)
-        if hands is None:  # not the pack in the right shape: the checker names the problem
-            sizes = tuple(12 if s == first else 10 for s in range(3))
-            hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
+        sizes = tuple(12 if s == first else 10 for s in range(3))
+        hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
         f: _Shared = _NEW_SHARED(_Shared)
         f.rules = rules
         f.btab = _bid_tables(rules)
