@@ -34,11 +34,6 @@ def pair_of(code: Action) -> tuple[int, int] | None:
     return (low, high) if low < high else None
 
 
-def discard_codes(hand: CardSet) -> list[Action]:
-    """Every pair of ``hand`` as a code, ascending."""
-    return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards_in(hand), 2)]
-
-
 class DiscardPairs(LazyActions):
     """The legal discards of a hand (UL-10) as a lazy sorted sequence of codes.
 
@@ -54,11 +49,6 @@ class DiscardPairs(LazyActions):
         self._hand = hand
         self._len = n * (n - 1) // 2
         self._pos = _POSITIONS[n]
-
-    @property
-    def hand(self) -> CardSet:
-        """The cards the pairs are drawn from."""
-        return self._hand
 
     def __reduce__(self) -> tuple[type[DiscardPairs], tuple[int]]:
         return DiscardPairs, (self._hand,)
@@ -103,7 +93,7 @@ class DiscardPairs(LazyActions):
         return rank
 
     def _codes(self) -> list[Action]:
-        return discard_codes(self._hand)
+        return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards_in(self._hand), 2)]
 
     def __repr__(self) -> str:
         cards = " ".join(CARD_NAMES[c] for c in range(52) if self._hand >> c & 1)

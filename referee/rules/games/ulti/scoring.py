@@ -90,17 +90,15 @@ def settle(
         if counts:
             if s == d:
                 mar_d += mv
-                if mv == 40:
-                    has40 = True
-                else:
-                    has20 = True
+                has40 |= mv == 40
+                has20 |= mv == 20
             else:
                 mar_def += mv
     cp_d = tally.card_points
     cp_def = TOTAL - cp_d
     dtr = tricks[d]
     pay = [0, 0, 0]  # what each defender pays D (negative: receives); D's entry unused
-    extra = [0, 0, 0]  # defenders' silent feats (everyone against everyone)
+    extra = [0, 0, 0]  # silent feats (everyone against everyone)
     out_comps: list[JSON] = []
     silent: list[JSON] = []
     seven_seat = tally.seven_seat
@@ -138,28 +136,25 @@ def settle(
             }
         )
     mask = contract.mask
+    feats: list[tuple[str, int, int]] = []  # (feat, seat, value per opponent)
     if trump >= 0:  # UL-35: silent feats in suit contracts only, never kontra'd
         if not mask & ULTI and seven_seat == d:
             if last_winner == d:
-                _add(pay, e0, e1, 2 * mult)
-                silent.append({"feat": "silent_ulti", "seat": d, "value": 2 * mult})
+                feats.append(("silent_ulti", d, 2 * mult))
             elif rules.lost_silent_ulti:
-                _add(pay, e0, e1, -4 * mult)
-                silent.append({"feat": "silent_ulti_lost", "seat": d, "value": -4 * mult})
+                feats.append(("silent_ulti_lost", d, -4 * mult))
         if not mask & DURCHMARS and dtr == 10 and rules.silent_durchmars:
-            _add(pay, e0, e1, 3 * mult)
-            silent.append({"feat": "silent_durchmars", "seat": d, "value": 3 * mult})
+            feats.append(("silent_durchmars", d, 3 * mult))
         if rules.defenders_silent_feats:
             for e in (e0, e1):
-                gain = 0
                 if seven_seat == e and last_winner == e:
-                    gain += 2 * mult
-                    silent.append({"feat": "silent_ulti", "seat": e, "value": 2 * mult})
+                    feats.append(("silent_ulti", e, 2 * mult))
                 if tricks[e] == 10:
-                    gain += 3 * mult
-                    silent.append({"feat": "silent_durchmars", "seat": e, "value": 3 * mult})
-                for o in range(3):
-                    extra[o] += 2 * gain if o == e else -gain
+                    feats.append(("silent_durchmars", e, 3 * mult))
+    for feat, seat, value in feats:  # each opponent pays the feat's value to its seat
+        silent.append({"feat": feat, "seat": seat, "value": value})
+        for o in range(3):
+            extra[o] += 2 * value if o == seat else -value
     points = [0, 0, 0]
     points[e0] = -pay[e0] + extra[e0]
     points[e1] = -pay[e1] + extra[e1]
@@ -188,11 +183,6 @@ def _stake(comp: int, value: int, k: int, won: bool, lost_ulti: str) -> int:
     if comp == ULTI and lost_ulti == "k_plus_one":
         return -value * (k + 1)
     return -value * k
-
-
-def _add(pay: list[int], e0: int, e1: int, amount: int) -> None:
-    pay[e0] += amount
-    pay[e1] += amount
 
 
 def _parti_value(
