@@ -4,7 +4,6 @@ part (the ctx), the tables of dealing and the legal cards (BG-P*, BG-A7)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
 from referee.rules.cards import SUIT_MASKS, SUIT_OF, Card, CardSet
@@ -170,14 +169,3 @@ def belot_cards(state: BeloteState, hand: CardSet, playable: CardSet) -> CardSet
     if out and state.ctx.contract == ALL_TRUMPS and state.trick:
         out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
     return out
-
-
-DEAL_GETTERS: Final = tuple(
-    tuple(
-        itemgetter(3 * i, 3 * i + 1, 3 * i + 2, 12 + 2 * i, 13 + 2 * i)
-        for i in ((s - d - 1) % 4 for s in range(4))
-    )
-    for d in range(4)
-)
-"""Per ``dealer % 4``, per seat: its first five cards of the pack (BG-D2)."""
-STOCK_GETTER: Final = itemgetter(*range(20, 32))

@@ -7,8 +7,9 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import ClassVar, Final, NamedTuple, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, ClassVar, Final, NamedTuple, TypeAlias
 
 from referee.rules import game
 from referee.rules.cards import (
@@ -58,6 +59,8 @@ STEP: Final = game.Step
 TRICK_TAKEN: Final = game.TrickTaken
 """``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
 N_COMBOS: Final = len(COMBO_MASKS)
+ORDER: Final = tuple(range(32))
+"""The positions in the pack (what a deal's getters take from a short pack)."""
 
 
 class Notation(NamedTuple):
@@ -112,6 +115,21 @@ def read_king_or_queen(text: str, arg: str, why: str) -> Card:
     return c
 
 
+def deal_getters(packets: tuple[int, ...]) -> tuple[tuple[Any, ...], ...]:
+    """Per ``dealer % 4``, per seat: the getter of its cards from the pack, each packet of
+    ``packets`` dealt to every seat in turn from ``dealer + 1``, in the order received."""
+    out = []
+    for dealer in range(4):
+        got: list[list[int]] = [[], [], [], []]
+        i = 0
+        for size in packets:
+            for k in range(1, 5):
+                got[(dealer + k) & 3].extend(range(i, i + size))
+                i += size
+        out.append(tuple(itemgetter(*h) for h in got))
+    return tuple(out)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class BeloteGame:
     """The base of :class:`~referee.rules.games.belot.Belot` and
@@ -140,6 +158,8 @@ class BeloteGame:
     """The name of the cards not dealt yet in :meth:`card_locations`."""
     PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
     """Per phase: the verbs of its actions (what a dispute replay explains there)."""
+    getters: ClassVar[tuple[tuple[Any, ...], ...]]
+    """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -162,6 +182,18 @@ class BeloteGame:
         return game.actions_of(self, self.PHASE_VERBS[state.phase])
 
     # -- the deal -------------------------------------------------------------------------
+
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
+        """The packets of :attr:`getters` to each seat in turn from ``dealer + 1``, each hand in
+        the order received; the rest of the 32 cards are the stock (BG-D2, CO-D2)."""
+        got = self.getters[dealer & 3]
+        stock = tuple(pack[4 * len(got[0](ORDER)) : 32])
+        if len(pack) >= 32:
+            return game.Deal(hands=tuple(g(pack) for g in got), stock=stock)
+        n = len(pack)
+        return game.Deal(
+            hands=tuple(tuple(pack[i] for i in g(ORDER) if i < n) for g in got), stock=stock
+        )
 
     def _packed(self, deal: game.Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
         """``deal``'s hands of ``size`` cards and its stock, ``each`` a seat in turn from the

@@ -18,7 +18,7 @@ Avo-k/colver rules survey (see the reference §2.1).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, Card, CardSet, cards_in, names
@@ -32,7 +32,15 @@ from referee.rules.games.belote_declarations import (
     combo_json,
 )
 from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
+from referee.rules.games.belote_game import (
+    AUCTION,
+    OVER,
+    PLAY,
+    BeloteGame,
+    Notation,
+    Phase,
+    deal_getters,
+)
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_state import (
     LOW,
@@ -50,7 +58,6 @@ from referee.rules.games.coinche_state import (
     BID_BASE,
     CAPOT_LI,
     COINCHE,
-    DEALERS,
     GENERALE_LI,
     LEVEL_NAMES,
     PASS,
@@ -118,22 +125,9 @@ class Coinche(BeloteGame):
     kinds: ClassVar[tuple[str, ...]] = FR_KINDS
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
     undealt: ClassVar[str] = "not_yet_dealt"
+    getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2, 3))  # CO-D2
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
-
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
-        """8 cards each in packets of 3, 2, 3 from ``dealer + 1`` (CO-D2), in the order
-        received."""
-        if len(pack) >= 32 and 0 <= dealer < 4:
-            g0, g1, g2, g3 = DEALERS[dealer]
-            return game.Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
-        got: list[list[Card]] = [[], [], [], []]
-        i = 0
-        for size in (3, 2, 3):
-            for k in range(1, 5):
-                got[(dealer + k) % 4].extend(pack[i : i + size])
-                i += size
-        return game.Deal(hands=tuple(tuple(h) for h in got), stock=())
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
