@@ -127,14 +127,11 @@ class Belot(BeloteGame):
         calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
         return calls
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        if state.phase == OVER or seat != state.to_act:
-            raise refuse_turn(state, seat, action)
-        if state.phase == PLAY:
-            return self._announce(state, seat, action)
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        raise refuse_turn(state, seat, action)
+
+    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         ctx = state.ctx
-        if action not in self._calls(state, seat):
-            raise illegal(state, action)
         contract = ctx.contract
         bidder = ctx.bidder
         level = ctx.level

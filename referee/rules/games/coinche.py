@@ -216,22 +216,15 @@ class Coinche(BeloteGame):
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        phase = state.phase
-        if phase == OVER or seat != state.to_act:
-            if (
-                phase == AUCTION
-                and action == COINCHE
-                and state.ctx.rules.coinche_out_of_turn
-                and COINCHE in self._calls(state, seat)
-            ):
-                return self._auction(state, seat, action)
-            raise not_your_turn(state, seat, action)
-        if phase == PLAY:
-            return self._announce(state, seat, action)
-        if action not in self._calls(state, seat):
-            raise illegal(state, seat, action)
-        return self._auction(state, seat, action)
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        if (  # CO-B4, V26: a coinche 'a la volee'
+            state.phase == AUCTION
+            and action == COINCHE
+            and state.ctx.rules.coinche_out_of_turn
+            and COINCHE in self._calls(state, seat)
+        ):
+            return self._auction(state, seat, action)
+        raise not_your_turn(state, seat, action)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         ctx = state.ctx
