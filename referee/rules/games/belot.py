@@ -9,10 +9,10 @@ The deal (BG-D2): 3 then 2 cards to each seat from the first hand, so ``deal.han
 stay undealt (BG-B6).
 
 Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
-over. Scoring (BG-S*, BG-R*) is :func:`belot_scoring.score_deal`; the match (hanging points,
+over. Scoring (BG-S*, BG-R*) is :func:`belote_scoring.score_deal`; the match (hanging points,
 151, "с капо не се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot,
 valat_pending)``. The card play, declarations and game base are shared with Coinche
-(``belote_*``); Belot's own rules, state and words are ``belot_*``.
+with its rules and scoring (``belote_*``); Belot's own state and words are ``belot_*``.
 Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
 """
 
@@ -26,8 +26,6 @@ from referee.rules import game
 from referee.rules.cards import SUIT_LETTERS, SUIT_OF, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
-from referee.rules.games.belot_rules import BelotRules
-from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belot_state import (
     BELOT_BASE,
     BID_BASE,
@@ -63,6 +61,8 @@ from referee.rules.games.belote_game import (
     deal_getters,
 )
 from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_rules import BelotRules
+from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belote_state import LOW, BeloteState, Ctx
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat

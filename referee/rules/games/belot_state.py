@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from referee.rules.cards import SUIT_MASKS, SUIT_OF, Card, CardSet
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belote_declarations import bg_points, bg_resolve
 from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_play import play_rules
+from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_state import BeloteState, Ctx, deal_ctx, next_ctx
 from referee.rules.seats import Seat
 

@@ -29,7 +29,6 @@ from referee.rules.cards import (
     cards_in,
 )
 from referee.rules.game import JSON
-from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belote_family import (
     CARRE_RANKS,
     NO_TRUMPS,
@@ -42,7 +41,7 @@ from referee.rules.games.belote_family import (
     sequence_key,
     sequence_points,
 )
-from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.games.belote_rules import BelotRules, CoincheRules
 from referee.rules.seats import Seat
 
 COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS))

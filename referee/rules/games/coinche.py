@@ -2,7 +2,8 @@
 
 Seats 0..3 in turn order; teams 0–2 and 1–3. Coinche differs from Bulgarian Belot by its
 parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own are the
-deal and the auction here, its rules, scoring, state and words (``coinche_*``).
+auction here, its state and words (``coinche_*``); its rules and scoring are in the family's
+``belote_rules`` and ``belote_scoring``.
 
 The deal (CO-D2): eight cards to each seat in packets of 3, 2, 3 from ``dealer + 1``;
 ``deal.hands[s]`` lists the cards in the order received and ``deal.stock`` is empty. With
@@ -42,6 +43,8 @@ from referee.rules.games.belote_game import (
     deal_getters,
 )
 from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_rules import CoincheRules
+from referee.rules.games.belote_scoring import card_points_table, score
 from referee.rules.games.belote_state import (
     LOW,
     BeloteState,
@@ -50,8 +53,6 @@ from referee.rules.games.belote_state import (
     pack,
     playable_cards,
 )
-from referee.rules.games.coinche_rules import CoincheRules
-from referee.rules.games.coinche_scoring import card_points_table, score
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,

@@ -10,9 +10,9 @@ from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_play import play_rules
+from referee.rules.games.belote_rules import CoincheRules
+from referee.rules.games.belote_scoring import card_points_table
 from referee.rules.games.belote_state import AUCTION, LOW, BeloteState, Ctx, next_ctx
-from referee.rules.games.coinche_rules import CoincheRules
-from referee.rules.games.coinche_scoring import card_points_table
 from referee.rules.seats import Seat
 
 SA: Final = NO_TRUMPS
