@@ -51,19 +51,11 @@ from referee.rules.games.belote_declarations import (
     combo_names,
 )
 from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
-from referee.rules.games.belote_game import (
-    AUCTION,
-    OVER,
-    PLAY,
-    BeloteGame,
-    Notation,
-    Phase,
-    deal_getters,
-)
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
-from referee.rules.games.belote_state import LOW, BeloteState, Ctx
+from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 

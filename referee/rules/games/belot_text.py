@@ -8,6 +8,7 @@ from typing import Final
 from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import VERB_BASE, Action
+from referee.rules.games import belote_text
 from referee.rules.games.belot_state import (
     BELOT_BASE,
     BID_BASE,
@@ -22,21 +23,13 @@ from referee.rules.games.belot_state import (
 from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, playable_cards
-from referee.rules.games.belote_text import (
-    Reader,
-    Words,
-    action_reader,
-    combo_text,
-    illegal_card,
-    not_held,
-    read_king_or_queen,
-)
 from referee.rules.phased import known
 from referee.rules.seats import Seat
 
 
 def _read_belot(text: str, verb: str, arg: str) -> Action:
-    return BELOT_BASE + read_king_or_queen(text, arg, "a belot is announced with a king or queen")
+    why = "a belot is announced with a king or queen"
+    return BELOT_BASE + belote_text.read_king_or_queen(text, arg, why)
 
 
 def _read_bid(text: str, verb: str, arg: str) -> Action:
@@ -62,7 +55,7 @@ def _read_declaration(text: str, verb: str, arg: str) -> Action:
     return declared
 
 
-_READERS: Final[dict[str, Reader]] = {
+_READERS: Final[dict[str, belote_text.Reader]] = {
     "play": lambda text, verb, arg: cards.parse_card(arg),
     "belot": _read_belot,
     "bid": _read_bid,
@@ -73,7 +66,7 @@ _USAGE: Final = (
 )
 
 
-parse_action: Final = action_reader("Belot", _USAGE, VERBS, _READERS)
+parse_action: Final = belote_text.action_reader("Belot", _USAGE, VERBS, _READERS)
 """A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
 
 
@@ -83,7 +76,7 @@ def format_action(action: Action) -> str:
     if BELOT_BASE <= action < BELOT_BASE + 52:
         return "belot:" + cards.CARD_NAMES[action - BELOT_BASE]
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
-        return combo_text("declare", action - DECLARE_BASE)
+        return belote_text.combo_text("declare", action - DECLARE_BASE)
     if BID_BASE <= action < BID_BASE + 6:
         return "bid:" + MODE_NAMES[action - BID_BASE]
     return VERB_NAMES[action]
@@ -124,7 +117,7 @@ def illegal(state: BeloteState, action: Action) -> IllegalActionError:
         if not (hand >> c) & 1:
             return IllegalActionError(f"{text!r}: you do not hold {cards.CARD_NAMES[c]}", "BG-P1")
         if not (playable_cards(state) >> c) & 1:
-            return illegal_card(state, c, text, _WORDS)
+            return belote_text.illegal_card(state, c, text, _WORDS)
         return illegal_belot(state, hand, c, text)
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
         return illegal_declaration(state, seat, hand, action, text)
@@ -179,7 +172,7 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
 
-_WORDS: Final = Words(
+_WORDS: Final = belote_text.Words(
     "BG",
     "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
     "partner); you may play {names}",
@@ -224,7 +217,7 @@ def illegal_declaration(
             "BG-A3",
         )
     m = COMBO_MASKS[code - DECLARE_BASE]
-    if (missing := not_held(text, hand, m, "BG-A3")) is not None:
+    if (missing := belote_text.not_held(text, hand, m, "BG-A3")) is not None:
         return missing
     for who, other in state.decls:
         if who == seat and COMBO_MASKS[other] & m:

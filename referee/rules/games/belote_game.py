@@ -8,7 +8,6 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from operator import itemgetter
 from typing import Any, ClassVar, Final, NamedTuple
 
 from referee.rules import game
@@ -51,21 +50,6 @@ class Notation(NamedTuple):
     format: Callable[[game.Action], str]
     every: Callable[[], list[game.Action]]
     """All the game's action codes, sorted."""
-
-
-def deal_getters(packets: tuple[int, ...]) -> tuple[tuple[Any, ...], ...]:
-    """Per ``dealer % 4``, per seat: the getter of its cards from the pack, each packet of
-    ``packets`` dealt to every seat in turn from ``dealer + 1``, in the order received."""
-    out = []
-    for dealer in range(4):
-        got: list[list[int]] = [[], [], [], []]
-        i = 0
-        for size in packets:
-            for k in range(1, 5):
-                got[(dealer + k) & 3].extend(range(i, i + size))
-                i += size
-        out.append(tuple(itemgetter(*h) for h in got))
-    return tuple(out)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -33,15 +33,7 @@ from referee.rules.games.belote_declarations import (
     combo_json,
 )
 from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
-from referee.rules.games.belote_game import (
-    AUCTION,
-    OVER,
-    PLAY,
-    BeloteGame,
-    Notation,
-    Phase,
-    deal_getters,
-)
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_scoring import card_points_table, score
@@ -50,6 +42,7 @@ from referee.rules.games.belote_state import (
     BeloteState,
     Ctx,
     deal_ctx,
+    deal_getters,
     pack,
     playable_cards,
 )

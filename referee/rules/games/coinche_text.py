@@ -9,18 +9,10 @@ from typing import Final
 from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import JSON, VERB_BASE, Action
+from referee.rules.games import belote_text
 from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
 from referee.rules.games.belote_family import KING_QUEEN, PACK_MASK
 from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, Ctx, playable_cards
-from referee.rules.games.belote_text import (
-    Reader,
-    Words,
-    action_reader,
-    combo_text,
-    illegal_card,
-    not_held,
-    read_king_or_queen,
-)
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -51,7 +43,8 @@ def _read_play(text: str, verb: str, arg: str) -> Action:
 
 
 def _read_belote(text: str, verb: str, arg: str) -> Action:
-    c = read_king_or_queen(text, arg, f"{verb} is said with the king or queen of trumps (CO-A4)")
+    why = f"{verb} is said with the king or queen of trumps (CO-A4)"
+    c = belote_text.read_king_or_queen(text, arg, why)
     return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
 
 
@@ -92,7 +85,7 @@ def _read_bid(text: str, verb: str, arg: str) -> Action:
     )
 
 
-_READERS: Final[dict[str, Reader]] = {
+_READERS: Final[dict[str, belote_text.Reader]] = {
     "play": _read_play,
     "belote": _read_belote,
     "rebelote": _read_belote,
@@ -105,7 +98,7 @@ _USAGE: Final = (
 )
 
 
-parse_action: Final = action_reader("Coinche", _USAGE, VERBS, _READERS)
+parse_action: Final = belote_text.action_reader("Coinche", _USAGE, VERBS, _READERS)
 """A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
 
 
@@ -117,7 +110,7 @@ def format_action(action: Action) -> str:
     if action >= BELOTE_BASE:
         return "belote:" + cards.CARD_NAMES[action - BELOTE_BASE]
     if action >= ANNOUNCE_BASE:
-        return combo_text("announce", action - ANNOUNCE_BASE)
+        return belote_text.combo_text("announce", action - ANNOUNCE_BASE)
     if action >= BID_BASE:
         li, d = divmod(action - BID_BASE, 6)
         return f"bid:{li_text(li)}{DENOM_NAMES[d]}"
@@ -188,7 +181,7 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
             return IllegalActionError(
                 f"{text!r}: announcements are made with your card to trick 1", "CO-A2"
             )
-        if (missing := not_held(text, hand, m, "CO-A2")) is not None:
+        if (missing := belote_text.not_held(text, hand, m, "CO-A2")) is not None:
             return missing
         return IllegalActionError(
             f"{text!r}: a card may be used in one announcement only", "CO-A2"
@@ -214,10 +207,10 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
                 f"{text!r}: belote is said with the first of the pair; this is the second",
                 "CO-A4",
             )
-    return illegal_card(state, c, text, _WORDS)
+    return belote_text.illegal_card(state, c, text, _WORDS)
 
 
-_WORDS: Final = Words(
+_WORDS: Final = belote_text.Words(
     "CO",
     "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play one "
     "of {names}",
