@@ -4,7 +4,7 @@ part (the ctx), the tables of dealing and the legal cards (BG-P*, BG-A7)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from referee.rules.cards import SUIT_MASKS, SUIT_OF, Card, CardSet
 from referee.rules.game import VERB_BASE, Action
@@ -138,26 +138,15 @@ class BelotState(BeloteState):
     as ``rules``, ``dealer``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
     ``level`` and ``passes``; setting one of the auction's rebuilds the ctx."""
 
-    if TYPE_CHECKING:
-        rules: BelotRules
-        dealer: Seat
-        stock: tuple[Card, ...]
-        rest: int
-        calls: tuple[tuple[Seat, Action], ...]
-        contract: int
-        bidder: Seat
-        level: int
-        passes: int
-    else:
-        rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
-        dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
-        stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
-        rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
-        calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
-        contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
-        bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
-        level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
-        passes = _ctx_property("passes", "Passes since the last bid or double.")
+    rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
+    dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
+    stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
+    rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
+    calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
+    contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
+    bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
+    level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
+    passes = _ctx_property("passes", "Passes since the last bid or double.")
 
 
 def belot_cards(state: BeloteState, hand: CardSet, playable: CardSet) -> CardSet:
