@@ -240,21 +240,12 @@ def bg_declarable(hand: CardSet, used: CardSet) -> list[int]:
 def co_announceable(avail: CardSet) -> list[int]:
     """CO-A1, CO-A2: the combinations among the cards ``avail`` (held and not yet announced):
     every sequence inside a run, every carré. Sorted."""
-    # no suit crossing: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
-    if not (
-        avail & (avail >> 1) & (avail >> 2)  # three in a row somewhere
-        or avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all 4 suits
-    ):
+    # no run crosses suits: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
+    four = avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all four suits
+    if not (avail & (avail >> 1) & (avail >> 2) or four):
         return []
-    out: list[int] = []
-    for suit, shift in _SEQ_SHIFTS:
-        pattern = (avail >> shift) & 0xFF
-        if pattern & (pattern >> 1) & (pattern >> 2):
-            out.extend(_SEQ_IN[suit][pattern])
-    for i, r in enumerate(CARRE_RANKS):
-        if avail & RANK_MASKS[r] == RANK_MASKS[r]:
-            out.append(N_SEQ + i)
-    out.sort()
+    out = [i for suit, shift in _SEQ_SHIFTS for i in _SEQ_IN[suit][(avail >> shift) & 0xFF]]
+    out.extend(N_SEQ + i for i, r in enumerate(CARRE_RANKS) if (four >> r) & 1)
     return out
 
 

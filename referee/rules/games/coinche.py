@@ -74,18 +74,8 @@ from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = [  # the game, and the rules, scoring and announcement functions it is made of
-    "AUCTION",
-    "GAME",
-    "OVER",
-    "PLAY",
-    "Coinche",
-    "CoincheRules",
-    "CoincheState",
-    "Phase",
-    "card_points_table",
-    "combo_value",
-    "resolve_announcements",
-    "score",
+    "AUCTION", "GAME", "OVER", "PLAY", "Coinche", "CoincheRules", "CoincheState", "Phase",
+    "card_points_table", "combo_value", "resolve_announcements", "score",
 ]
 
 combo_value: Final = co_value
@@ -327,15 +317,8 @@ class Coinche(BeloteGame):
         else:
             all_tricks = tricks[taker] == 8
         made, points = score(
-            r,
-            value=ctx.value,
-            kind=kind,
-            level=ctx.level,
-            card=(card[0], card[1]),
-            ann=(a0, a1),
-            bel=(bel[0], bel[1]),
-            taker=taker,
-            all_tricks=all_tricks,
+            r, value=ctx.value, kind=kind, level=ctx.level, card=(card[0], card[1]), ann=(a0, a1),
+            bel=(bel[0], bel[1]), taker=taker, all_tricks=all_tricks,
         )
         detail: dict[str, game.JSON] = {
             "contract": contract_json(ctx),
