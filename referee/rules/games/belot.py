@@ -60,8 +60,20 @@ from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = [  # the game, and the rules, scoring and declaration functions it is made of
-    "AUCTION", "GAME", "OVER", "PLAY", "Belot", "BelotRules", "BelotState", "DealScore",
-    "Phase", "decl_points", "resolve_declarations", "round_all", "round_team", "score_deal",
+    "AUCTION",
+    "GAME",
+    "OVER",
+    "PLAY",
+    "Belot",
+    "BelotRules",
+    "BelotState",
+    "DealScore",
+    "Phase",
+    "decl_points",
+    "resolve_declarations",
+    "round_all",
+    "round_team",
+    "score_deal",
 ]
 
 

@@ -109,7 +109,8 @@ class BeloteGame:
         """The packets of :attr:`getters` to each seat in turn from ``dealer + 1``, each hand in
         the order received; the rest of the 32 cards are the stock (BG-D2, CO-D2)."""
         got = self.getters[dealer & 3]
-        stock = tuple(pack[4 * len(got[0](ORDER)) : 32])
+        hand_size = len(got[0](ORDER))
+        stock = tuple(pack[4 * hand_size : 32])
         if len(pack) >= 32:
             return game.Deal(hands=tuple(g(pack) for g in got), stock=stock)
         n = len(pack)

@@ -74,8 +74,18 @@ from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = [  # the game, and the rules, scoring and announcement functions it is made of
-    "AUCTION", "GAME", "OVER", "PLAY", "Coinche", "CoincheRules", "CoincheState", "Phase",
-    "card_points_table", "combo_value", "resolve_announcements", "score",
+    "AUCTION",
+    "GAME",
+    "OVER",
+    "PLAY",
+    "Coinche",
+    "CoincheRules",
+    "CoincheState",
+    "Phase",
+    "card_points_table",
+    "combo_value",
+    "resolve_announcements",
+    "score",
 ]
 
 combo_value: Final = co_value
