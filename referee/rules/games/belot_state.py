@@ -66,19 +66,15 @@ def _calls_for(
 
 _AUCTION: Final = tuple(
     tuple(
-        tuple(
-            (
-                _calls_for(top, level, True, flags >> 1 == 1, flags & 1 == 1),
-                _calls_for(top, level, False, flags >> 1 == 1, flags & 1 == 1),
-            )
-            for level in range(9)
-        )
+        tuple(tuple(_calls_for(top, level, ours, freeze, sur) for ours in (True, False))
+              for level in range(9))
         for top in range(-1, 6)
     )
-    for flags in range(4)
+    for freeze in (False, True)
+    for sur in (False, True)
 )
-"""``_AUCTION[2 * freeze + surcontra][contract + 1][level]``: the legal calls as
-:attr:`_Ctx.auction` holds them."""
+"""``_AUCTION[2 * freeze + surcontra][contract + 1][level][(seat ^ bidder) & 1]``: the legal
+calls of ``seat``, as :attr:`Ctx.auction` holds them."""
 
 _BELOT_CARDS: Final = tuple(
     KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
