@@ -9,35 +9,31 @@ The deal (BG-D2): 3 then 2 cards to each seat from the first hand, so ``deal.han
 stay undealt (BG-B6).
 
 Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
-over. Scoring (BG-S*, BG-R*) is :func:`belot_scoring.score_deal`; the match (hanging points,
+over. Scoring (BG-S*, BG-R*) is :func:`belote_scoring.score_deal`; the match (hanging points,
 151, "с капо не се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot,
 valat_pending)``. The card play, declarations and game base are shared with Coinche
-(``belote_*``); Belot's own rules, state and words are ``belot_*``.
+with its rules and scoring (``belote_*``); Belot's own state and words are ``belot_*``.
 Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import ClassVar, Final
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
 
 from referee.rules import game
-from referee.rules.cards import SUIT_LETTERS, SUIT_OF, Card, CardSet, cards_in, names
+from referee.rules.cards import SUIT_LETTERS, SUIT_OF, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
-from referee.rules.games.belot_rules import BelotRules
-from referee.rules.games.belot_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belot_state import (
     BELOT_BASE,
     BID_BASE,
-    DEAL_GETTERS,
     DECLARE_BASE,
     LEVEL_AFTER,
     LEVEL_NAMES,
     MODE_NAMES,
     PASS,
-    STOCK_GETTER,
     BelotState,
     belot_cards,
     decl_points,
@@ -57,7 +53,9 @@ from referee.rules.games.belote_declarations import (
 from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import team_tally
-from referee.rules.games.belote_state import LOW, BeloteState, Ctx
+from referee.rules.games.belote_rules import BelotRules
+from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
+from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
 from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
@@ -103,22 +101,9 @@ class Belot(BeloteGame):
     declared: ClassVar[str] = "declaration"
     kinds: ClassVar[tuple[str, ...]] = BG_KINDS
     undealt: ClassVar[str] = "stock"
+    getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2))  # BG-D2
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
-
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
-        """3 then 2 cards to each seat from the first hand; the last 12 are dealt 3 each,
-        in the same order, after the auction (BG-D2)."""
-        if len(pack) >= 32:
-            g0, g1, g2, g3 = DEAL_GETTERS[dealer % 4]
-            return game.Deal(
-                hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=STOCK_GETTER(pack)
-            )
-        by_turn = [
-            tuple(pack[3 * i : 3 * i + 3]) + tuple(pack[12 + 2 * i : 14 + 2 * i]) for i in range(4)
-        ]
-        hands = tuple(by_turn[(s - dealer - 1) % 4] for s in range(4))
-        return game.Deal(hands=hands, stock=tuple(pack[20:32]))
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
@@ -134,14 +119,11 @@ class Belot(BeloteGame):
         calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
         return calls
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        if state.phase == OVER or seat != state.to_act:
-            raise refuse_turn(state, seat, action)
-        if state.phase == PLAY:
-            return self._announce(state, seat, action)
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        raise refuse_turn(state, seat, action)
+
+    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         ctx = state.ctx
-        if action not in self._calls(state, seat):
-            raise illegal(state, action)
         contract = ctx.contract
         bidder = ctx.bidder
         level = ctx.level

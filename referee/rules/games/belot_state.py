@@ -4,15 +4,14 @@ part (the ctx), the tables of dealing and the legal cards (BG-P*, BG-A7)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from referee.rules.cards import SUIT_MASKS, SUIT_OF, Card, CardSet
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belote_declarations import bg_points, bg_resolve
 from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_play import play_rules
+from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_state import BeloteState, Ctx, deal_ctx, next_ctx
 from referee.rules.seats import Seat
 
@@ -67,19 +66,15 @@ def _calls_for(
 
 _AUCTION: Final = tuple(
     tuple(
-        tuple(
-            (
-                _calls_for(top, level, True, flags >> 1 == 1, flags & 1 == 1),
-                _calls_for(top, level, False, flags >> 1 == 1, flags & 1 == 1),
-            )
-            for level in range(9)
-        )
+        tuple(tuple(_calls_for(top, level, ours, freeze, sur) for ours in (True, False))
+              for level in range(9))
         for top in range(-1, 6)
     )
-    for flags in range(4)
+    for freeze in (False, True)
+    for sur in (False, True)
 )
-"""``_AUCTION[2 * freeze + surcontra][contract + 1][level]``: the legal calls as
-:attr:`_Ctx.auction` holds them."""
+"""``_AUCTION[2 * freeze + surcontra][contract + 1][level][(seat ^ bidder) & 1]``: the legal
+calls of ``seat``, as :attr:`Ctx.auction` holds them."""
 
 _BELOT_CARDS: Final = tuple(
     KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)
@@ -139,26 +134,15 @@ class BelotState(BeloteState):
     as ``rules``, ``dealer``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
     ``level`` and ``passes``; setting one of the auction's rebuilds the ctx."""
 
-    if TYPE_CHECKING:
-        rules: BelotRules
-        dealer: Seat
-        stock: tuple[Card, ...]
-        rest: int
-        calls: tuple[tuple[Seat, Action], ...]
-        contract: int
-        bidder: Seat
-        level: int
-        passes: int
-    else:
-        rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
-        dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
-        stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
-        rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
-        calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
-        contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
-        bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
-        level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
-        passes = _ctx_property("passes", "Passes since the last bid or double.")
+    rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
+    dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
+    stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
+    rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
+    calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
+    contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
+    bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
+    level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
+    passes = _ctx_property("passes", "Passes since the last bid or double.")
 
 
 def belot_cards(state: BeloteState, hand: CardSet, playable: CardSet) -> CardSet:
@@ -170,14 +154,3 @@ def belot_cards(state: BeloteState, hand: CardSet, playable: CardSet) -> CardSet
     if out and state.ctx.contract == ALL_TRUMPS and state.trick:
         out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
     return out
-
-
-DEAL_GETTERS: Final = tuple(
-    tuple(
-        itemgetter(3 * i, 3 * i + 1, 3 * i + 2, 12 + 2 * i, 13 + 2 * i)
-        for i in ((s - d - 1) % 4 for s in range(4))
-    )
-    for d in range(4)
-)
-"""Per ``dealer % 4``, per seat: its first five cards of the pack (BG-D2)."""
-STOCK_GETTER: Final = itemgetter(*range(20, 32))

@@ -8,6 +8,7 @@ from typing import Final
 from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import VERB_BASE, Action
+from referee.rules.games import belote_text
 from referee.rules.games.belot_state import (
     BELOT_BASE,
     BID_BASE,
@@ -19,22 +20,16 @@ from referee.rules.games.belot_state import (
     VERB_NAMES,
     VERBS,
 )
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS, COMBO_MASKS
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
-from referee.rules.games.belote_game import (
-    AUCTION,
-    OVER,
-    Reader,
-    action_reader,
-    read_king_or_queen,
-)
-from referee.rules.games.belote_state import BeloteState, playable_cards
+from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, playable_cards
 from referee.rules.phased import known
 from referee.rules.seats import Seat
 
 
 def _read_belot(text: str, verb: str, arg: str) -> Action:
-    return BELOT_BASE + read_king_or_queen(text, arg, "a belot is announced with a king or queen")
+    why = "a belot is announced with a king or queen"
+    return BELOT_BASE + belote_text.read_king_or_queen(text, arg, why)
 
 
 def _read_bid(text: str, verb: str, arg: str) -> Action:
@@ -60,7 +55,7 @@ def _read_declaration(text: str, verb: str, arg: str) -> Action:
     return declared
 
 
-_READERS: Final[dict[str, Reader]] = {
+_READERS: Final[dict[str, belote_text.Reader]] = {
     "play": lambda text, verb, arg: cards.parse_card(arg),
     "belot": _read_belot,
     "bid": _read_bid,
@@ -71,7 +66,7 @@ _USAGE: Final = (
 )
 
 
-parse_action: Final = action_reader("Belot", _USAGE, VERBS, _READERS)
+parse_action: Final = belote_text.action_reader("Belot", _USAGE, VERBS, _READERS)
 """A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
 
 
@@ -81,8 +76,7 @@ def format_action(action: Action) -> str:
     if BELOT_BASE <= action < BELOT_BASE + 52:
         return "belot:" + cards.CARD_NAMES[action - BELOT_BASE]
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
-        combo = COMBO_CARDS[action - DECLARE_BASE]
-        return "declare:" + ",".join(cards.CARD_NAMES[c] for c in combo)
+        return belote_text.combo_text("declare", action - DECLARE_BASE)
     if BID_BASE <= action < BID_BASE + 6:
         return "bid:" + MODE_NAMES[action - BID_BASE]
     return VERB_NAMES[action]
@@ -122,9 +116,8 @@ def illegal(state: BeloteState, action: Action) -> IllegalActionError:
         c = action - BELOT_BASE if action >= BELOT_BASE else action
         if not (hand >> c) & 1:
             return IllegalActionError(f"{text!r}: you do not hold {cards.CARD_NAMES[c]}", "BG-P1")
-        playable = playable_cards(state)
-        if not (playable >> c) & 1:
-            return illegal_card(state, seat, hand, playable, c, text)
+        if not (playable_cards(state) >> c) & 1:
+            return belote_text.illegal_card(state, c, text, _WORDS)
         return illegal_belot(state, hand, c, text)
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
         return illegal_declaration(state, seat, hand, action, text)
@@ -179,41 +172,15 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
 
-def illegal_card(
-    state: BeloteState,
-    seat: Seat,
-    hand: cards.CardSet,
-    playable: cards.CardSet,
-    c: cards.Card,
-    text: str,
-) -> IllegalActionError:
-    led = cards.SUIT_OF[state.trick[0]]
-    mode = state.ctx.contract
-    names = " ".join(cards.CARD_NAMES[d] for d in cards.cards_in(playable))
-    follow = hand & cards.SUIT_MASKS[led]
-    if follow and cards.SUIT_OF[c] != led:
-        return IllegalActionError(
-            f"{text!r}: must follow suit: {cards.SUIT_NAMES[led]} were led and you hold {names}",
-            "BG-P2",
-        )
-    if follow:
-        return IllegalActionError(
-            f"{text!r}: must play higher than {cards.CARD_NAMES[state.best]} in "
-            f"{cards.SUIT_NAMES[led]} ({'all trumps' if mode == ALL_TRUMPS else 'trumps'} must "
-            f"be raised, even over a partner); you may play {names}",
-            "BG-P3",
-        )
-    if cards.SUIT_OF[state.best] == mode:
-        return IllegalActionError(
-            f"{text!r}: you are out of {cards.SUIT_NAMES[led]} and an opponent's trump "
-            f"{cards.CARD_NAMES[state.best]} is winning: you must over-trump with {names}",
-            "BG-P5",
-        )
-    return IllegalActionError(
-        f"{text!r}: you are out of {cards.SUIT_NAMES[led]} and the opponents are winning: you "
-        f"must trump with {names}",
-        "BG-P5",
-    )
+_WORDS: Final = belote_text.Words(
+    "BG",
+    "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
+    "partner); you may play {names}",
+    ("trumps", "all trumps"),
+    "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
+    "over-trump with {names}",
+    "{text!r}: you are out of {led} and the opponents are winning: you must trump with {names}",
+)
 
 
 def illegal_belot(
@@ -250,9 +217,8 @@ def illegal_declaration(
             "BG-A3",
         )
     m = COMBO_MASKS[code - DECLARE_BASE]
-    if hand & m != m:
-        missing = " ".join(cards.CARD_NAMES[c] for c in cards.cards_in(m & ~hand))
-        return IllegalActionError(f"{text!r}: you do not hold {missing}", "BG-A3")
+    if (missing := belote_text.not_held(text, hand, m, "BG-A3")) is not None:
+        return missing
     for who, other in state.decls:
         if who == seat and COMBO_MASKS[other] & m:
             return IllegalActionError(

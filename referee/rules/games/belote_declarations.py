@@ -29,7 +29,6 @@ from referee.rules.cards import (
     cards_in,
 )
 from referee.rules.game import JSON
-from referee.rules.games.belot_rules import BelotRules
 from referee.rules.games.belote_family import (
     CARRE_RANKS,
     NO_TRUMPS,
@@ -42,7 +41,7 @@ from referee.rules.games.belote_family import (
     sequence_key,
     sequence_points,
 )
-from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.games.belote_rules import BelotRules, CoincheRules
 from referee.rules.seats import Seat
 
 COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for r in CARRE_RANKS))
@@ -241,21 +240,12 @@ def bg_declarable(hand: CardSet, used: CardSet) -> list[int]:
 def co_announceable(avail: CardSet) -> list[int]:
     """CO-A1, CO-A2: the combinations among the cards ``avail`` (held and not yet announced):
     every sequence inside a run, every carré. Sorted."""
-    # no suit crossing: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
-    if not (
-        avail & (avail >> 1) & (avail >> 2)  # three in a row somewhere
-        or avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all 4 suits
-    ):
+    # no run crosses suits: 5 empty bits (ranks 2..6) separate the suits' 7..A bits
+    four = avail & (avail >> 13) & (avail >> 26) & (avail >> 39)  # a rank in all four suits
+    if not (avail & (avail >> 1) & (avail >> 2) or four):
         return []
-    out: list[int] = []
-    for suit, shift in _SEQ_SHIFTS:
-        pattern = (avail >> shift) & 0xFF
-        if pattern & (pattern >> 1) & (pattern >> 2):
-            out.extend(_SEQ_IN[suit][pattern])
-    for i, r in enumerate(CARRE_RANKS):
-        if avail & RANK_MASKS[r] == RANK_MASKS[r]:
-            out.append(N_SEQ + i)
-    out.sort()
+    out = [i for suit, shift in _SEQ_SHIFTS for i in _SEQ_IN[suit][(avail >> shift) & 0xFF]]
+    out.extend(N_SEQ + i for i, r in enumerate(CARRE_RANKS) if (four >> r) & 1)
     return out
 
 

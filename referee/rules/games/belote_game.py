@@ -7,35 +7,16 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import ClassVar, Final, NamedTuple, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Final, NamedTuple
 
 from referee.rules import game
-from referee.rules.cards import (
-    CARD_NAMES,
-    KING,
-    PACK_32,
-    QUEEN,
-    RANK_OF,
-    SUIT_OF,
-    Card,
-    CardSet,
-    cards_in,
-    names,
-    parse_card,
-)
+from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, InvalidActionError
+from referee.rules.errors import IllegalActionError
 from referee.rules.games.belote_declarations import COMBO_MASKS
-from referee.rules.games.belote_family import (
-    CARDS_C,
-    CARDS_D,
-    CARDS_H,
-    CARDS_S,
-    PACK_MASK,
-    TABLES,
-)
+from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
     AUCTION,
     LANE_BITS,
@@ -51,13 +32,15 @@ from referee.rules.games.belote_state import (
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
-__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase", "action_reader"]
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase"]
 
 new_tuple: Final = tuple.__new__
 STEP: Final = game.Step
 TRICK_TAKEN: Final = game.TrickTaken
 """``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
 N_COMBOS: Final = len(COMBO_MASKS)
+ORDER: Final = tuple(range(32))
+"""The positions in the pack (what a deal's getters take from a short pack)."""
 
 
 class Notation(NamedTuple):
@@ -67,49 +50,6 @@ class Notation(NamedTuple):
     format: Callable[[game.Action], str]
     every: Callable[[], list[game.Action]]
     """All the game's action codes, sorted."""
-
-
-Reader: TypeAlias = Callable[[str, str, str], game.Action]
-"""Reads the argument of one verb: ``reader(text, verb, argument)``."""
-
-
-def action_reader(
-    game_name: str, usage: str, verbs: Mapping[str, game.Action], readers: Mapping[str, Reader]
-) -> Callable[[str], game.Action]:
-    """A game's reader of its notation: ``read(text)`` takes a bare verb of ``verbs``, or
-    ``verb:argument`` read by ``readers[verb]``.
-
-    The reader raises :class:`InvalidActionError` for anything else, naming the game
-    (``game_name``) and its ``usage``.
-    """
-
-    def read(text: str) -> game.Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            code = verbs.get(text)
-            if code is None:
-                raise InvalidActionError(f"{text!r} is not a {game_name} action ({usage})")
-            return code
-        reader = readers.get(verb)
-        if reader is None:
-            raise InvalidActionError(
-                f"{text!r} is not a {game_name} action: unknown verb {verb!r}"
-            )
-        return reader(text, verb, arg)
-
-    return read
-
-
-def read_king_or_queen(text: str, arg: str, why: str) -> Card:
-    """The card ``arg`` names, which must be a king or a queen (the belot / belote pair,
-    BG-A7, CO-A4).
-
-    :raises InvalidActionError: quoting ``text`` and saying ``why`` otherwise.
-    """
-    c = parse_card(arg)
-    if RANK_OF[c] not in (KING, QUEEN):
-        raise InvalidActionError(f"{text!r}: {why}")
-    return c
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -140,6 +80,8 @@ class BeloteGame:
     """The name of the cards not dealt yet in :meth:`card_locations`."""
     PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
     """Per phase: the verbs of its actions (what a dispute replay explains there)."""
+    getters: ClassVar[tuple[tuple[Any, ...], ...]]
+    """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -162,6 +104,19 @@ class BeloteGame:
         return game.actions_of(self, self.PHASE_VERBS[state.phase])
 
     # -- the deal -------------------------------------------------------------------------
+
+    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
+        """The packets of :attr:`getters` to each seat in turn from ``dealer + 1``, each hand in
+        the order received; the rest of the 32 cards are the stock (BG-D2, CO-D2)."""
+        got = self.getters[dealer & 3]
+        hand_size = len(got[0](ORDER))
+        stock = tuple(pack[4 * hand_size : 32])
+        if len(pack) >= 32:
+            return game.Deal(hands=tuple(g(pack) for g in got), stock=stock)
+        n = len(pack)
+        return game.Deal(
+            hands=tuple(tuple(pack[i] for i in g(ORDER) if i < n) for g in got), stock=stock
+        )
 
     def _packed(self, deal: game.Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
         """``deal``'s hands of ``size`` cards and its stock, ``each`` a seat in turn from the
@@ -384,6 +339,20 @@ class BeloteGame:
     def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """Everything but a legal card play by the seat to act: the turn, the auction, and in
         play :meth:`_announce`."""
+        if state.phase == OVER or seat != state.to_act:
+            return self._out_of_turn(state, seat, action)
+        if state.phase == PLAY:
+            return self._announce(state, seat, action)
+        if action not in self._calls(state, seat):
+            raise self._illegal(state, seat, action)
+        return self._auction(state, seat, action)
+
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        """An action when the deal is over or by a seat not to act: refused."""
+        raise NotImplementedError
+
+    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        """A legal call of the seat to act."""
         raise NotImplementedError
 
     def _extras(

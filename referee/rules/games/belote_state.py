@@ -11,6 +11,7 @@ state of the card play, so that a card played assigns few fields.
 from __future__ import annotations
 
 import enum
+from operator import itemgetter
 from typing import Any, Final
 
 from referee.rules.cards import SUIT_OF, Card, CardSet
@@ -70,6 +71,21 @@ def packed_deal(deal: Deal, size: int, each: int, first: Seat) -> tuple[int, int
     except (IndexError, TypeError):
         return None
     return (held, rest) if unlane(held | rest) == PACK_MASK else None
+
+
+def deal_getters(packets: tuple[int, ...]) -> tuple[tuple[Any, ...], ...]:
+    """Per ``dealer % 4``, per seat: the getter of its cards from the pack, each packet of
+    ``packets`` dealt to every seat in turn from ``dealer + 1``, in the order received."""
+    out = []
+    for dealer in range(4):
+        got: list[list[int]] = [[], [], [], []]
+        i = 0
+        for size in packets:
+            for k in range(1, 5):
+                got[(dealer + k) & 3].extend(range(i, i + size))
+                i += size
+        out.append(tuple(itemgetter(*h) for h in got))
+    return tuple(out)
 
 
 def unlane(packed: int) -> CardSet:

@@ -2,7 +2,8 @@
 
 Seats 0..3 in turn order; teams 0–2 and 1–3. Coinche differs from Bulgarian Belot by its
 parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own are the
-deal and the auction here, its rules, scoring, state and words (``coinche_*``).
+auction here, its state and words (``coinche_*``); its rules and scoring are in the family's
+``belote_rules`` and ``belote_scoring``.
 
 The deal (CO-D2): eight cards to each seat in packets of 3, 2, 3 from ``dealer + 1``;
 ``deal.hands[s]`` lists the cards in the order received and ``deal.stock`` is empty. With
@@ -18,7 +19,7 @@ Avo-k/colver rules survey (see the reference §2.1).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, Card, CardSet, cards_in, names
@@ -34,23 +35,23 @@ from referee.rules.games.belote_declarations import (
 from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
 from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_rules import CoincheRules
+from referee.rules.games.belote_scoring import card_points_table, score
 from referee.rules.games.belote_state import (
     LOW,
     BeloteState,
     Ctx,
     deal_ctx,
+    deal_getters,
     pack,
     playable_cards,
 )
-from referee.rules.games.coinche_rules import CoincheRules
-from referee.rules.games.coinche_scoring import card_points_table, score
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
     BID_BASE,
     CAPOT_LI,
     COINCHE,
-    DEALERS,
     GENERALE_LI,
     LEVEL_NAMES,
     PASS,
@@ -118,22 +119,9 @@ class Coinche(BeloteGame):
     kinds: ClassVar[tuple[str, ...]] = FR_KINDS
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
     undealt: ClassVar[str] = "not_yet_dealt"
+    getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2, 3))  # CO-D2
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
-
-    def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
-        """8 cards each in packets of 3, 2, 3 from ``dealer + 1`` (CO-D2), in the order
-        received."""
-        if len(pack) >= 32 and 0 <= dealer < 4:
-            g0, g1, g2, g3 = DEALERS[dealer]
-            return game.Deal(hands=(g0(pack), g1(pack), g2(pack), g3(pack)), stock=())
-        got: list[list[Card]] = [[], [], [], []]
-        i = 0
-        for size in (3, 2, 3):
-            for k in range(1, 5):
-                got[(dealer + k) % 4].extend(pack[i : i + size])
-                i += size
-        return game.Deal(hands=tuple(tuple(h) for h in got), stock=())
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
         assert isinstance(rules, CoincheRules)
@@ -222,22 +210,15 @@ class Coinche(BeloteGame):
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        phase = state.phase
-        if phase == OVER or seat != state.to_act:
-            if (
-                phase == AUCTION
-                and action == COINCHE
-                and state.ctx.rules.coinche_out_of_turn
-                and COINCHE in self._calls(state, seat)
-            ):
-                return self._auction(state, seat, action)
-            raise not_your_turn(state, seat, action)
-        if phase == PLAY:
-            return self._announce(state, seat, action)
-        if action not in self._calls(state, seat):
-            raise illegal(state, seat, action)
-        return self._auction(state, seat, action)
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        if (  # CO-B4, V26: a coinche 'a la volee'
+            state.phase == AUCTION
+            and action == COINCHE
+            and state.ctx.rules.coinche_out_of_turn
+            and COINCHE in self._calls(state, seat)
+        ):
+            return self._auction(state, seat, action)
+        raise not_your_turn(state, seat, action)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         ctx = state.ctx
@@ -346,15 +327,8 @@ class Coinche(BeloteGame):
         else:
             all_tricks = tricks[taker] == 8
         made, points = score(
-            r,
-            value=ctx.value,
-            kind=kind,
-            level=ctx.level,
-            card=(card[0], card[1]),
-            ann=(a0, a1),
-            bel=(bel[0], bel[1]),
-            taker=taker,
-            all_tricks=all_tricks,
+            r, value=ctx.value, kind=kind, level=ctx.level, card=(card[0], card[1]), ann=(a0, a1),
+            bel=(bel[0], bel[1]), taker=taker, all_tricks=all_tricks,
         )
         detail: dict[str, game.JSON] = {
             "contract": contract_json(ctx),

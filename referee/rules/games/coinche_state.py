@@ -3,7 +3,6 @@ its tables) and the state of a deal, with the tables of dealing and of the aucti
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Final
 
 from referee.rules.cards import SUITS, CardSet
@@ -11,9 +10,9 @@ from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_play import play_rules
+from referee.rules.games.belote_rules import CoincheRules
+from referee.rules.games.belote_scoring import card_points_table
 from referee.rules.games.belote_state import AUCTION, LOW, BeloteState, Ctx, next_ctx
-from referee.rules.games.coinche_rules import CoincheRules
-from referee.rules.games.coinche_scoring import card_points_table
 from referee.rules.seats import Seat
 
 SA: Final = NO_TRUMPS
@@ -111,22 +110,6 @@ def auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
         cache = AUCTION_CACHES[key] = {}
     return cache
 
-
-def _deal_order(dealer: Seat) -> tuple[tuple[int, ...], ...]:
-    """Per seat, the pack positions of its 8 cards: packets of 3, 2, 3 from ``dealer + 1``."""
-    got: list[list[int]] = [[], [], [], []]
-    i = 0
-    for size in (3, 2, 3):
-        for k in range(1, 5):
-            got[(dealer + k) % 4].extend(range(i, i + size))
-            i += size
-    return tuple(tuple(h) for h in got)
-
-
-DEALERS: Final = tuple(
-    tuple(itemgetter(*positions) for positions in _deal_order(d)) for d in range(4)
-)
-"""``DEALERS[dealer][seat](pack)``: the cards ``seat`` receives, in the order received."""
 
 AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
 """Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""

@@ -9,13 +9,10 @@ from typing import Final
 from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import JSON, VERB_BASE, Action
+from referee.rules.games import belote_text
 from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
-from referee.rules.games.belote_family import (
-    KING_QUEEN,
-    PACK_MASK,
-)
-from referee.rules.games.belote_game import AUCTION, OVER, Reader, action_reader, read_king_or_queen
-from referee.rules.games.belote_state import BeloteState, Ctx, playable_cards
+from referee.rules.games.belote_family import KING_QUEEN, PACK_MASK
+from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -30,7 +27,6 @@ from referee.rules.games.coinche_state import (
     PASS,
     REBELOTE_BASE,
     SURCOINCHE,
-    TA,
     VERB_NAMES,
     VERBS,
     bid_code,
@@ -47,7 +43,8 @@ def _read_play(text: str, verb: str, arg: str) -> Action:
 
 
 def _read_belote(text: str, verb: str, arg: str) -> Action:
-    c = read_king_or_queen(text, arg, f"{verb} is said with the king or queen of trumps (CO-A4)")
+    why = f"{verb} is said with the king or queen of trumps (CO-A4)"
+    c = belote_text.read_king_or_queen(text, arg, why)
     return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
 
 
@@ -88,7 +85,7 @@ def _read_bid(text: str, verb: str, arg: str) -> Action:
     )
 
 
-_READERS: Final[dict[str, Reader]] = {
+_READERS: Final[dict[str, belote_text.Reader]] = {
     "play": _read_play,
     "belote": _read_belote,
     "rebelote": _read_belote,
@@ -101,7 +98,7 @@ _USAGE: Final = (
 )
 
 
-parse_action: Final = action_reader("Coinche", _USAGE, VERBS, _READERS)
+parse_action: Final = belote_text.action_reader("Coinche", _USAGE, VERBS, _READERS)
 """A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
 
 
@@ -113,8 +110,7 @@ def format_action(action: Action) -> str:
     if action >= BELOTE_BASE:
         return "belote:" + cards.CARD_NAMES[action - BELOTE_BASE]
     if action >= ANNOUNCE_BASE:
-        m = COMBO_MASKS[action - ANNOUNCE_BASE]
-        return "announce:" + ",".join(cards.CARD_NAMES[c] for c in cards.cards_in(m))
+        return belote_text.combo_text("announce", action - ANNOUNCE_BASE)
     if action >= BID_BASE:
         li, d = divmod(action - BID_BASE, 6)
         return f"bid:{li_text(li)}{DENOM_NAMES[d]}"
@@ -185,9 +181,8 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
             return IllegalActionError(
                 f"{text!r}: announcements are made with your card to trick 1", "CO-A2"
             )
-        if hand & m != m:
-            missing = " ".join(cards.CARD_NAMES[c] for c in cards.cards_in(m & ~hand))
-            return IllegalActionError(f"{text!r}: you do not hold {missing}", "CO-A2")
+        if (missing := belote_text.not_held(text, hand, m, "CO-A2")) is not None:
+            return missing
         return IllegalActionError(
             f"{text!r}: a card may be used in one announcement only", "CO-A2"
         )
@@ -212,37 +207,18 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
                 f"{text!r}: belote is said with the first of the pair; this is the second",
                 "CO-A4",
             )
-    return illegal_card(state, c, hand, ct, text)
+    return belote_text.illegal_card(state, c, text, _WORDS)
 
 
-def illegal_card(s: BeloteState, c: cards.Card, hand: cards.CardSet, ct: Ctx, text: str
-                 ) -> IllegalActionError:
-    legal = " ".join(cards.CARD_NAMES[x] for x in cards.cards_in(playable_cards(s)))
-    led, win_card = cards.SUIT_OF[s.trick[0]], s.best
-    d = ct.contract
-    if hand & cards.SUIT_MASKS[led] and cards.SUIT_OF[c] != led:
-        return IllegalActionError(
-            f"{text!r}: must follow suit: {cards.SUIT_NAMES[led]} were led and you hold {legal}",
-            "CO-P2",
-        )
-    if d == TA or led == d:
-        return IllegalActionError(
-            f"{text!r}: must beat {cards.CARD_NAMES[win_card]} when {cards.SUIT_NAMES[led]} are "
-            f"led {'in tout atout' if d == TA else 'as trumps'}, even over the partner: "
-            f"play one of {legal}",
-            "CO-P3",
-        )
-    if cards.SUIT_OF[win_card] != d:
-        return IllegalActionError(
-            f"{text!r}: void in {cards.SUIT_NAMES[led]} with the opponents winning, you must trump:"
-            f" play one of {legal}",
-            "CO-P5",
-        )
-    return IllegalActionError(
-        f"{text!r}: an opponent's {cards.CARD_NAMES[win_card]} is winning: you must overtrump if"
-        f" you can, else play a lower trump: play one of {legal}",
-        "CO-P5",
-    )
+_WORDS: Final = belote_text.Words(
+    "CO",
+    "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play one "
+    "of {names}",
+    ("as trumps", "in tout atout"),
+    "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
+    "lower trump: play one of {names}",
+    "{text!r}: void in {led} with the opponents winning, you must trump: play one of {names}",
+)
 
 
 def illegal_call(

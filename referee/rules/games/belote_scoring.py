@@ -1,16 +1,97 @@
-"""Coinche's card values and the scoring of one deal by the seed's formulas
-(``rules/belot-coinche.md`` §2.2 CO-C1, CO-C2 and §2.7 CO-S1 .. CO-S6)."""
+"""Scoring one deal of the belote family (``rules/belot-coinche.md``): Bulgarian Belot's from
+the teams' raw points (§1.7: BG-S2 .. BG-S8, the rounding rules BG-R1 .. BG-R4), and Coinche's
+card values and seed formulas (§2.2 CO-C1, CO-C2 and §2.7 CO-S1 .. CO-S6)."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 from referee.rules.cards import ACE, JACK, KING, NINE, QUEEN, RANK_OF, TEN
-from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, NO_TRUMPS, PACK_MASK
-from referee.rules.games.coinche_rules import CoincheRules
+from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, NO_TRUMPS, PACK_MASK, Mode
+from referee.rules.games.belote_rules import BelotRules, CoincheRules
 
-SA: Final = NO_TRUMPS
-TA: Final = ALL_TRUMPS
+# -- Bulgarian Belot (BG-S2 .. BG-S8, BG-R1 .. BG-R4) -----------------------------------------
+
+
+class DealScore(NamedTuple):
+    """What one deal writes down: ``points`` per team, points ``hanging`` into the pot, the team
+    that takes the pot carried in (``None`` when the deal hangs), and the outcome word."""
+
+    points: tuple[int, int]
+    hanging: int
+    pot_winner: int | None
+    outcome: str
+
+
+def round_all(x: int) -> int:
+    """BG-R1: tenths, half up."""
+    return (x + 5) // 10
+
+
+def round_team(mode: Mode, x: int, higher: bool, rules: BelotRules) -> int:
+    """BG-R2 / BG-R3: one team's match points; ``higher`` says it has more raw points."""
+    if mode == NO_TRUMPS or (mode < NO_TRUMPS and rules.bg_suit_rounding == "half_up"):
+        v = round_all(x)
+    else:
+        q, m = divmod(x, 10)
+        problem = 4 if mode == ALL_TRUMPS else 6
+        v = q + 1 if m > problem or (m == problem and not higher) else q
+    return v
+
+
+def _min_one(raw: int, v: int, other: int, rules: BelotRules) -> tuple[int, int]:
+    """``bg_small_side_min_one`` (V11): a side that took points and rounds to 0 gets 1, moved
+    from the ``other`` side's figure so that the two still add up (BG-R)."""
+    if rules.bg_small_side_min_one and raw > 0 and v == 0:
+        return 1, other - 1
+    return v, other
+
+
+def score_deal(
+    mode: Mode,
+    level: int,
+    declarer_team: int,
+    raw: tuple[int, int],
+    valat: bool,
+    rules: BelotRules,
+) -> DealScore:
+    """Score one deal from the teams' raw points (BG-S2 .. BG-S8).
+
+    ``raw`` already holds card points, last ten, declarations and belot, NT doubling and the
+    valat 90. ``level`` is 1, 2 (contra), 4 (recontra) or 8 (surcontra).
+    """
+    b = declarer_team
+    o = 1 - b
+    total = raw[0] + raw[1]
+    coef = level
+    doubled = level > 1
+    if valat and doubled:  # BG-S8: contra falls away (V3: unless it keeps its multiplier)
+        if rules.bg_valat_contra == "winner_takes_all":
+            coef = 1
+        elif rules.bg_valat_contra == "undoubled":
+            doubled = False
+    pts = [0, 0]
+    if doubled:  # BG-S7
+        v = coef * round_all(total)
+        if raw[b] == raw[o]:
+            return DealScore((0, 0), v, None, "hanging")
+        w = 0 if raw[0] > raw[1] else 1
+        pts[w] = v
+        return DealScore((pts[0], pts[1]), 0, w, "made" if w == b else "inside")
+    if raw[b] < raw[o]:  # BG-S4
+        pts[o] = round_all(total)
+        return DealScore((pts[0], pts[1]), 0, o, "inside")
+    if raw[b] == raw[o]:  # BG-S5
+        pts[o], hanging = _min_one(
+            raw[o], round_team(mode, raw[o], True, rules), round_team(mode, raw[b], False, rules),
+            rules,
+        )  # fmt: skip
+        return DealScore((pts[0], pts[1]), hanging, None, "hanging")
+    pts[o], pts[b] = _min_one(  # BG-S3
+        raw[o], round_team(mode, raw[o], False, rules), round_team(mode, raw[b], True, rules),
+        rules,
+    )  # fmt: skip
+    return DealScore((pts[0], pts[1]), 0, b, "made")
 
 
 # -- Coinche card values (CO-C1, CO-C2) --------------------------------------------------------
@@ -32,9 +113,9 @@ POINTS_TA: Final = {k: _value_table(v) for k, v in _TA_VALUES.items()}
 
 def card_points_table(denom: int, rules: CoincheRules) -> tuple[int, ...]:
     """``table[card]``: card points under ``denom`` (each contract totals 152 + 10)."""
-    if denom == SA:
+    if denom == NO_TRUMPS:
         return POINTS_SA
-    if denom == TA:
+    if denom == ALL_TRUMPS:
         return POINTS_TA[rules.ta_values]
     return CARD_POINTS[denom]
 
