@@ -36,9 +36,11 @@ nothing else of a game:
   ``claim_key(state)`` if it gives one, else who is to act and the cards of the tricks played
   since the claim's position (with the hands there, that says where every card is, as the
   ``TrickTaken`` facts list them): whatever else a state holds (announcements made, kontras)
-  must not change which tricks can be won from there. Tested for every registered game
-  against a brute-force enumeration (``tests/rules/test_claims.py``,
-  ``tests/rules/test_claim_order.py``).
+  must not change which tricks can be won from there. In an all-tricks claim, at the start
+  of a trick the claiming side leads, a defender's cards that can never take a trick (see
+  below) are counted, not named, in the canonical position, so more positions meet.
+  Tested for every registered game against a brute-force enumeration
+  (``tests/rules/test_claims.py``, ``tests/rules/test_claim_order.py``).
 
 The search is an AND/OR search over the plays: at the claimer's turns one play that keeps the
 claim is enough, at the defenders' turns every play must. It cuts off at once where the
@@ -176,6 +178,8 @@ class _Search:
         # key, and the bound of :meth:`_sure` (the same positions come back by other roads).
         self.keys: dict[tuple[Seat | None, int], int] = {}
         self.sures: dict[tuple[Seat, int], int] = {}
+        self.lead_keys: dict[tuple[Seat, int], int] = {}
+        self.wins: dict[tuple[int, CardSet], Action] = {}  # per (played, table): sweeps
         self.rank = [0] * 64  # per card, its place in its ladder (a trump's above the rest)
         self.ladder = [0] * 64  # per card, the cards of its ladder
         self.ladder_no = [0] * 64  # per card, the index of its ladder
@@ -203,8 +207,8 @@ class _Search:
                 for c in ladder:
                     self.ladder_no[c] = i
 
-    def children(self, state: Any, played: int, merge: bool = True, side_led: bool = False
-                 ) -> Iterator[tuple[Action, Any, int, int, int]]:
+    def children(self, state: Any, played: int, merge: bool = True, side_led: bool = False,
+                 best: Action | None = None) -> Iterator[tuple[Action, Any, int, int, int]]:
         """``(action, state, claimer tricks, defender tricks, cards of the trick it ended)``
         after each legal action (one of each set of equivalent ones when ``merge``),
         the most promising first for the seat to act: when the play ends a trick, those
@@ -212,7 +216,8 @@ class _Search:
         history heuristic, applied lazily, as a cut-off often comes first), for the
         defenders (with the game's ``claim_order``) the weakest cards first, a trump
         after the rest: a defence mostly beats a claim by keeping its high cards (measured
-        on ``referee bench claims``: about half the positions of trying them first)."""
+        on ``referee bench claims``: about half the positions of trying them first).
+        ``best``: a play of the claiming side that decided this position before, first."""
         game = self.game
         seat = game.current_seat(state)
         assert seat is not None
@@ -223,7 +228,7 @@ class _Search:
         legal = self._distinct(seat, game.legal_actions(state), played, merge, dead, low)
         if len(legal) > 1:
             if mine or self.order is None:
-                legal = sorted(legal, key=lambda a: -history.get((seat, a), 0))
+                legal = sorted(legal, key=lambda a: (a != best, -history.get((seat, a), 0)))
             else:  # the defenders keep their high cards: the weakest first
                 rank = self.rank
                 legal = sorted(legal, key=lambda a: rank[a & 63])
@@ -467,6 +472,51 @@ class _Search:
             return self.keyed(state)
         return (seat, played)
 
+    def _lead_key(self, seat: Seat, played: int) -> int:
+        """The memo key of :meth:`sweeps` at the start of a trick the side leads (an
+        all-tricks claim): :meth:`key`'s canonical position, but a defender's dead cards
+        (:meth:`_dead`) only counted per seat, and its low cards per seat and ladder: while
+        the claim stands they are equivalent, so which of them a seat holds changes no
+        trick. Negative, so it never meets a key of :meth:`key`."""
+        known = self.lead_keys.get((seat, played))
+        if known is not None:
+            return known
+        assert self.order is not None
+        dead, low = self._dead(played)
+        holder = self.holder
+        distinct = self.order.distinct
+        n = len(self.hands)
+        k = seat + 1
+        for ladder in self.order.ladders:
+            counts = [0] * n
+            for c in ladder:
+                if (played >> c) & 1:
+                    continue
+                if (low >> c) & 1:
+                    counts[holder[c]] += 1
+                elif not (dead >> c) & 1:
+                    k = (k << 3) | (holder[c] + 2)
+                    if (distinct >> c) & 1:
+                        k = (k << 6) | c
+            for m in counts:
+                k = (k << 4) | m
+            k = (k << 3) | 1
+        counts = [0] * n
+        for c in cards_in(dead & ~played):
+            counts[holder[c]] += 1
+        for m in counts:
+            k = (k << 4) | m
+        k = -1 - k
+        self.lead_keys[seat, played] = k
+        return k
+
+    def _bit(self, action: Action) -> CardSet:
+        """The card ``action`` plays, as a set (none: a play of no card)."""
+        if 0 <= action < VERB_BASE:
+            return 1 << action
+        c = None if self.card_of is None else self.card_of(action)
+        return 0 if c is None or c < 0 else 1 << c
+
     def _count(self) -> None:
         """Count one more position searched. :raises ClaimTooDeep: past the budget."""
         self.nodes += 1
@@ -478,43 +528,48 @@ class _Search:
         self.history[key] = self.history.get(key, 0) + (1 << min(max(depth, 0), 20))
 
     def sweeps(self, state: Any, horizon: int, played: int, boundary: bool,
-               side_led: bool = False) -> bool:
+               side_led: bool = False, table: CardSet = 0) -> bool:
         """Whether the side takes each of the next ``horizon`` tricks (or all, if fewer are
         left) from ``state``, against every defence: an all-tricks claim, cut off as soon
         as a defender takes a trick. Positions keep the horizons proved and refuted.
-        ``side_led``: the trick under way (``state`` not at its start) was led by the side."""
+        ``side_led``: the trick under way (``state`` not at its start) was led by the side;
+        ``table``: the cards played to it since its start or the root. The side's play that
+        decides a position (known by ``played`` and ``table``) is kept: tried first when the
+        position comes back (as the winning line is drawn)."""
         game = self.game
         if horizon <= 0 or game.is_terminal(state):
             return True
-        if boundary:  # a trick's start (the root: unless cards lie on the table)
-            side_led = (self.order is not None and game.current_seat(state) in self.side
-                        and not (self.table & ~played))
+        seat = game.current_seat(state)
+        assert seat is not None
         key = None
-        if boundary:
+        if boundary:  # a trick's start (the root: unless cards lie on the table)
+            table = 0
+            side_led = (self.order is not None and seat in self.side
+                        and not (self.table & ~played))
             if self.order is not None and horizon >= _UNBOUNDED and not self.table & ~played:
-                seat = game.current_seat(state)
-                assert seat is not None
                 sure = self.sures.get((seat, played))
                 if sure is None:
                     sure = self.sures[seat, played] = self._sure(seat, played)
                 if sure:
                     return sure > 0
-            key = self.key(state, played)
+            key = self._lead_key(seat, played) if side_led else self.key(state, played)
             lo, hi = self.bounds.get(key, (0, _NONE + 1))
             if horizon <= lo:
                 return True
             if horizon >= hi:
                 return False
         self._count()
-        seat = game.current_seat(state)
-        assert seat is not None
         mine = seat in self.side
         result = not mine
-        for action, child, won, lost, cards in self.children(state, played, True, side_led):
+        best = self.wins.get((played, table)) if mine else None
+        for action, child, won, lost, cards in self.children(state, played, True, side_led,
+                                                              best):
             ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0,
-                                          side_led)
+                                          side_led, table | self._bit(action))
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, horizon)
+                if mine and horizon >= _UNBOUNDED:
+                    self.wins[played, table] = action
                 result = mine
                 break
         if key is not None:
@@ -568,12 +623,20 @@ class _Search:
         """A complete play from ``state`` (the root) that makes the claim (which holds)."""
         game = self.game
         line: list[tuple[Seat, Action]] = []
-        played = 0
+        played = table = 0
+        sweep = allow == 0 and need <= 0 and not self.cooperative
         while not game.is_terminal(state):
             seat = game.current_seat(state)
             assert seat is not None
+            mine = seat in self.side or self.cooperative
             kids = self._in_order(state, played)
-            if seat in self.side or self.cooperative:
+            if mine and sweep:  # the play that decided the position in the search first
+                first = self.wins.get((played, table))
+                kids.sort(key=lambda k: k[0] != first)
+                pick = next(k for k in kids if not k[3] and self.sweeps(
+                    k[1], _NONE, played | k[4], k[2] > 0, False,
+                    0 if k[2] else table | self._bit(k[0])))
+            elif mine:
                 pick = next(k for k in kids if self.makes(k[1], need - k[2], allow - k[3],
                                                           played | k[4], k[2] + k[3] > 0))
             elif allow >= _UNBOUNDED:  # a claim of k: hold the claimer to the fewest tricks
@@ -589,6 +652,7 @@ class _Search:
                 pick = kids[0]
             action, state, won, lost, cards = pick
             need, allow, played = need - won, allow - lost, played | cards
+            table = 0 if won + lost else table | self._bit(action)
             line.append((seat, action))
         return line
 
@@ -603,7 +667,7 @@ class _Search:
                 break
             seat = game.current_seat(state)
             assert seat is not None
-            kids = self._in_order(state, played)
+            kids = self._in_order(state, played, prefer=seat not in self.side)
             if seat in self.side:
                 pick = kids[0]
             else:
@@ -619,11 +683,16 @@ class _Search:
         helped = _Search(self.game, self.side, state, cooperative=True)
         return helped.makes(state, need, _NONE, 0, True)
 
-    def _in_order(self, state: Any, played: int) -> list[tuple[Action, Any, int, int, int]]:
-        """The children in the order of the legal actions (lines are deterministic)."""
+    def _in_order(self, state: Any, played: int, prefer: bool = False
+                  ) -> list[tuple[Action, Any, int, int, int]]:
+        """The children in the order of the legal actions (lines are deterministic), or
+        with ``prefer``, in the order the search tried them (:meth:`children`, the legal
+        order among equals): the play that decided the position in the search comes
+        first, so a line re-searches little."""
         kids = list(self.children(state, played, merge=False))
-        order = {a: i for i, a in enumerate(self.game.legal_actions(state))}
-        kids.sort(key=lambda k: order[k[0]])
+        if not prefer:
+            order = {a: i for i, a in enumerate(self.game.legal_actions(state))}
+            kids.sort(key=lambda k: order[k[0]])
         return kids
 
 
