@@ -48,7 +48,8 @@ answer is known (an all-tricks claim fails as soon as a defender takes a trick),
 all-tricks claim with ``claim_order``, at the start of a trick where it surely holds (every
 card of the side is above every other side's in its ladder, and the others have no trump;
 or every card of the leader is above every other seat's in its ladder, and no other seat
-has a trump unless the leader holds only trumps) or surely fails (another side holds the
+has a trump unless the leader holds only trumps; or the leader can hand the lead to a
+partner of whom that holds) or surely fails (another side holds the
 highest trump; or the side has no trump and every ladder the leader could lead is topped
 by another side's card). In an all-tricks claim, in a trick the side led, a defender's
 cards that can never take a trick (of a suit without trumps that the side holds none of,
@@ -213,7 +214,7 @@ class _Search:
         after each legal action (one of each set of equivalent ones when ``merge``),
         the most promising first for the seat to act: when the play ends a trick, those
         that take it; else for the claiming side those that decided positions before (a
-        history heuristic, applied lazily, as a cut-off often comes first), for the
+        history heuristic), then its strongest cards (it mostly cashes its winners), for the
         defenders (with the game's ``claim_order``) the weakest cards first, a trump
         after the rest: a defence mostly beats a claim by keeping its high cards (measured
         on ``referee bench claims``: about half the positions of trying them first).
@@ -228,7 +229,12 @@ class _Search:
         legal = self._distinct(seat, game.legal_actions(state), played, merge, dead, low)
         if len(legal) > 1:
             if mine or self.order is None:
-                legal = sorted(legal, key=lambda a: (a != best, -history.get((seat, a), 0)))
+                # what decided positions before, then the strongest card of its suit (a
+                # trump after the rest): the side mostly makes a claim cashing its winners
+                rank = self.rank
+                legal = sorted(legal, key=lambda a: (
+                    a != best, -history.get((seat, a), 0), rank[a & 63] >= 64,
+                    -(rank[a & 63] & 63)))
             else:  # the defenders keep their high cards: the weakest first
                 rank = self.rank
                 legal = sorted(legal, key=lambda a: rank[a & 63])
@@ -243,6 +249,27 @@ class _Search:
                         won += 1
                     else:
                         lost += 1
+            if first and won + lost and len(legal) > 1 and not mine:
+                # The last play of a trick, a defender's: a play that takes it first (the
+                # strongest cards first, as they likeliest do), found lazily: a defence
+                # that takes a trick mostly decides the position.
+                rest = [(action, step.state, won, lost, cards)]
+                if lost:
+                    yield rest.pop()
+                for other in legal[:0:-1]:
+                    step = game.apply(state, seat, other)
+                    w = c = 0
+                    for fact in step.facts:
+                        if isinstance(fact, TrickTaken):
+                            c = _cards_of(fact)
+                            w = fact.winner in side
+                    if w:
+                        rest.append((other, step.state, 1, 0, c))
+                    else:
+                        yield other, step.state, 0, 1, c
+                yield from rest[:1]
+                yield from rest[:0:-1]  # the others weakest first, as they came
+                return
             if first and won + lost and len(legal) > 1:
                 # The last play of a trick: every play ends it, so see who takes it first.
                 out = [(action, step.state, won, lost, cards)]
@@ -375,7 +402,8 @@ class _Search:
         assert self.order is not None
         trumps = self.order.trumps & ~played
         hand = self.hands[seat] & ~played
-        if self._leads_out(seat, hand, trumps, played):
+        if self._leads_out(seat, hand, trumps, played) or self._crosses(
+                seat, hand, trumps, played):
             return 1
         theirs = 0
         sure = stopped = True
@@ -406,6 +434,38 @@ class _Search:
                     elif other:
                         return 0
         return 1
+
+    def _crosses(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
+        """Whether ``seat``, to lead, can hand the lead to a partner that then takes every
+        trick left itself: ``seat`` leads its lowest card (not one a rule keeps back) of a
+        ladder whose highest card in play is the partner's (not one a rule keeps back):
+        a trump, or a card no other side can trump (they hold no trump). The partner must
+        follow suit and may play it (the highest card of the led suit is legal under every
+        rule of play), and nothing beats it: it takes the trick. And :meth:`_leads_out`
+        holds for the partner without those two cards even if the other seats kept every
+        card (what they play to the trick only helps it)."""
+        assert self.order is not None
+        holder = self.holder
+        distinct = self.order.distinct
+        theirs_trump = any(holder[c] not in self.side for c in cards_in(trumps))
+        for partner in self.side:
+            if partner == seat:
+                continue
+            held = self.hands[partner] & ~played
+            for top in self.tops:
+                every = self.ladder[top[0]]
+                if not hand & every & ~distinct or not held & every:
+                    continue
+                y = next(c for c in top if not (played >> c) & 1)  # the highest in play
+                if holder[y] != partner or (distinct >> y) & 1:
+                    continue
+                if theirs_trump and not (trumps >> y) & 1:
+                    continue
+                x = next(c for c in top[::-1] if (hand >> c) & 1 and not (distinct >> c) & 1)
+                gone = (1 << x) | (1 << y)
+                if self._leads_out(partner, held & ~gone, trumps & ~gone, played | gone):
+                    return True
+        return False
 
     def _leads_out(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
         """Whether ``seat``, to lead, takes every trick left itself: no other seat holds a
@@ -484,28 +544,25 @@ class _Search:
         assert self.order is not None
         dead, low = self._dead(played)
         holder = self.holder
+        hands = self.hands
         distinct = self.order.distinct
-        n = len(self.hands)
+        skip = played | dead | low
         k = seat + 1
         for ladder in self.order.ladders:
-            counts = [0] * n
             for c in ladder:
-                if (played >> c) & 1:
-                    continue
-                if (low >> c) & 1:
-                    counts[holder[c]] += 1
-                elif not (dead >> c) & 1:
+                if not (skip >> c) & 1:
                     k = (k << 3) | (holder[c] + 2)
                     if (distinct >> c) & 1:
                         k = (k << 6) | c
-            for m in counts:
-                k = (k << 4) | m
+            lows = low & self.ladder[ladder[0]] & ~played
+            if lows:  # a mark no seat's code takes, then the counts
+                k = (k << 3) | 7
+                for hand in hands:
+                    k = (k << 4) | (hand & lows).bit_count()
             k = (k << 3) | 1
-        counts = [0] * n
-        for c in cards_in(dead & ~played):
-            counts[holder[c]] += 1
-        for m in counts:
-            k = (k << 4) | m
+        dead &= ~played
+        for hand in hands:
+            k = (k << 4) | (hand & dead).bit_count()
         k = -1 - k
         self.lead_keys[seat, played] = k
         return k

@@ -229,11 +229,13 @@ BOUND_MOST_LEFT = {"ulti": 6, "euchre": 5, "pedro": 5}
 def test_the_sure_bounds_at_a_tricks_start_agree_with_the_enumerator(name: str) -> None:
     """The all-tricks bounds of the search at a trick's start (``_Search._sure``: a sure
     win, a sure loss) are exact: wherever one fires, the enumerator finds the same, with up
-    to 4 tricks left (6 in Ulti, 5 in Euchre and Pedro). (Pedro's hands hold only trumps,
-    PE-11: the other seats hold one till the last, and only the sure loss fires.)"""
+    to 4 tricks left (6 in Ulti, 5 in Euchre and Pedro); among the sure wins, some where
+    the leader hands the lead to a partner that takes the rest itself (``_Search._crosses``)
+    and would not take every trick itself. (Pedro's hands hold only trumps, PE-11: the
+    other seats hold one till the last, and only the sure loss fires.)"""
     game = GAMES[name]
     rng = random.Random(f"claim-bounds-{name}")
-    fired = {1: 0, -1: 0}
+    fired = {1: 0, -1: 0, "crosses": 0}
     for _ in range(BOUND_POSITIONS):
         state = end_position(game, rng, BOUND_MOST_LEFT.get(name, 4))
         seat = game.current_seat(state)
@@ -247,8 +249,12 @@ def test_the_sure_bounds_at_a_tricks_start_agree_with_the_enumerator(name: str) 
             continue
         fired[sure] += 1
         assert (sure > 0) == _sweeps(game, state, side), (name, game.audit_view(state))
+        assert search.order is not None
+        trumps, hand = search.order.trumps, search.hands[seat]
+        if sure > 0 and not search._leads_out(seat, hand, trumps, 0):
+            fired["crosses"] += search._crosses(seat, hand, trumps, 0)
     if name == "pedro":  # its hands are trumps only (PE-11): another seat holds a trump
-        fired.pop(1)
+        fired.pop(1), fired.pop("crosses")
     assert all(fired.values()), fired
 
 
