@@ -172,6 +172,7 @@ class _Search:
         self.holder = [-1] * 64
         self.up: list[tuple[Card, ...]] = [()] * 64
         self.hands: list[CardSet] = []  # per seat, its cards at the root
+        self.ours: CardSet = 0  # the side's cards at the root
         self.tops: tuple[tuple[Card, ...], ...] = ()  # the ladders, the strongest first
         self.trump_top: tuple[Card, ...] = ()  # the trumps' ladder, the strongest first
         self.table: CardSet = 0  # the cards on the table at the root
@@ -181,7 +182,9 @@ class _Search:
         self.sures: dict[tuple[Seat, int], int] = {}
         self.lead_keys: dict[tuple[Seat, int], int] = {}
         self.wins: dict[tuple[int, CardSet], Action] = {}  # per (played, table): sweeps
+        self.drawing = False  # drawing a line: positions searched before come back
         self.rank = [0] * 64  # per card, its place in its ladder (a trump's above the rest)
+        self.cash = [0] * 64  # per card, the claiming side's order: strongest, trumps last
         self.ladder = [0] * 64  # per card, the cards of its ladder
         self.ladder_no = [0] * 64  # per card, the index of its ladder
         self.deads: dict[int, tuple[CardSet, CardSet]] = {}  # per ``played``: _dead
@@ -192,6 +195,8 @@ class _Search:
             for s, hand in enumerate(self.hands):
                 for c in cards_in(hand):
                     holder[c] = s
+                if s in side:
+                    self.ours |= hand
             for ladder in self.order.ladders:
                 every = sum(1 << c for c in ladder)
                 for i, c in enumerate(ladder):
@@ -201,6 +206,7 @@ class _Search:
             for ladder in self.order.ladders:
                 for i, c in enumerate(ladder):
                     self.rank[c] = i + (64 if (self.order.trumps >> c) & 1 else 0)
+                    self.cash[c] = (64 if (self.order.trumps >> c) & 1 else 0) - i
             self.table = sum(1 << c for t in self.tops for c in t if holder[c] < 0)
             self.trump_top = next(
                 (t for t in self.tops if (self.order.trumps >> t[0]) & 1), ())
@@ -231,10 +237,11 @@ class _Search:
             if mine or self.order is None:
                 # what decided positions before, then the strongest card of its suit (a
                 # trump after the rest): the side mostly makes a claim cashing its winners
-                rank = self.rank
-                legal = sorted(legal, key=lambda a: (
-                    a != best, -history.get((seat, a), 0), rank[a & 63] >= 64,
-                    -(rank[a & 63] & 63)))
+                cash = self.cash
+                legal = sorted(legal, key=lambda a: (-history.get((seat, a), 0), cash[a & 63]))
+                if best is not None and best in legal:
+                    legal.remove(best)
+                    legal.insert(0, best)
             else:  # the defenders keep their high cards: the weakest first
                 rank = self.rank
                 legal = sorted(legal, key=lambda a: rank[a & 63])
@@ -447,7 +454,7 @@ class _Search:
         assert self.order is not None
         holder = self.holder
         distinct = self.order.distinct
-        theirs_trump = any(holder[c] not in self.side for c in cards_in(trumps))
+        theirs_trump = trumps & ~self.ours  # (``trumps``: none on the table)
         for partner in self.side:
             if partner == seat:
                 continue
@@ -618,11 +625,12 @@ class _Search:
         self._count()
         mine = seat in self.side
         result = not mine
-        best = self.wins.get((played, table)) if mine else None
+        best = self.wins.get((played, table)) if mine and self.drawing else None
         for action, child, won, lost, cards in self.children(state, played, True, side_led,
                                                               best):
+            bit = 1 << action if 0 <= action < VERB_BASE else self._bit(action)
             ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0,
-                                          side_led, table | self._bit(action))
+                                          side_led, table | bit)
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, horizon)
                 if mine and horizon >= _UNBOUNDED:
@@ -806,6 +814,7 @@ def check_claim(game: Game[Any], state: Any, seat: Seat, tricks: int = ALL,
         holds = search.sweeps(state, _NONE, 0, True)
     else:
         holds = search.makes(state, need, allow, 0, True)
+    search.drawing = True
     line = (search.winning_line(state, need, allow) if holds
             else search.defence(state, need, allow))
     return ClaimCheck(holds, tuple(line), side, tricks, search.nodes)
