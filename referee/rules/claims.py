@@ -264,16 +264,11 @@ class _Search:
                 if lost:
                     yield rest.pop()
                 for other in legal[:0:-1]:
-                    step = game.apply(state, seat, other)
-                    w = c = 0
-                    for fact in step.facts:
-                        if isinstance(fact, TrickTaken):
-                            c = _cards_of(fact)
-                            w = fact.winner in side
+                    after, w, c = self._last_play(state, seat, other)
                     if w:
-                        rest.append((other, step.state, 1, 0, c))
+                        rest.append((other, after, 1, 0, c))
                     else:
-                        yield other, step.state, 0, 1, c
+                        yield other, after, 0, 1, c
                 yield from rest[:1]
                 yield from rest[:0:-1]  # the others weakest first, as they came
                 return
@@ -281,18 +276,24 @@ class _Search:
                 # The last play of a trick: every play ends it, so see who takes it first.
                 out = [(action, step.state, won, lost, cards)]
                 for other in legal[1:]:
-                    step = game.apply(state, seat, other)
-                    w = c = 0
-                    for fact in step.facts:
-                        if isinstance(fact, TrickTaken):
-                            c = _cards_of(fact)
-                            w = fact.winner in side
-                    out.append((other, step.state, w, 1 - w, c))
+                    after, w, c = self._last_play(state, seat, other)
+                    out.append((other, after, w, 1 - w, c))
                 out.sort(key=lambda c: (c[3] - c[2]) if mine else (c[2] - c[3]))
                 yield from out
                 return
             first = False
             yield action, step.state, won, lost, cards
+
+    def _last_play(self, state: Any, seat: Seat, action: Action) -> tuple[Any, int, int]:
+        """``(state, 1 if the side takes the trick else 0, cards of the trick)`` after
+        ``action``, the last play of a trick."""
+        step = self.game.apply(state, seat, action)
+        w = c = 0
+        for fact in step.facts:
+            if isinstance(fact, TrickTaken):
+                c = _cards_of(fact)
+                w = int(fact.winner in self.side)
+        return step.state, w, c
 
     def _distinct(self, seat: Seat, legal: Sequence[Action], played: int, merge: bool,
                   dead: CardSet = 0, low: CardSet = 0) -> Sequence[Action]:

@@ -220,6 +220,16 @@ def _sweeps(game: Game[Any], state: Any, side: frozenset[int]) -> bool:
     return any(outcomes) if seat in side else all(outcomes)
 
 
+def _claim_at(game: Game[Any], rng: random.Random, most_left: int
+              ) -> tuple[Any, int, frozenset[int], _Search]:
+    """A random end position, the seat to act, its side, and the search of its claim."""
+    state = end_position(game, rng, most_left)
+    seat = game.current_seat(state)
+    assert seat is not None
+    side = side_of_seat(game, state, seat)
+    return state, seat, side, _Search(game, side, state)
+
+
 #: Random positions per game for the bounds, and the most tricks left in them.
 BOUND_POSITIONS = 1500
 BOUND_MOST_LEFT = {"ulti": 6, "euchre": 5, "pedro": 5}
@@ -237,11 +247,7 @@ def test_the_sure_bounds_at_a_tricks_start_agree_with_the_enumerator(name: str) 
     rng = random.Random(f"claim-bounds-{name}")
     fired = {1: 0, -1: 0, "crosses": 0}
     for _ in range(BOUND_POSITIONS):
-        state = end_position(game, rng, BOUND_MOST_LEFT.get(name, 4))
-        seat = game.current_seat(state)
-        assert seat is not None
-        side = side_of_seat(game, state, seat)
-        search = _Search(game, side, state)
+        state, seat, side, search = _claim_at(game, rng, BOUND_MOST_LEFT.get(name, 4))
         if search.table:  # mid-trick: the bounds are for a trick's start
             continue
         sure = search._sure(seat, 0)
@@ -294,11 +300,7 @@ def test_positions_meeting_on_the_side_led_key_sweep_alike(name: str) -> None:
     rng = random.Random(f"claim-lead-key-{name}")
     merged = 0
     for _ in range(LEAD_KEY_ROOTS):
-        root = end_position(game, rng, LEAD_KEY_MOST_LEFT.get(name, 5))
-        seat = game.current_seat(root)
-        assert seat is not None
-        side = side_of_seat(game, root, seat)
-        search = _Search(game, side, root)
+        root, _, side, search = _claim_at(game, rng, LEAD_KEY_MOST_LEFT.get(name, 5))
         if search.table or remaining_tricks(game, root) < 3:
             continue
         groups: dict[int, dict[Any, tuple[bool, Any]]] = {}
