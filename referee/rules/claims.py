@@ -215,7 +215,8 @@ class _Search:
                     self.ladder_no[c] = i
 
     def children(self, state: Any, played: int, merge: bool = True, side_led: bool = False,
-                 best: Action | None = None) -> Iterator[tuple[Action, Any, int, int, int]]:
+                 best: Action | None = None, table: CardSet = 0
+                 ) -> Iterator[tuple[Action, Any, int, int, int]]:
         """``(action, state, claimer tricks, defender tricks, cards of the trick it ended)``
         after each legal action (one of each set of equivalent ones when ``merge``),
         the most promising first for the seat to act: when the play ends a trick, those
@@ -245,6 +246,16 @@ class _Search:
             else:  # the defenders keep their high cards: the weakest first
                 rank = self.rank
                 legal = sorted(legal, key=lambda a: rank[a & 63])
+                if table and not table & (table - 1) and self.order is not None:
+                    # but the second seat first tries the highest card in play of the
+                    # suit led: it mostly takes the trick (measured: a third fewer
+                    # positions in Coinche's and Ulti's largest refused claims)
+                    for a in legal:
+                        if (0 <= a < VERB_BASE and table & self.ladder[a]
+                                and all((played >> c) & 1 for c in self.up[a])):
+                            legal.remove(a)
+                            legal.insert(0, a)
+                            break
         first = True
         for action in legal:
             step = game.apply(state, seat, action)
@@ -628,7 +639,7 @@ class _Search:
         result = not mine
         best = self.wins.get((played, table)) if mine and self.drawing else None
         for action, child, won, lost, cards in self.children(state, played, True, side_led,
-                                                              best):
+                                                              best, table):
             bit = 1 << action if 0 <= action < VERB_BASE else self._bit(action)
             ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0,
                                           side_led, table | bit)
