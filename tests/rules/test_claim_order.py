@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from referee.rules.cards import parse_card
-from referee.rules.claims import _Search, side_of_seat
-from referee.rules.game import VERB_BASE, Game
+from referee.rules.claims import _Search, remaining_tricks, side_of_seat
+from referee.rules.game import VERB_BASE, Game, TrickTaken
 from referee.rules.games.belot_state import BELOT_BASE, DECLARE_BASE
 from referee.rules.games.coinche_state import ANNOUNCE_BASE, BELOTE_BASE, REBELOTE_BASE
 from referee.rules.registry import GAMES
@@ -204,3 +204,119 @@ def test_belote_a_card_said_with_belot_is_the_card_a_declaration_none_bg_a7_co_a
     assert game.claim_card(kh) == kh  # type: ignore[attr-defined]
     assert game.claim_card(declare) is None  # type: ignore[attr-defined]
     assert game.claim_card(declare + 5) is None  # type: ignore[attr-defined]
+
+
+def _sweeps(game: Game[Any], state: Any, side: frozenset[int]) -> bool:
+    """Whether ``side`` takes every trick left against every defence: the enumerator of
+    ``brute``, cut short as soon as the answer is known (exact all the same)."""
+    if game.is_terminal(state):
+        return True
+    seat = game.current_seat(state)
+    assert seat is not None
+    outcomes = (
+        not any(isinstance(f, TrickTaken) and f.winner not in side for f in step.facts)
+        and _sweeps(game, step.state, side)
+        for step in (game.apply(state, seat, a) for a in game.legal_actions(state)))
+    return any(outcomes) if seat in side else all(outcomes)
+
+
+def _claim_at(game: Game[Any], rng: random.Random, most_left: int
+              ) -> tuple[Any, int, frozenset[int], _Search]:
+    """A random end position, the seat to act, its side, and the search of its claim."""
+    state = end_position(game, rng, most_left)
+    seat = game.current_seat(state)
+    assert seat is not None
+    side = side_of_seat(game, state, seat)
+    return state, seat, side, _Search(game, side, state)
+
+
+#: Random positions per game for the bounds, and the most tricks left in them.
+BOUND_POSITIONS = 1500
+BOUND_MOST_LEFT = {"ulti": 6, "euchre": 5, "pedro": 5}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_sure_bounds_at_a_tricks_start_agree_with_the_enumerator(name: str) -> None:
+    """The all-tricks bounds of the search at a trick's start (``_Search._sure``: a sure
+    win, a sure loss) are exact: wherever one fires, the enumerator finds the same, with up
+    to 4 tricks left (6 in Ulti, 5 in Euchre and Pedro); among the sure wins, some where
+    the leader hands the lead to a partner that takes the rest itself (``_Search._crosses``)
+    and would not take every trick itself. (Pedro's hands hold only trumps, PE-11: the
+    other seats hold one till the last, and only the sure loss fires.)"""
+    game = GAMES[name]
+    rng = random.Random(f"claim-bounds-{name}")
+    fired = {1: 0, -1: 0, "crosses": 0}
+    for _ in range(BOUND_POSITIONS):
+        state, seat, side, search = _claim_at(game, rng, BOUND_MOST_LEFT.get(name, 4))
+        if search.table:  # mid-trick: the bounds are for a trick's start
+            continue
+        sure = search._sure(seat, 0)
+        if not sure:
+            continue
+        fired[sure] += 1
+        assert (sure > 0) == _sweeps(game, state, side), (name, game.audit_view(state))
+        assert search.order is not None
+        trumps, hand = search.order.trumps, search.hands[seat]
+        if sure > 0 and not search._leads_out(seat, hand, trumps, 0):
+            fired["crosses"] += search._crosses(seat, hand, trumps, 0)
+    if name == "pedro":  # its hands are trumps only (PE-11): another seat holds a trump
+        fired.pop(1), fired.pop("crosses")
+    assert all(fired.values()), fired
+
+
+#: Claims' positions per game for the side-led key, and the most tricks left in them.
+LEAD_KEY_ROOTS = 200
+LEAD_KEY_MOST_LEFT = {"ulti": 6, "euchre": 5, "pedro": 6}
+
+
+def _side_takes_tricks(game: Game[Any], state: Any, side: frozenset[int], tricks: int,
+                       rng: random.Random) -> tuple[Any, int] | None:
+    """``(state, cards played)`` after ``tricks`` tricks played at random from ``state``,
+    each taken by ``side`` (None: another side took one, or the hand ended)."""
+    played = 0
+    while tricks:
+        seat = game.current_seat(state)
+        if seat is None:
+            return None
+        step = game.apply(state, seat, rng.choice(game.legal_actions(state)))
+        state = step.state
+        for f in step.facts:
+            if isinstance(f, TrickTaken):
+                if f.winner not in side:
+                    return None
+                played |= sum(1 << c for _, c in f.plays)
+                tricks -= 1
+    return (None if game.is_terminal(state) else state), played
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_positions_meeting_on_the_side_led_key_sweep_alike(name: str) -> None:
+    """The all-tricks search's memo key at a trick's start that the claiming side leads
+    (``_Search._lead_key``) counts a defender's dead cards per seat and its low cards per
+    seat and ladder, not which they are: positions reached from one claim's position that
+    meet on it have the same answer by the enumerator, some of them told apart by the
+    full canonical key (``_Search.key``)."""
+    game = GAMES[name]
+    rng = random.Random(f"claim-lead-key-{name}")
+    merged = 0
+    for _ in range(LEAD_KEY_ROOTS):
+        root, _, side, search = _claim_at(game, rng, LEAD_KEY_MOST_LEFT.get(name, 5))
+        if search.table or remaining_tricks(game, root) < 3:
+            continue
+        groups: dict[int, dict[Any, tuple[bool, Any]]] = {}
+        for _ in range(100):
+            reached = _side_takes_tricks(game, root, side, rng.choice((1, 2, 2)), rng)
+            if reached is None or reached[0] is None:
+                continue
+            state, played = reached
+            leader = game.current_seat(state)
+            assert leader is not None and leader in side
+            where = tuple(sorted(game.card_locations(state).items()))
+            group = groups.setdefault(search._lead_key(leader, played), {})
+            if where not in group:
+                group[where] = (_sweeps(game, state, side), search.key(state, played))
+        for group in groups.values():
+            answers = {a for a, _ in group.values()}
+            assert len(answers) == 1, (name, game.audit_view(root))
+            merged += len({k for _, k in group.values()}) > 1
+    assert merged >= 10, merged
