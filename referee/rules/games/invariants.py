@@ -2,6 +2,9 @@
 the right side scores), checked over random playouts by the conformance suite
 (:func:`referee.rules.conformance.check_playout` through ``Game.check_result``). They cite the
 rule ids they restate. A failed invariant raises :class:`ConformanceError`.
+
+Each invariant is written once, as a Python expression that :func:`expect` evaluates over the
+check's names and quotes when it fails.
 """
 
 from __future__ import annotations
@@ -12,38 +15,34 @@ from referee.rules.conformance import ConformanceError
 from referee.rules.game import HandResult
 
 
-def expect(ok: bool, what: str) -> None:
-    """:raises ConformanceError: unless ``ok`` (``what``: the invariant, as written)."""
-    if not ok:
-        raise ConformanceError(f"result invariant broken: {what}")
+def expect(names: dict[str, Any], *invariants: str) -> None:
+    """Evaluate each of ``invariants`` (this module's own expressions) over ``names``.
+    :raises ConformanceError: one is false, quoting it."""
+    for invariant in invariants:
+        if not eval(invariant, dict(names)):  # globals: a comprehension sees the names too
+            raise ConformanceError(f"result invariant broken: {invariant}")
 
 
 def euchre(result: HandResult, rules: Any) -> None:
     # EU-24: only one side scores in a hand; EU-25: the values are 1, 2 or 4 (or the
     # defenders_march_points variant of EU-23).
-    if result.void:
-        expect(result.points == (0, 0), "result.points == (0, 0)")
+    if _void(result):
         return
     values = {1, 2, 4, rules.defenders_march_points}
-    expect(min(result.points) == 0 and max(result.points) in values,
-           "min(result.points) == 0 and max(result.points) in values")
-    expect(sum(result.detail["tricks"]) == 5, "sum(result.detail['tricks']) == 5")
-    makers = result.detail["maker"] % 2
-    expect((result.points[makers] > 0) == (result.detail["tricks"][makers] >= 3),
-           "(result.points[makers] > 0) == (result.detail['tricks'][makers] >= 3)")
+    d = result.detail
+    makers = d["maker"] % 2
+    expect(locals(), "min(result.points) == 0 and max(result.points) in values",
+           "sum(d['tricks']) == 5", "(result.points[makers] > 0) == (d['tricks'][makers] >= 3)")
 
 
 def pedro(result: HandResult, rules: Any) -> None:
     # PE-9: an all-pass deal scores nothing. PE-4: 14 points in all, minus those in the
     # face-up widow (P-T16 invariant). PE-19..PE-22: made or failed decides who scores.
-    if result.void:
-        expect(result.points == (0, 0), "result.points == (0, 0)")
+    if _void(result):
         return
     d = result.detail
     taken = d["points_taken"]
-    expect(sum(taken) + d["widow_points"] == 14, "sum(taken) + d['widow_points'] == 14")
     makers = d["maker"] % 2
-    expect(d["made"] == (taken[makers] >= d["bid"]), "d['made'] == (taken[makers] >= d['bid'])")
     own = taken[1 - makers] if rules.defenders_score_own else 0
     failed = {
         "defenders_score_bid": (0, d["bid"]),
@@ -51,23 +50,22 @@ def pedro(result: HandResult, rules: Any) -> None:
         "fail_minus_bid": (-d["bid"], taken[1 - makers]),
     }[rules.failed_bid]
     expected = (taken[makers], own) if d["made"] else failed
-    expect((result.points[makers], result.points[1 - makers]) == expected,
+    expect(locals(), "sum(taken) + d['widow_points'] == 14",
+           "d['made'] == (taken[makers] >= d['bid'])",
            "(result.points[makers], result.points[1 - makers]) == expected")
 
 
 def ulti(result: HandResult, rules: Any) -> None:
     # UL-36: the settlement is zero-sum over the three seats; UL-3 / §3.9 invariant: the
     # declarer's and the defenders' card points make 90 in a suit contract.
-    expect(sum(result.points) == 0 and len(result.points) == 3,
-           "sum(result.points) == 0 and len(result.points) == 3")
     d = result.detail
+    expect(locals(), "sum(result.points) == 0 and len(result.points) == 3")
     if d.get("played") is False:  # UL-15 variant: an unraised Passz is paid, not played
-        expect(sorted(result.points) == [-4, 2, 2], "sorted(result.points) == [-4, 2, 2]")
+        expect(locals(), "sorted(result.points) == [-4, 2, 2]")
         return
-    expect(sum(d["tricks"]) <= 10, "sum(d['tricks']) <= 10")
+    expect(locals(), "sum(d['tricks']) <= 10")
     if d["trump"] is not None:
-        expect(sum(d["tricks"]) == 10, "sum(d['tricks']) == 10")
-        expect(d["card_points"]["declarer"] + d["card_points"]["defenders"] == 90,
+        expect(locals(), "sum(d['tricks']) == 10",
                "d['card_points']['declarer'] + d['card_points']['defenders'] == 90")
 
 
@@ -79,40 +77,32 @@ def belot(result: HandResult, rules: Any) -> None:
     if d is None:
         return
     mode = d["contract"]
-    expect(sum(d["card_points"]) == {"NT": 120, "AT": 248}.get(mode, 152),
-           "sum(d['card_points']) == {'NT': 120, 'AT': 248}.get(mode, 152)")
     bonus = [0, 0]
     for decl in d["declarations"]:
         bonus[decl["seat"] % 2] += decl["points"]
     belot = [20 * sum(1 for b in d["belots"] if b["seat"] % 2 == t) for t in (0, 1)]
-    expect(mode != "NT" or belot == [0, 0], "mode != 'NT' or belot == [0, 0]")
     raw = []
     for t in (0, 1):
         base = d["card_points"][t] + (10 if d["last_trick"] == t else 0)
         value = (2 * base if mode == "NT" else base + belot[t]) + bonus[t]
         raw.append(value + (90 if d["tricks"][t] == 8 else 0))
-    expect(d["raw"] == raw, "d['raw'] == raw")
     total = (raw[0] + raw[1] + 5) // 10
     written = sum(result.points) + d["hanging"]
-    expect(min(result.points) >= 0 and d["hanging"] >= 0,
+    expect(locals(), "sum(d['card_points']) == {'NT': 120, 'AT': 248}.get(mode, 152)",
+           "mode != 'NT' or belot == [0, 0]", "d['raw'] == raw",
            "min(result.points) >= 0 and d['hanging'] >= 0")
     declarer = d["declarer"] % 2
     # BG-S8: a valat cancels the contra, unless the V3 reading keeps its multiplier
     kept = rules.bg_valat_contra == "keeps_multiplier"
     level = d["level"] if d["valat"] is None or kept else 1
+    exact = not (rules.bg_small_side_min_one or rules.bg_suit_rounding != "seed")
     if level > 1 or (d["level"] > 1 and rules.bg_valat_contra == "winner_takes_all"):
-        expect(written == level * total and min(result.points) == 0,
-               "written == level * total and min(result.points) == 0")
+        expect(locals(), "written == level * total and min(result.points) == 0")
     elif raw[declarer] < raw[1 - declarer]:
-        expect(result.points[declarer] == 0 and written == total,
-               "result.points[declarer] == 0 and written == total")
+        expect(locals(), "result.points[declarer] == 0 and written == total")
     else:
-        exact = not (rules.bg_small_side_min_one
-                     or rules.bg_suit_rounding != "seed")
-        expect(written == total if exact else abs(written - total) <= 1,
-               "written == total if exact else abs(written - total) <= 1")
-    expect((d["outcome"] == "hanging") == (raw[0] == raw[1]),
-           "(d['outcome'] == 'hanging') == (raw[0] == raw[1])")
+        expect(locals(), "written == total if exact else abs(written - total) <= 1")
+    expect(locals(), "(d['outcome'] == 'hanging') == (raw[0] == raw[1])")
 
 
 def coinche(result: HandResult, rules: Any) -> None:
@@ -127,25 +117,28 @@ def coinche(result: HandResult, rules: Any) -> None:
     taker = d["contract"]["team"]
     values = rules.to_dict(only_changed=False)
     capot_points = values["capot_card_points"]
-    expect(sum(d["card_points"]) == (capot_points if d["capot"] else 162),
-           "sum(d['card_points']) == (capot_points if d['capot'] else 162)")
+    expect(locals(), "sum(d['card_points']) == (capot_points if d['capot'] else 162)")
     if d["made"]:
-        expect(result.points[taker] >= d["contract"]["value"],
-               "result.points[taker] >= d['contract']['value']")
-    else:
-        kept = 0 if values["belote_to_defence_on_failure"] else d["belote"][taker]
-        expect(result.points[taker] == kept, "result.points[taker] == kept")
-        value = d["contract"]["value"]
-        base = {"162+C": 162 + value, "160+C": 160 + value, "160": 160, "162": 162, "C": value}
-        expect(result.points[1 - taker] >= base[values["failure_base"]],
-               "result.points[1 - taker] >= base[values['failure_base']]")
+        expect(locals(), "result.points[taker] >= d['contract']['value']")
+        return
+    kept = 0 if values["belote_to_defence_on_failure"] else d["belote"][taker]
+    value = d["contract"]["value"]
+    base = {"162+C": 162 + value, "160+C": 160 + value, "160": 160, "162": 162, "C": value}
+    expect(locals(), "result.points[taker] == kept",
+           "result.points[1 - taker] >= base[values['failure_base']]")
+
+
+def _void(result: HandResult) -> bool:
+    """Whether the deal was thrown in, which scores nothing (EU-8, PE-9, BG-B6, CO-B6c)."""
+    if result.void:
+        expect(locals(), "result.points == (0, 0)")
+    return result.void
 
 
 def _eight_tricks(result: HandResult) -> Any:
-    """A belote-family deal's detail, its eight tricks checked; ``None`` for a deal thrown in,
-    which scores nothing (BG-B6, CO-B6c)."""
-    if result.void:
-        expect(result.points == (0, 0), "result.points == (0, 0)")
+    """A belote-family deal's detail, its eight tricks checked; ``None`` for a deal thrown in
+    (BG-B6, CO-B6c)."""
+    if _void(result):
         return None
-    expect(sum(result.detail["tricks"]) == 8, "sum(d['tricks']) == 8")
+    expect(locals(), "sum(result.detail['tricks']) == 8")
     return result.detail
