@@ -416,8 +416,7 @@ class Euchre(phased.TeamMatch):
     # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
 
     def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
-        """The invariants every scored deal satisfies (the conformance suite checks them over
-        random deals). :raises ConformanceError: one is broken."""
+        """:raises ConformanceError: a result invariant is broken."""
         invariants.euchre(result, rules)
 
     def result(self, state: EuchreState) -> game.HandResult:

@@ -9,17 +9,11 @@ discards (each seat in turn from dealer+1 turns up at least three cards, PE-10),
 choosing from the widow (only with ``dealer_robs_pack``), play (six tricks, PE-15), over.
 The refill (PE-13) is done by the referee, not an action.
 
-Sources, as the reference names them (§2, §4.2): the seed; WP-CINCH (Wikipedia "Cinch",
-after Foster's Complete Hoyle, 1897); KATZ and DENEXA (modern Cinch/Pedro rules); PIDRO;
-POKERWINER; JC-CINCH. Every point where they differ is a parameter of :class:`PedroRules`.
+Where the sources (§2, §4.2) differ, :class:`PedroRules` has a parameter.
 
-A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``docs/hand-record.md``).
-Its code is :data:`DISCARD_BASE` plus the card mask, so it round-trips without the state; the
-legal set at a discard is every allowed subset (at most 466), given lazily as
-:class:`DiscardSets` (length, indexing and membership computed, not listed).
-:meth:`Pedro.all_actions` cannot list the billions of possible sets: it lists every other code
-and a fixed family of discards (each single card, and three consecutive ranks of one suit),
-which is what the conformance checker tries.
+A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``docs/hand-record.md``),
+coded :data:`DISCARD_BASE` plus the card mask; the legal discards (at most 466) are given
+lazily as :class:`DiscardSets`.
 """
 
 from __future__ import annotations
@@ -247,13 +241,11 @@ class PedroState:
     taken: tuple[int, int]
     """Points each team has won in tricks (PE-18)."""
     legal: CardSet
-    """In play, the cards the seat to act may play, set by :meth:`Pedro.apply` (unset in a
-    state built otherwise, and never copied: :meth:`copy` gives a state to change)."""
+    """Caches that :meth:`Pedro.apply` sets and :meth:`copy` leaves unset: in play, the cards
+    the seat to act may play; at a discard, its legal discards (``ds``); once the deal is
+    over, its result (``res``)."""
     ds: DiscardSets
-    """At a discard, the legal discards of the seat to act (kept as ``legal``)."""
     res: game.HandResult
-    """Once the deal is over, its result, as the ``HandEnded`` fact gave it (kept as
-    ``legal``)."""
     __slots__ = tuple(__annotations__)  # for the source build: mypyc lays out its own
 
     def copy(self) -> PedroState:
@@ -362,17 +354,11 @@ class Pedro(phased.TeamMatch):
     def legal_actions(self, state: PedroState) -> Sequence[game.Action]:
         phase = state.phase
         if phase == PLAY:
-            try:
-                return cards_in(state.legal)
-            except AttributeError:
-                return cards_in(self._playable(state))
+            return cards_in(self._playable(state))
         if phase == BID:
             return self._bids(state)[:]
-        if phase == DISCARD:  # lazy: up to 466 sets
-            try:
-                return state.ds
-            except AttributeError:
-                return DiscardSets(*self._discard_spec(state))
+        if phase == DISCARD:
+            return self._discards(state)
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
@@ -388,10 +374,20 @@ class Pedro(phased.TeamMatch):
 
     def _playable(self, state: PedroState) -> CardSet:
         """PE-16: on a plain lead follow suit or trump; on a trump lead play trump if able."""
+        try:
+            return state.legal
+        except AttributeError:
+            pass
         hand = state.hands[state.to_act]
         led = state.led
         t = state.trump
         return hand if led < 0 else answer(hand, EFF_MASK[t][led], FOLLOW[t][led], 0, 0, False)
+
+    def _discards(self, state: PedroState) -> DiscardSets:
+        try:
+            return state.ds
+        except AttributeError:
+            return DiscardSets(*self._discard_spec(state))
 
     def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
         """The legal discards (PE-10 .. PE-14) as ``forced | S``, ``S ⊆ pool``,
@@ -446,11 +442,7 @@ class Pedro(phased.TeamMatch):
 
     def _play(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
         """The hot path: a card played (PE-16 .. PE-18)."""
-        try:
-            legal = state.legal
-        except AttributeError:
-            legal = self._playable(state)
-        if not (action >= 0 and legal >> action & 1):  # PE-16 (legal holds cards only)
+        if not (action >= 0 and self._playable(state) >> action & 1):  # PE-16
             raise self._illegal(state, action)
         s = state.copy()
         hands = list(state.hands)
@@ -512,11 +504,7 @@ class Pedro(phased.TeamMatch):
         return _new_tuple(game.Step, (s, (fact,)))
 
     def _discard(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
-        try:
-            ds = state.ds
-        except AttributeError:
-            ds = DiscardSets(*self._discard_spec(state))
-        if action not in ds:
+        if action not in self._discards(state):
             raise self._illegal(state, action)
         d = action - DISCARD_BASE
         s = state.copy()
@@ -562,8 +550,7 @@ class Pedro(phased.TeamMatch):
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
     def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
-        """The invariants every scored deal satisfies (the conformance suite checks them over
-        random deals). :raises ConformanceError: one is broken."""
+        """:raises ConformanceError: a result invariant is broken."""
         invariants.pedro(result, rules)
 
     def result(self, state: PedroState) -> game.HandResult:
@@ -644,8 +631,9 @@ class Pedro(phased.TeamMatch):
         return phased.format_verbs(action, {PASS: "pass"}, _NOTATION)
 
     def all_actions(self) -> list[game.Action]:
-        """Every code except most discards (see the module docstring): plays, pass, bids,
-        names, takes, and a fixed family of 96 discards."""
+        """Every code but the billions of discards: plays, pass, bids, names, takes, and 96
+        discards (each card alone, three consecutive ranks of a suit) for the conformance
+        checker."""
         family = [1 << c for c in PACK_52]
         family += [7 << (13 * s + r) for s in SUITS for r in range(11)]
         return sorted(
