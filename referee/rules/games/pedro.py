@@ -19,11 +19,12 @@ lazily as :class:`DiscardSets`.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game, phased
-from referee.rules.bowers import LEFT, bower_tables, left_bower
+from referee.rules.bowers import LEFT, bower_tables
 from referee.rules.cards import (
     ACE,
     CARD_NAMES,
@@ -34,7 +35,6 @@ from referee.rules.cards import (
     RANK_OF,
     SUIT_LETTERS,
     SUIT_NAMES,
-    SUIT_OF,
     SUITS,
     TEN,
     THREE,
@@ -110,15 +110,9 @@ FOLLOW: Final = tuple(tuple(EFF_MASK[t][s] | TRUMPS[t] for s in SUITS) for t in 
 (PE-16: on a trump lead, the trumps)."""
 POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (PE-17)."""
+_COUNTS: Final = {ACE: 1, JACK: 1, TEN: 1, TWO: 1, FIVE: 5}
 POINTS: Final = tuple(
-    tuple(
-        5
-        if c in (card(FIVE, t), left_bower(FIVE, t))
-        else 1
-        if SUIT_OF[c] == t and RANK_OF[c] in (ACE, JACK, TEN, TWO)
-        else 0
-        for c in range(52)
-    )
+    tuple(_COUNTS.get(RANK_OF[c], 0) if EFF_SUIT[t][c] == t else 0 for c in range(52))
     for t in SUITS
 )
 """``POINTS[trump][card]``: A, J, 10, 2 of trump 1 each, both pedros 5 (PE-4)."""
@@ -128,8 +122,6 @@ LOW: Final = tuple(card(TWO, t) for t in SUITS)
 
 _PLAYED: Final = tuple(tuple(((p, c),) for c in range(52)) for p in range(4))
 """``_PLAYED[seat][card]``: ``((seat, card),)``, added to a trick (shared immutable tuples)."""
-_BID_LISTS: dict[int, tuple[PedroRules, tuple[list[game.Action], ...]]] = {}
-"""By ``id(rules)``: the rules (kept, so that the id is not reused) and their bid lists."""
 _TEAM_NAMES: Final = ("N–S", "E–W")
 _PACK: Final = mask_of(PACK_52)
 _new_tuple: Final = tuple.__new__
@@ -137,27 +129,20 @@ _new_tuple: Final = tuple.__new__
 without the named tuple's Python-level constructor (hot path)."""
 
 
-def _bid_lists(rules: PedroRules) -> tuple[list[game.Action], ...]:
-    """The legal bids (never to be changed: hand out copies) for each high bid -1..14 (entry
-    ``high + 1``), then for the dealer when the other three passed (entry 16)."""
-    found = _BID_LISTS.get(id(rules))
-    if found is None or found[0] is not rules:
-        if len(_BID_LISTS) >= 256:
-            _BID_LISTS.clear()
-        lists = tuple(_bid_list(h, rules, False) for h in range(-1, MAX_BID + 1))
-        found = _BID_LISTS[id(rules)] = (rules, (*lists, _bid_list(-1, rules, True)))
-    return found[1]
-
-
-def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[game.Action]:
-    low = max(rules.min_bid, high + 1)
-    if high == MAX_BID and rules.fourteen_overcall:
+@functools.cache
+def _bid_list(
+    high: int, dealer_alone: bool, min_bid: int, overcall: bool, all_pass: str
+) -> list[game.Action]:
+    """PE-6, PE-7, PE-9: the legal calls over the bid ``high`` (a shared list: never change
+    it), ``dealer_alone`` when the other three passed."""
+    low = max(min_bid, high + 1)
+    if high == MAX_BID and overcall:
         low = MAX_BID
     bids = [BID_BASE + b for b in range(low, MAX_BID + 1)]
     if dealer_alone:
-        if rules.all_pass == "dealer_forced":
-            return [BID_BASE + b for b in range(max(6, rules.min_bid), MAX_BID + 1)]
-        if rules.all_pass == "dealer_free":
+        if all_pass == "dealer_forced":
+            return [BID_BASE + b for b in range(max(6, min_bid), MAX_BID + 1)]
+        if all_pass == "dealer_free":
             return [PASS, BID_BASE, *bids]
     return [PASS, *bids]
 
@@ -369,8 +354,9 @@ class Pedro(phased.TeamMatch):
         return state.high < 0 and len(state.bids) == 3
 
     def _bids(self, state: PedroState) -> list[game.Action]:
-        """PE-6, PE-7, PE-9: the legal calls (a shared list: never change it)."""
-        return _bid_lists(state.rules)[16 if self._dealer_alone(state) else state.high + 1]
+        r = state.rules
+        alone = self._dealer_alone(state)
+        return _bid_list(state.high, alone, r.min_bid, r.fourteen_overcall, r.all_pass)
 
     def _playable(self, state: PedroState) -> CardSet:
         """PE-16: on a plain lead follow suit or trump; on a trump lead play trump if able."""
