@@ -274,10 +274,10 @@ class Euchre(phased.TeamMatch):
             return [PASS, ORDER_UP]
         if phase == BID2:
             up = SUIT_OF[state.stock[0]]
-            names = [NAME_BASE + s for s in SUITS if s != up]
+            calls = [NAME_BASE + s for s in SUITS if s != up]
             if state.passes == 7 and state.rules.stick_the_dealer:
-                return names
-            return [PASS, *names]
+                return calls
+            return [PASS, *calls]
         if phase == DISCARD:
             hand = state.hands[state.dealer]
             if not state.rules.dealer_may_discard_upcard:
