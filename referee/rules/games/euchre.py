@@ -32,6 +32,7 @@ from referee.rules.cards import (
     CardSet,
     cards_in,
     mask_of,
+    names,
     parse_card,
 )
 from referee.rules.compiled import mypyc_attr
@@ -102,8 +103,6 @@ TABLES: Final = bower_tables(
 )
 """``TABLES[trump]``: the right bower, the left bower (a trump), A K Q 10 9 of trump; the
 others A K Q J 10 9, the left bower's suit without its jack (EU-3)."""
-EFF_SUIT: Final = tuple(t.suit_of for t in TABLES)
-"""``EFF_SUIT[trump][card]``: the effective suit (the left bower is trump)."""
 EFF_MASK: Final = tuple(t.suit_cards for t in TABLES)
 """``EFF_MASK[trump][suit]``: the cards whose effective suit is ``suit``."""
 POWER: Final = tuple(t.power for t in TABLES)
@@ -172,8 +171,6 @@ _NEXT: Final = tuple(
     for out in range(16)
 )
 
-_BID1_LEGAL: Final = [PASS, ORDER_UP]
-
 
 def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
     """``(seat, card)`` of ``trick`` in play order, passing over the seats in ``out``."""
@@ -186,6 +183,15 @@ def _plays(trick: Trick | None, out: int) -> tuple[tuple[Seat, Card], ...]:
         seat = _NEXT[out][seat]
     return tuple(plays)
 
+
+_REFUSALS: Final = {
+    (BID2, PASS): ("'pass': the dealer is stuck and must name a suit (stick the dealer)", "EU-8"),
+    (ALONE, WITH_PARTNER): (
+        "'partner': the dealer's partner who ordered up must go alone (canadian)",
+        "EU-15",
+    ),
+}
+"""The refusals of one action in one phase, which can be refused for one reason only."""
 
 _TURN_RULES, _EXPECTED = phased.phase_rules(
     {
@@ -265,13 +271,13 @@ class Euchre(phased.TeamMatch):
         if phase == PLAY:
             return cards_in(self._playable(state))
         if phase == BID1:
-            return list(_BID1_LEGAL)
+            return [PASS, ORDER_UP]
         if phase == BID2:
             up = SUIT_OF[state.stock[0]]
-            names = [NAME_BASE + s for s in SUITS if s != up]
+            calls = [NAME_BASE + s for s in SUITS if s != up]
             if state.passes == 7 and state.rules.stick_the_dealer:
-                return names
-            return [PASS, *names]
+                return calls
+            return [PASS, *calls]
         if phase == DISCARD:
             hand = state.hands[state.dealer]
             if not state.rules.dealer_may_discard_upcard:
@@ -326,7 +332,8 @@ class Euchre(phased.TeamMatch):
             else:
                 s.trump = action - NAME_BASE
                 s.phase = ALONE
-            facts = (self._trump_fact(s),)
+            made = {"trump": SUIT_LETTERS[s.trump], "maker": seat, "round": 1 + (s.passes >= 4)}
+            facts = (game.Announced("trump", made),)
         elif phase == DISCARD:
             c = action - DISCARD_BASE
             hands = list(s.hands)
@@ -351,10 +358,6 @@ class Euchre(phased.TeamMatch):
             else:
                 self._next_defender(s)
         return game.Step(s, facts)
-
-    def _trump_fact(self, s: EuchreState) -> game.Announced:
-        made = {"trump": SUIT_LETTERS[s.trump], "maker": s.maker, "round": 1 + (s.passes >= 4)}
-        return game.Announced("trump", made)
 
     def _next_defender(self, s: EuchreState) -> None:
         """Ask the next defender in seat order from dealer+1, or start play (EU-14)."""
@@ -413,8 +416,7 @@ class Euchre(phased.TeamMatch):
     # -- scoring (EU-21 .. EU-25) ----------------------------------------------------------
 
     def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
-        """The invariants every scored deal satisfies (the conformance suite checks them over
-        random deals). :raises ConformanceError: one is broken."""
+        """:raises ConformanceError: a result invariant is broken."""
         invariants.euchre(result, rules)
 
     def result(self, state: EuchreState) -> game.HandResult:
@@ -522,47 +524,38 @@ class Euchre(phased.TeamMatch):
             return IllegalActionError(f"action code {action} is not a Euchre action", "EU-9")
         text = self.format_action(action)
         phase = state.phase
-        seat = state.to_act
-        if phase == PLAY and 0 <= action < game.VERB_BASE:
-            hand = state.hands[seat]
-            if not (hand >> action) & 1:
-                return IllegalActionError(
-                    f"{text!r}: you do not hold {CARD_NAMES[action]}", "EU-18"
-                )
-            t = state.trump
-            assert state.trick is not None  # a held card is refused only when following
-            led = state.trick.led
-            follow = [CARD_NAMES[c] for c in cards_in(hand & EFF_MASK[t][led])]
-            bower = " (the left bower counts as trump)" if t in (led, EFF_SUIT[t][action]) else ""
-            return IllegalActionError(
-                f"{text!r}: must follow suit: {SUIT_NAMES[led]} was led{bower} and you hold "
-                f"{' '.join(follow)}",
-                "EU-18",
-            )
+        refusal = _REFUSALS.get((phase, action))
+        if refusal is not None:
+            return IllegalActionError(*refusal)
         if phase == BID2 and NAME_BASE <= action < NAME_BASE + 4:
             return IllegalActionError(
                 f"{text!r}: the upcard's suit was turned down in round 1; name another suit",
                 "EU-7",
             )
-        if phase == BID2 and action == PASS:
+        c = action - DISCARD_BASE if phase == DISCARD else action
+        if phase not in (PLAY, DISCARD) or not 0 <= c < game.VERB_BASE:
+            return self._not_now(state, text)
+        hand = state.hands[state.to_act]
+        held = (hand >> c) & 1
+        if phase == DISCARD and held:  # so the upcard
             return IllegalActionError(
-                "'pass': the dealer is stuck and must name a suit (stick the dealer)", "EU-8"
+                f"{text!r}: the upcard may not be laid aside under these rules "
+                "(dealer_may_discard_upcard is off)",
+                "EU-11",
             )
-        if phase == DISCARD and action >= DISCARD_BASE:
-            c = action - DISCARD_BASE
-            if c == state.stock[0] and (state.hands[seat] >> c) & 1:
-                return IllegalActionError(
-                    f"{text!r}: the upcard may not be laid aside under these rules "
-                    "(dealer_may_discard_upcard is off)",
-                    "EU-11",
-                )
-            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", "EU-10")
-        if phase == ALONE and action == WITH_PARTNER:
-            return IllegalActionError(
-                "'partner': the dealer's partner who ordered up must go alone (canadian)",
-                "EU-15",
-            )
-        return self._not_now(state, text)
+        if not held:
+            rule = "EU-10" if phase == DISCARD else "EU-18"
+            return IllegalActionError(f"{text!r}: you do not hold {CARD_NAMES[c]}", rule)
+        t = state.trump
+        assert state.trick is not None  # a held card is refused only when following
+        led = state.trick.led
+        follow = names(cards_in(hand & EFF_MASK[t][led]))
+        bower = " (the left bower counts as trump)" if t in (led, TABLES[t].suit_of[c]) else ""
+        return IllegalActionError(
+            f"{text!r}: must follow suit: {SUIT_NAMES[led]} was led{bower} and you hold "
+            f"{' '.join(follow)}",
+            "EU-18",
+        )
 
 
 GAME: Final = Euchre()
