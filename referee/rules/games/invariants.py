@@ -21,8 +21,7 @@ def expect(ok: bool, what: str) -> None:
 def euchre(result: HandResult, rules: Any) -> None:
     # EU-24: only one side scores in a hand; EU-25: the values are 1, 2 or 4 (or the
     # defenders_march_points variant of EU-23).
-    if result.void:
-        expect(result.points == (0, 0), "a deal thrown in scores nothing")
+    if _void(result):
         return
     values = {1, 2, 4, rules.defenders_march_points}
     expect(min(result.points) == 0 and max(result.points) in values,
@@ -36,8 +35,7 @@ def euchre(result: HandResult, rules: Any) -> None:
 def pedro(result: HandResult, rules: Any) -> None:
     # PE-9: an all-pass deal scores nothing. PE-4: 14 points in all, minus those in the
     # face-up widow (P-T16 invariant). PE-19..PE-22: made or failed decides who scores.
-    if result.void:
-        expect(result.points == (0, 0), "a deal thrown in scores nothing")
+    if _void(result):
         return
     d = result.detail
     taken = d["points_taken"]
@@ -148,8 +146,14 @@ def coinche(result: HandResult, rules: Any) -> None:
 def _eight_tricks(result: HandResult) -> Any:
     """A belote-family deal's detail, its eight tricks checked; ``None`` for a deal thrown in,
     which scores nothing (BG-B6, CO-B6c)."""
-    if result.void:
-        expect(result.points == (0, 0), "a deal thrown in scores nothing")
+    if _void(result):
         return None
     expect(sum(result.detail["tricks"]) == 8, "a deal has eight tricks")
     return result.detail
+
+
+def _void(result: HandResult) -> bool:
+    """Whether the deal was thrown in (everybody passed), which scores nothing."""
+    if result.void:
+        expect(result.points == (0, 0), "a deal thrown in scores nothing")
+    return result.void
