@@ -9,27 +9,22 @@ discards (each seat in turn from dealer+1 turns up at least three cards, PE-10),
 choosing from the widow (only with ``dealer_robs_pack``), play (six tricks, PE-15), over.
 The refill (PE-13) is done by the referee, not an action.
 
-Sources, as the reference names them (§2, §4.2): the seed; WP-CINCH (Wikipedia "Cinch",
-after Foster's Complete Hoyle, 1897); KATZ and DENEXA (modern Cinch/Pedro rules); PIDRO;
-POKERWINER; JC-CINCH. Every point where they differ is a parameter of :class:`PedroRules`.
+Where the sources (§2, §4.2) differ, :class:`PedroRules` has a parameter.
 
-A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``docs/hand-record.md``).
-Its code is :data:`DISCARD_BASE` plus the card mask, so it round-trips without the state; the
-legal set at a discard is every allowed subset (at most 466), given lazily as
-:class:`DiscardSets` (length, indexing and membership computed, not listed).
-:meth:`Pedro.all_actions` cannot list the billions of possible sets: it lists every other code
-and a fixed family of discards (each single card, and three consecutive ranks of one suit),
-which is what the conformance checker tries.
+A discard is one action naming the whole set, ``discard:7C,8C,9D`` (``docs/hand-record.md``),
+coded :data:`DISCARD_BASE` plus the card mask; the legal discards (at most 466) are given
+lazily as :class:`DiscardSets`.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game, phased
-from referee.rules.bowers import LEFT, bower_tables, left_bower
+from referee.rules.bowers import LEFT, bower_tables
 from referee.rules.cards import (
     ACE,
     CARD_NAMES,
@@ -40,7 +35,6 @@ from referee.rules.cards import (
     RANK_OF,
     SUIT_LETTERS,
     SUIT_NAMES,
-    SUIT_OF,
     SUITS,
     TEN,
     THREE,
@@ -116,15 +110,9 @@ FOLLOW: Final = tuple(tuple(EFF_MASK[t][s] | TRUMPS[t] for s in SUITS) for t in 
 (PE-16: on a trump lead, the trumps)."""
 POWER: Final = tuple(t.power for t in TABLES)
 """``POWER[trump][led][card]``: higher wins the trick (PE-17)."""
+_COUNTS: Final = {ACE: 1, JACK: 1, TEN: 1, TWO: 1, FIVE: 5}
 POINTS: Final = tuple(
-    tuple(
-        5
-        if c in (card(FIVE, t), left_bower(FIVE, t))
-        else 1
-        if SUIT_OF[c] == t and RANK_OF[c] in (ACE, JACK, TEN, TWO)
-        else 0
-        for c in range(52)
-    )
+    tuple(_COUNTS.get(RANK_OF[c], 0) if EFF_SUIT[t][c] == t else 0 for c in range(52))
     for t in SUITS
 )
 """``POINTS[trump][card]``: A, J, 10, 2 of trump 1 each, both pedros 5 (PE-4)."""
@@ -134,8 +122,6 @@ LOW: Final = tuple(card(TWO, t) for t in SUITS)
 
 _PLAYED: Final = tuple(tuple(((p, c),) for c in range(52)) for p in range(4))
 """``_PLAYED[seat][card]``: ``((seat, card),)``, added to a trick (shared immutable tuples)."""
-_BID_LISTS: dict[int, tuple[PedroRules, tuple[list[game.Action], ...]]] = {}
-"""By ``id(rules)``: the rules (kept, so that the id is not reused) and their bid lists."""
 _TEAM_NAMES: Final = ("N–S", "E–W")
 _PACK: Final = mask_of(PACK_52)
 _new_tuple: Final = tuple.__new__
@@ -143,27 +129,20 @@ _new_tuple: Final = tuple.__new__
 without the named tuple's Python-level constructor (hot path)."""
 
 
-def _bid_lists(rules: PedroRules) -> tuple[list[game.Action], ...]:
-    """The legal bids (never to be changed: hand out copies) for each high bid -1..14 (entry
-    ``high + 1``), then for the dealer when the other three passed (entry 16)."""
-    found = _BID_LISTS.get(id(rules))
-    if found is None or found[0] is not rules:
-        if len(_BID_LISTS) >= 256:
-            _BID_LISTS.clear()
-        lists = tuple(_bid_list(h, rules, False) for h in range(-1, MAX_BID + 1))
-        found = _BID_LISTS[id(rules)] = (rules, (*lists, _bid_list(-1, rules, True)))
-    return found[1]
-
-
-def _bid_list(high: int, rules: PedroRules, dealer_alone: bool) -> list[game.Action]:
-    low = max(rules.min_bid, high + 1)
-    if high == MAX_BID and rules.fourteen_overcall:
+@functools.cache
+def _bid_list(
+    high: int, dealer_alone: bool, min_bid: int, overcall: bool, all_pass: str
+) -> list[game.Action]:
+    """PE-6, PE-7, PE-9: the legal calls over the bid ``high`` (a shared list: never change
+    it), ``dealer_alone`` when the other three passed."""
+    low = max(min_bid, high + 1)
+    if high == MAX_BID and overcall:
         low = MAX_BID
     bids = [BID_BASE + b for b in range(low, MAX_BID + 1)]
     if dealer_alone:
-        if rules.all_pass == "dealer_forced":
-            return [BID_BASE + b for b in range(max(6, rules.min_bid), MAX_BID + 1)]
-        if rules.all_pass == "dealer_free":
+        if all_pass == "dealer_forced":
+            return [BID_BASE + b for b in range(max(6, min_bid), MAX_BID + 1)]
+        if all_pass == "dealer_free":
             return [PASS, BID_BASE, *bids]
     return [PASS, *bids]
 
@@ -247,13 +226,11 @@ class PedroState:
     taken: tuple[int, int]
     """Points each team has won in tricks (PE-18)."""
     legal: CardSet
-    """In play, the cards the seat to act may play, set by :meth:`Pedro.apply` (unset in a
-    state built otherwise, and never copied: :meth:`copy` gives a state to change)."""
+    """Caches that :meth:`Pedro.apply` sets and :meth:`copy` leaves unset: in play, the cards
+    the seat to act may play; at a discard, its legal discards (``ds``); once the deal is
+    over, its result (``res``)."""
     ds: DiscardSets
-    """At a discard, the legal discards of the seat to act (kept as ``legal``)."""
     res: game.HandResult
-    """Once the deal is over, its result, as the ``HandEnded`` fact gave it (kept as
-    ``legal``)."""
     __slots__ = tuple(__annotations__)  # for the source build: mypyc lays out its own
 
     def copy(self) -> PedroState:
@@ -362,17 +339,11 @@ class Pedro(phased.TeamMatch):
     def legal_actions(self, state: PedroState) -> Sequence[game.Action]:
         phase = state.phase
         if phase == PLAY:
-            try:
-                return cards_in(state.legal)
-            except AttributeError:
-                return cards_in(self._playable(state))
+            return cards_in(self._playable(state))
         if phase == BID:
             return self._bids(state)[:]
-        if phase == DISCARD:  # lazy: up to 466 sets
-            try:
-                return state.ds
-            except AttributeError:
-                return DiscardSets(*self._discard_spec(state))
+        if phase == DISCARD:
+            return self._discards(state)
         if phase == NAME:
             return [NAME_BASE, NAME_BASE + 1, NAME_BASE + 2, NAME_BASE + 3]
         if phase == TAKE:
@@ -383,15 +354,26 @@ class Pedro(phased.TeamMatch):
         return state.high < 0 and len(state.bids) == 3
 
     def _bids(self, state: PedroState) -> list[game.Action]:
-        """PE-6, PE-7, PE-9: the legal calls (a shared list: never change it)."""
-        return _bid_lists(state.rules)[16 if self._dealer_alone(state) else state.high + 1]
+        r = state.rules
+        alone = self._dealer_alone(state)
+        return _bid_list(state.high, alone, r.min_bid, r.fourteen_overcall, r.all_pass)
 
     def _playable(self, state: PedroState) -> CardSet:
         """PE-16: on a plain lead follow suit or trump; on a trump lead play trump if able."""
+        try:
+            return state.legal
+        except AttributeError:
+            pass
         hand = state.hands[state.to_act]
         led = state.led
         t = state.trump
         return hand if led < 0 else answer(hand, EFF_MASK[t][led], FOLLOW[t][led], 0, 0, False)
+
+    def _discards(self, state: PedroState) -> DiscardSets:
+        try:
+            return state.ds
+        except AttributeError:
+            return DiscardSets(*self._discard_spec(state))
 
     def _discard_spec(self, state: PedroState) -> tuple[CardSet, CardSet, int, int]:
         """The legal discards (PE-10 .. PE-14) as ``forced | S``, ``S ⊆ pool``,
@@ -446,11 +428,7 @@ class Pedro(phased.TeamMatch):
 
     def _play(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
         """The hot path: a card played (PE-16 .. PE-18)."""
-        try:
-            legal = state.legal
-        except AttributeError:
-            legal = self._playable(state)
-        if not (action >= 0 and legal >> action & 1):  # PE-16 (legal holds cards only)
+        if not (action >= 0 and self._playable(state) >> action & 1):  # PE-16
             raise self._illegal(state, action)
         s = state.copy()
         hands = list(state.hands)
@@ -512,11 +490,7 @@ class Pedro(phased.TeamMatch):
         return _new_tuple(game.Step, (s, (fact,)))
 
     def _discard(self, state: PedroState, seat: Seat, action: game.Action) -> game.Step:
-        try:
-            ds = state.ds
-        except AttributeError:
-            ds = DiscardSets(*self._discard_spec(state))
-        if action not in ds:
+        if action not in self._discards(state):
             raise self._illegal(state, action)
         d = action - DISCARD_BASE
         s = state.copy()
@@ -562,8 +536,7 @@ class Pedro(phased.TeamMatch):
     # -- scoring (PE-19 .. PE-22) ----------------------------------------------------------
 
     def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
-        """The invariants every scored deal satisfies (the conformance suite checks them over
-        random deals). :raises ConformanceError: one is broken."""
+        """:raises ConformanceError: a result invariant is broken."""
         invariants.pedro(result, rules)
 
     def result(self, state: PedroState) -> game.HandResult:
@@ -644,8 +617,9 @@ class Pedro(phased.TeamMatch):
         return phased.format_verbs(action, {PASS: "pass"}, _NOTATION)
 
     def all_actions(self) -> list[game.Action]:
-        """Every code except most discards (see the module docstring): plays, pass, bids,
-        names, takes, and a fixed family of 96 discards."""
+        """Every code but the billions of discards: plays, pass, bids, names, takes, and 96
+        discards (each card alone, three consecutive ranks of a suit) for the conformance
+        checker."""
         family = [1 << c for c in PACK_52]
         family += [7 << (13 * s + r) for s in SUITS for r in range(11)]
         return sorted(
