@@ -197,22 +197,19 @@ class _Search:
                     holder[c] = s
                 if s in side:
                     self.ours |= hand
-            for ladder in self.order.ladders:
+            for n, ladder in enumerate(self.order.ladders):
                 every = sum(1 << c for c in ladder)
                 for i, c in enumerate(ladder):
+                    trump = 64 if (self.order.trumps >> c) & 1 else 0
                     self.up[c] = ladder[i + 1:]
                     self.ladder[c] = every
+                    self.ladder_no[c] = n
+                    self.rank[c] = trump + i
+                    self.cash[c] = trump - i
             self.tops = tuple(ladder[::-1] for ladder in self.order.ladders)
-            for ladder in self.order.ladders:
-                for i, c in enumerate(ladder):
-                    self.rank[c] = i + (64 if (self.order.trumps >> c) & 1 else 0)
-                    self.cash[c] = (64 if (self.order.trumps >> c) & 1 else 0) - i
             self.table = sum(1 << c for t in self.tops for c in t if holder[c] < 0)
             self.trump_top = next(
                 (t for t in self.tops if (self.order.trumps >> t[0]) & 1), ())
-            for i, ladder in enumerate(self.order.ladders):
-                for c in ladder:
-                    self.ladder_no[c] = i
 
     def children(self, state: Any, played: int, merge: bool = True, side_led: bool = False,
                  best: Action | None = None, table: CardSet = 0
@@ -284,12 +281,13 @@ class _Search:
                 yield from rest[:0:-1]  # the others weakest first, as they came
                 return
             if first and won + lost and len(legal) > 1:
-                # The last play of a trick: every play ends it, so see who takes it first.
+                # The last play of a trick, the side's: every play ends it, so see who
+                # takes it first, the side's wins first.
                 out = [(action, step.state, won, lost, cards)]
                 for other in legal[1:]:
                     after, w, c = self._last_play(state, seat, other)
                     out.append((other, after, w, 1 - w, c))
-                out.sort(key=lambda c: (c[3] - c[2]) if mine else (c[2] - c[3]))
+                out.sort(key=lambda c: c[3] - c[2])
                 yield from out
                 return
             first = False
@@ -640,9 +638,8 @@ class _Search:
         best = self.wins.get((played, table)) if mine and self.drawing else None
         for action, child, won, lost, cards in self.children(state, played, True, side_led,
                                                               best, table):
-            bit = 1 << action if 0 <= action < VERB_BASE else self._bit(action)
             ok = not lost and self.sweeps(child, horizon - won, played | cards, won > 0,
-                                          side_led, table | bit)
+                                          side_led, table | self._bit(action))
             if ok == mine:  # a play that decides this node
                 self._decided(seat, action, horizon)
                 if mine and horizon >= _UNBOUNDED:
