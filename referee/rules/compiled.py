@@ -27,6 +27,7 @@ else:
 MODULES: Final = (
     "referee.rules.cards",
     "referee.rules.tricks",
+    "referee.rules.dealing",
     "referee.rules.claims",
     "referee.rules.games.ulti.game",
     "referee.rules.games.ulti.discards",
@@ -43,11 +44,11 @@ MODULES: Final = (
     "referee.rules.games.pedro_discards",
 )
 """The hottest modules of the rules core (the games and states of Ulti, Coinche, Euchre and
-Pedro, the card tables, the trick-taking kernel, the claim search, the tables, declarations
-and card play of the Belote family); each is typed (mypy strict) and avoids what mypyc
-cannot compile (``object.__new__`` of its classes, a functional ``Enum``, a ``dataclass`` on
-a base it does not compile, tuple assignments in a class body). mypyc ignores
-``__slots__``: a state may keep them for the source build."""
+Pedro, the card tables, the deal check, the trick-taking kernel, the claim search, the tables,
+declarations and card play of the Belote family); each is typed (mypy strict) and avoids what
+mypyc cannot compile (``object.__new__`` of its classes, a functional ``Enum``, a
+``dataclass`` on a base it does not compile, tuple assignments in a class body). mypyc
+ignores ``__slots__``: a state may keep them for the source build."""
 
 
 def is_compiled(module: str) -> bool:

@@ -123,7 +123,6 @@ LOW: Final = tuple(card(TWO, t) for t in SUITS)
 _PLAYED: Final = tuple(tuple(((p, c),) for c in range(52)) for p in range(4))
 """``_PLAYED[seat][card]``: ``((seat, card),)``, added to a trick (shared immutable tuples)."""
 _TEAM_NAMES: Final = ("N–S", "E–W")
-_PACK: Final = mask_of(PACK_52)
 _new_tuple: Final = tuple.__new__
 """``_new_tuple(Step, (state, facts))``: a Step (or a fact: every fact is a named tuple)
 without the named tuple's Python-level constructor (hot path)."""
@@ -176,21 +175,6 @@ _NOTATION: Final[tuple[phased.Verb, ...]] = (
     ("take", TAKE_BASE, TAKE_BASE + 52, parse_card, CARD_NAMES.__getitem__),
     ("discard", DISCARD_BASE, DISCARD_BASE + (1 << 52), _read_cards, _cards_text),
 )
-
-
-def _hands(deal: game.Deal) -> tuple[CardSet, ...] | None:
-    """The hands as sets when ``deal`` is the pack in Pedro's shape (the usual case, checked
-    in a few operations), else ``None``: then :func:`check_deal` says what is wrong."""
-    if len(deal.hands) != 4 or len(deal.stock) != WIDOW:
-        return None
-    try:
-        h0, h1, h2, h3, widow = (mask_of(h) for h in (*deal.hands, deal.stock))
-    except (TypeError, ValueError):  # not a card number, or a negative one
-        return None
-    sizes = (h0.bit_count(), h1.bit_count(), h2.bit_count(), h3.bit_count(), widow.bit_count())
-    if h0 | h1 | h2 | h3 | widow != _PACK or sizes != (9, 9, 9, 9, WIDOW):
-        return None  # a card twice, one missing, or one outside the pack
-    return h0, h1, h2, h3
 
 
 @mypyc_attr(serializable=True, acyclic=True)
@@ -323,7 +307,7 @@ class Pedro(phased.TeamMatch):
         s.trump = -1
         s.discards = (0, 0, 0, 0)
         s.requested = 0
-        s.hands = _hands(deal) or tuple(check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro"))
+        s.hands = tuple(check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro"))
         s.widow_left = mask_of(deal.stock)
         s.widow_up = 0
         s.phase = BID
