@@ -1,16 +1,15 @@
 """What a game played in phases answers the same way in every phase: whose turn it is, that
 the deal is over, the words of a refusal, the frame of a view, the cards already played.
 
-A game mixes in :class:`Phased` and declares, as data, its phases (an ``IntEnum``) and the one
-that ends the deal (``OVER``), the rule that says who acts in each phase (``TURN_RULES``) and
-what each phase expects (``EXPECTED``); the messages are written once here.
+A game mixes in :class:`Phased` and declares its phases as data, one :class:`Phase` row each
+(its name, the rule that says who acts, what it expects and its verbs), and the one that ends
+the deal (``OVER``); the messages are written once here.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from referee.rules.cards import SUIT_LETTERS, Card, CardSet, Suit, cards_in, mask_of, names
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
@@ -27,6 +26,7 @@ from referee.rules.params import RuleSet
 from referee.rules.seats import Seat
 
 __all__ = [
+    "Phase",
     "Phased",
     "PhasedState",
     "action_text",
@@ -36,6 +36,21 @@ __all__ = [
     "played",
     "word_action",
 ]
+
+
+class Phase(NamedTuple):
+    """One phase of a deal, as data."""
+
+    name: str
+    """Its name in views (``"play"``)."""
+    turn_rule: str
+    """The rule that says who acts (quoted when another seat tries to)."""
+    expects: str = ""
+    """What may be done, in words (quoted when an action of another phase is tried)."""
+    rule: str = ""
+    """The rule that says so."""
+    verbs: tuple[str, ...] = ()
+    """The verbs of its actions (what a dispute replay explains there)."""
 
 
 class PhasedState(Protocol):
@@ -55,7 +70,7 @@ class _Game(Protocol):
     """What :class:`Phased`'s views read of the game mixing it in."""
 
     name: ClassVar[str]
-    PHASES: ClassVar[type[enum.IntEnum]]
+    PHASES: ClassVar[Sequence[Phase]]
     OVER: ClassVar[int]
 
     def current_seat(self, state: Any) -> Seat | None: ...
@@ -66,16 +81,10 @@ class _Game(Protocol):
 class Phased:
     """The Game-protocol answers common to every phase game (mixed into the game class)."""
 
-    PHASES: ClassVar[type[enum.IntEnum]]
-    """The phases, for their names."""
+    PHASES: ClassVar[Sequence[Phase]]
+    """The phases, by number (a state's ``phase``)."""
     OVER: ClassVar[int]
     """The phase of a deal that is over."""
-    TURN_RULES: ClassVar[Mapping[int, str]]
-    """Per phase: the rule that says who acts (quoted when another seat tries to)."""
-    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]]
-    """Per phase: what may be done, in words, and the rule that says so."""
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
-    """Per phase: the verbs of its actions (what a dispute replay explains there)."""
 
     def current_seat(self, state: PhasedState) -> Seat | None:
         return None if state.phase == self.OVER else state.to_act
@@ -90,9 +99,9 @@ class Phased:
         raise NotImplementedError
 
     def phase_actions(self, state: PhasedState) -> list[Action]:
-        """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
+        """The actions of the phase ``state`` is in (its ``verbs``), those a dispute replay
         explains (:func:`referee.rules.game.explained_actions`)."""
-        return actions_of(self, self.PHASE_VERBS[state.phase])
+        return actions_of(self, self.PHASES[state.phase].verbs)
 
     def _known(self, action: Action) -> bool:
         """Whether ``action`` is an action code of this game."""
@@ -103,19 +112,19 @@ class Phased:
         return action_text(self.format_action, action)
 
     def _not_your_turn(self, state: PhasedState, seat: Seat, action: Action) -> NotYourTurnError:
-        rule = self.TURN_RULES[state.phase]
+        rule = self.PHASES[state.phase].turn_rule
         return not_your_turn(self._text(action), state.phase == self.OVER, state.to_act, seat, rule)
 
     def _not_now(self, state: PhasedState, text: str) -> IllegalActionError:
         """The refusal of an action of another phase: what this phase expects."""
-        expected, rule = self.EXPECTED[state.phase]
-        return IllegalActionError(f"{text!r} is not allowed now: expected {expected}", rule)
+        p = self.PHASES[state.phase]
+        return IllegalActionError(f"{text!r} is not allowed now: expected {p.expects}", p.rule)
 
     def _frame(self: _Game, state: PhasedState) -> dict[str, JSON]:
         """The head of every view: the game, the phase, the dealer, the seat to act."""
         return {
             "game": self.name,
-            "phase": self.PHASES(state.phase).name.lower(),
+            "phase": self.PHASES[state.phase].name,
             "dealer": state.dealer,
             "to_act": self.current_seat(state),
         }
@@ -187,15 +196,6 @@ def word_action(text: str, words: Mapping[str, Action], what: str) -> Action:
 Verb = tuple[str, Action, Action, Callable[[str], int], Callable[[int], str]]
 """An action written ``verb:argument``: the verb, its codes ``lo`` to ``hi`` (excluded), how
 the argument reads (a number added to ``lo``) and how it is written (from the code - ``lo``)."""
-
-
-def phase_rules(
-    rows: Mapping[int, tuple[str, ...]],
-) -> tuple[dict[int, str], dict[int, tuple[str, str]]]:
-    """``TURN_RULES`` and ``EXPECTED`` from one row a phase: the rule that says who acts, then
-    (except in the phase that ends the deal) what may be done and the rule that says so."""
-    turn = {p: row[0] for p, row in rows.items()}
-    return turn, {p: (row[1], row[2]) for p, row in rows.items() if len(row) == 3}
 
 
 def parse_verbs(text: str, words: Mapping[str, Action], verbs: Sequence[Verb], what: str) -> Action:

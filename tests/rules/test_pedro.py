@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from referee.rules.cards import CARD_NAMES, PACK_52, parse_card
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import Deal, HandEnded, HandResult, MatchState, TrickTaken
+from referee.rules.games import pedro
 from referee.rules.games.pedro import (
     COUNTING,
     DISCARD_BASE,
@@ -29,7 +30,6 @@ from referee.rules.games.pedro import (
     DiscardSets,
     PedroRules,
     PedroState,
-    Phase,
 )
 from referee.rules.registry import find_game
 from referee.verify import verify_data
@@ -152,7 +152,7 @@ def test_pe6_p_t13_bids_strictly_higher_one_round() -> None:
         act(s, W, "bid:9")
     assert err.value.rule == "PE-6" and "bid:9" in err.value.message
     s = act(s, W, "pass")
-    assert s.phase == Phase.NAME and GAME.current_seat(s) == S
+    assert s.phase == pedro.NAME and GAME.current_seat(s) == S
     with pytest.raises(NotYourTurnError):
         act(s, N, "bid:10")  # N already spoke
 
@@ -278,7 +278,7 @@ def test_pe13_p_t8_refill_in_order_and_widow_shown() -> None:
     assert s.widow_up == sum(1 << c for c in widow[7:]) and s.widow_up.bit_count() == 9
     face_up = sum(d.bit_count() for d in s.discards) + s.widow_up.bit_count()
     assert face_up == 19 + 9 == 28
-    assert s.phase == Phase.PLAY and GAME.current_seat(s) == N  # PE-15: the maker leads
+    assert s.phase == pedro.PLAY and GAME.current_seat(s) == N  # PE-15: the maker leads
     for viewer in (None, N, E, S, W):  # discards and the shown widow are public
         view = GAME.view(s, viewer)
         assert len(view["widow_up"]) == 9 and sum(len(d) for d in view["discards"]) == 19
@@ -464,7 +464,7 @@ def test_pe10_lazy_discard_set_in_play_and_its_edges() -> None:
         s = GAME.new_hand(GAME.deal(pack, k % 4), k % 4, rules)
         while not GAME.is_terminal(s):
             options = GAME.legal_actions(s)
-            if s.phase == Phase.DISCARD:
+            if s.phase == pedro.DISCARD:
                 assert list(options) == brute_force_discards(s)
                 assert options[-1] == max(options) and options[0] == min(options)
             s = GAME.apply(s, s.to_act, options[rng.randrange(len(options))]).state
@@ -510,7 +510,7 @@ def test_kept_legal_sets_and_result_match_the_rules() -> None:
             while not GAME.is_terminal(s):
                 options = GAME.legal_actions(s)
                 assert list(options) == list(GAME.legal_actions(s.copy()))
-                if s.phase == Phase.DISCARD:
+                if s.phase == pedro.DISCARD:
                     assert list(options) == list(DiscardSets(*GAME._discard_spec(s)))
                 step = GAME.apply(s, s.to_act, options[rng.randrange(len(options))])
                 s, facts = step.state, step.facts
@@ -551,11 +551,11 @@ def test_pe13_variant_dealer_robs_pack() -> None:
     s = act(s, E, "discard:2C,4C,5C")
     s = act(s, S, "discard:2S,3S,5S")
     s = act(s, W, "discard:2D,3D,4D,6D")
-    assert s.phase == Phase.TAKE and GAME.current_seat(s) == W
+    assert s.phase == pedro.TAKE and GAME.current_seat(s) == W
     assert sorted(legal(s)) == sorted(f"take:{c}" for c in WIDOW.split())
     assert "widow" in GAME.view(s, W) and "widow" not in GAME.view(s, N)
     s = act(s, W, "take:AS")
-    assert s.phase == Phase.PLAY and s.hands[W] >> parse_card("AS") & 1
+    assert s.phase == pedro.PLAY and s.hands[W] >> parse_card("AS") & 1
     assert s.widow_up.bit_count() == 15
     with pytest.raises(IllegalActionError):
         act(to_discards(rules), N, "take:AS")
@@ -567,7 +567,7 @@ def test_pe13_variant_dealer_robs_pack() -> None:
 def mid_play(hands: dict[int, str], trump: int, leader: int, done: int) -> PedroState:
     """A play-phase state with ``done`` tricks behind it and ``leader`` to lead."""
     s = start().copy()
-    s.phase = Phase.PLAY
+    s.phase = pedro.PLAY
     s.trump = trump
     s.maker = S
     s.high = 6
@@ -678,7 +678,7 @@ def scored(bid: int, p_m: int, p_d: int, rules: PedroRules = DEFAULT) -> HandRes
     s.rules = rules
     s.high = bid
     s.taken = (p_m, p_d)
-    s.phase = Phase.OVER
+    s.phase = pedro.OVER
     return GAME.result(s)
 
 

@@ -5,6 +5,7 @@ without being named here."""
 
 from __future__ import annotations
 
+import sys
 from itertools import islice, pairwise
 from pathlib import Path
 
@@ -46,6 +47,19 @@ def test_every_game_declares_the_contract(name: str) -> None:
     assert game.match_length in specs and specs[game.match_length].type is int
     assert sides_of(game) * (2 if game.partnerships else 1) == game.num_seats
     assert isinstance(game.hidden_verbs, frozenset)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_phase_row_is_numbered_as_its_game_names_it(name: str) -> None:
+    """A phase game's rows (``PHASES``) are in the order of its ``Final`` phase numbers,
+    which its code compares a state's ``phase`` with; the last is the deal over."""
+    game = GAMES[name]
+    phases = getattr(game, "PHASES", None)
+    if phases is None:
+        pytest.skip(f"{name} is not declared in phase rows")
+    module = sys.modules[type(game).__module__]
+    assert [getattr(module, p.name.upper()) for p in phases] == list(range(len(phases)))
+    assert len(phases) - 1 == game.OVER and phases[-1].name == "over"
 
 
 def test_register_and_unregister() -> None:

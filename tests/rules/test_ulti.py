@@ -13,8 +13,9 @@ from referee.rules.conformance import check_playout
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import Announced, Deal, HandEnded, TrickTaken
 from referee.rules.games.ulti import Ulti, UltiRules, UltiState
+from referee.rules.games.ulti import game as ulti_game
 from referee.rules.games.ulti.contracts import BETLI, C40, LADDER, PARTI, by_key
-from referee.rules.games.ulti.game import Phase, legal_cards, trick_winner
+from referee.rules.games.ulti.game import legal_cards, trick_winner
 from referee.rules.games.ulti.scoring import Tally, settle
 from referee.verify import verify_data
 from tests.rules.fingerprint import playout_digest
@@ -74,7 +75,7 @@ def test_ul1_ul6_pack_and_deal_talon_with_first_player() -> None:
     deal = G.deal(list(G.pack), dealer=1)
     assert [len(h) for h in deal.hands] == [10, 10, 12] and deal.stock == ()
     state = G.new_hand(deal, 1, R)
-    assert G.current_seat(state) == 2 and state.phase == Phase.DISCARD
+    assert G.current_seat(state) == 2 and state.phase == ulti_game.DISCARD
 
 
 def test_ul2_u_t1_rank_order() -> None:
@@ -137,7 +138,7 @@ def test_ul25_ul22_ulti_seven_held_back() -> None:
     """UL-25: with an ulti the declarer keeps the trump 7 while other cards are legal;
     UL-22: the declarer leads trick 1."""
     state = stand_on("ulti")
-    assert state.phase == Phase.TRUMP
+    assert state.phase == ulti_game.TRUMP
     state = run(state, (0, "name:C"))
     assert G.current_seat(state) == 0
     assert parse_card("7C") not in G.legal_actions(state)
@@ -184,7 +185,7 @@ def test_u_t6_ul10_ul11_ul12_auction_flow() -> None:
     assert list(G.legal_actions(state)) == [G.parse_action("pickup"), G.parse_action("stand")]
     state = run(state, (0, "stand"))
     assert state.declarer == 0 and state.contract == by_key("betli")
-    assert state.phase == Phase.PLAY and state.trump == -1 and G.current_seat(state) == 0
+    assert state.phase == ulti_game.PLAY and state.trump == -1 and G.current_seat(state) == 0
 
 
 def test_u_t6_equal_value_overcall_off() -> None:
@@ -233,7 +234,7 @@ def test_ul12_two_passes_variant() -> None:
     rules = UltiRules(auction_end="two_passes")
     state = G.new_hand(low_deal(), 2, rules)
     state = run(state, (0, "discard:9H,9S"), (0, "bid:betli"), (1, "pass"), (2, "pass"))
-    assert state.phase == Phase.PLAY and state.declarer == 0
+    assert state.phase == ulti_game.PLAY and state.declarer == 0
 
 
 def test_ul12_raise_without_talon_variant() -> None:
@@ -257,12 +258,12 @@ def test_ul13_ul14_declarer_names_trump_not_piros() -> None:
         G.apply(state, 0, G.parse_action("name:H"))
     assert err.value.rule == "UL-14"
     state = run(state, (0, "name:S"))
-    assert state.trump == SPADES and state.phase == Phase.PLAY
+    assert state.trump == SPADES and state.phase == ulti_game.PLAY
 
 
 def test_ul15_passz_standing_pay_variant() -> None:
     """UL-15 [SEED]: an unraised Passz is played; [VARIANT] the first player pays 2 each."""
-    assert stand_on("passz").phase == Phase.TRUMP
+    assert stand_on("passz").phase == ulti_game.TRUMP
     state = stand_on("passz", UltiRules(passz_standing="pay"))
     assert G.is_terminal(state) and G.result(state).points == (-4, 2, 2)
 
@@ -274,7 +275,7 @@ def play_first_legal(state: UltiState) -> UltiState:
     while not G.is_terminal(state):
         seat = G.current_seat(state)
         assert seat is not None
-        if state.phase == Phase.KONTRA:
+        if state.phase == ulti_game.KONTRA:
             state = G.apply(state, seat, G.parse_action("pass")).state
         else:
             state = G.apply(state, seat, G.legal_actions(state)[0]).state
@@ -286,18 +287,18 @@ def test_u_t20_ul21_open_hand_after_trick_1_and_ul20_ul19_kontra() -> None:
     before. UL-20: kontra after trick 1, defenders then the declarer; UL-18: rekontra ×4;
     UL-19: individual in colourless contracts; UL-32: betli won with no trick."""
     state = stand_on("teritett_betli")
-    assert state.phase == Phase.PLAY
+    assert state.phase == ulti_game.PLAY
     state = run(state, (0, "play:7C"))
     for seat in (None, 1, 2):
         assert "open_hand" not in G.view(state, seat)
         assert "7D" not in json.dumps(G.view(state, seat))
     state = run(state, (1, "play:TC"), (2, "play:TH"))
-    assert state.phase == Phase.KONTRA and G.current_seat(state) == 1
+    assert state.phase == ulti_game.KONTRA and G.current_seat(state) == 1
     for seat in (None, 1, 2):
         assert "7D" in G.view(state, seat)["open_hand"]
     state = run(state, (1, "kontra:betli"), (2, "pass"), (0, "rekontra:betli"))
     assert state.kon == (0, BETLI, 0) and state.rek == (0, BETLI, 0)
-    assert G.current_seat(state) == 1 and state.phase == Phase.PLAY
+    assert G.current_seat(state) == 1 and state.phase == ulti_game.PLAY
     state = play_first_legal(state)
     result = G.result(state)
     assert result.detail["tricks"][0] == 0
@@ -335,7 +336,7 @@ def test_ul18_ul19_suit_kontra_binds_both_defenders() -> None:
     state = stand_on("ulti")
     state = run(state, (0, "name:C"))
     state = run(state, (0, "play:8C"), (1, "play:TC"), (2, "play:TH"))
-    assert state.phase == Phase.KONTRA
+    assert state.phase == ulti_game.KONTRA
     state = run(state, (1, "kontra:ulti"))
     assert state.kon == (0, 8, 8)
     assert list(G.legal_actions(state)) == [G.parse_action("pass"), G.parse_action("kontra:parti")]
@@ -343,27 +344,27 @@ def test_ul18_ul19_suit_kontra_binds_both_defenders() -> None:
         G.apply(state, 2, G.parse_action("kontra:ulti"))
     assert err.value.rule == "UL-19"
     state = run(state, (2, "pass"), (0, "pass"))
-    assert state.phase == Phase.PLAY
+    assert state.phase == ulti_game.PLAY
 
 
 def test_ul20_kontra_with_the_first_card_variant() -> None:
     """UL-20: by default kontra comes after trick 1 (TRICKSTER); [VARIANT] each defender says
     kontra at the moment it plays to trick 1, and the declarer's rekontra follows the trick."""
     state = run(stand_on("ulti"), (0, "name:C"), (0, "play:8C"))
-    assert state.phase == Phase.PLAY and G.current_seat(state) == 1
+    assert state.phase == ulti_game.PLAY and G.current_seat(state) == 1
     rules = UltiRules(kontra_timing="with_first_card")
     state = run(stand_on("ulti", rules), (0, "name:C"), (0, "play:8C"))
-    assert state.phase == Phase.KONTRA and G.current_seat(state) == 1
+    assert state.phase == ulti_game.KONTRA and G.current_seat(state) == 1
     state = run(state, (1, "kontra:ulti"))
-    assert state.phase == Phase.PLAY and G.current_seat(state) == 1 and state.kon == (0, 8, 8)
+    assert state.phase == ulti_game.PLAY and G.current_seat(state) == 1 and state.kon == (0, 8, 8)
     state = run(state, (1, "play:TC"))
-    assert state.phase == Phase.KONTRA and G.current_seat(state) == 2
+    assert state.phase == ulti_game.KONTRA and G.current_seat(state) == 2
     state = run(state, (2, "pass"), (2, "play:TH"))
-    assert state.phase == Phase.KONTRA and G.current_seat(state) == 0
+    assert state.phase == ulti_game.KONTRA and G.current_seat(state) == 0
     assert list(G.legal_actions(state)) == [G.parse_action("pass"),
                                             G.parse_action("rekontra:ulti")]
     state = run(state, (0, "rekontra:ulti"))
-    assert state.phase == Phase.PLAY and state.rek == (0, 8, 8)
+    assert state.phase == ulti_game.PLAY and state.rek == (0, 8, 8)
 
 
 # -- settlement vectors (UL-28 .. UL-36, U-T8 .. U-T19) -------------------------------------

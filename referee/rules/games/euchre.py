@@ -9,8 +9,7 @@ alone, each defender's decision (when ``lone_defender`` is on), play, over.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game, phased
@@ -41,23 +40,11 @@ from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.games import invariants
 from referee.rules.games.euchre_rules import EuchreRules as EuchreRules
 from referee.rules.params import RuleSet
+from referee.rules.phased import Phase
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, Trick, claim_order, follow_suit, lead, play
 
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    BID1 = 0
-    BID2 = 1
-    DISCARD = 2
-    ALONE = 3
-    DEFEND = 4
-    PLAY = 5
-    OVER = 6
-
-
-# Plain ints, ``Final`` so that compiled code reads them as constants.
+# The phases (``Euchre.PHASES``), ``Final`` so that compiled code reads them as constants.
 BID1: Final = 0
 BID2: Final = 1
 DISCARD: Final = 2
@@ -65,7 +52,6 @@ ALONE: Final = 3
 DEFEND: Final = 4
 PLAY: Final = 5
 OVER: Final = 6
-assert tuple(Phase) == (BID1, BID2, DISCARD, ALONE, DEFEND, PLAY, OVER)
 
 # Action codes (cards 0..51 are plays).
 PASS: Final = game.VERB_BASE
@@ -156,7 +142,7 @@ class EuchreState:
         return s
 
     def __repr__(self) -> str:
-        return f"<EuchreState phase={Phase(self.phase).name} to_act={self.to_act}>"
+        return f"<EuchreState phase={Euchre.PHASES[self.phase].name} to_act={self.to_act}>"
 
 
 _NEW_STATE: Final = EuchreState.__new__
@@ -193,20 +179,6 @@ _REFUSALS: Final = {
 }
 """The refusals of one action in one phase, which can be refused for one reason only."""
 
-_TURN_RULES, _EXPECTED = phased.phase_rules(
-    {
-        BID1: ("EU-9", "pass or order_up (round 1 of the bidding)", "EU-6"),
-        BID2: ("EU-9", "pass or name:<suit> (round 2 of the bidding)", "EU-7"),
-        DISCARD: ("EU-9", "discard:<card> (the dealer's exchange)", "EU-10"),
-        ALONE: ("EU-9", "alone or partner (the maker's decision)", "EU-13"),
-        DEFEND: ("EU-9", "defend_alone or defend_partner (a defender's decision)", "EU-14"),
-        PLAY: ("EU-17", "play:<card>", "EU-17"),
-        OVER: ("EU-17",),
-    }
-)
-"""Per phase: the rule that says who acts, and what may be done (the rule that says so)."""
-
-
 class Euchre(phased.TeamMatch):
     """Euchre: 24 cards, bowers, order up or name trump, going alone, to 10 points."""
 
@@ -223,15 +195,20 @@ class Euchre(phased.TeamMatch):
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = PACK_24
     rules_class: ClassVar[type[RuleSet]] = EuchreRules
-    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    PHASES: ClassVar[Sequence[Phase]] = (
+        Phase("bid1", "EU-9", "pass or order_up (round 1 of the bidding)", "EU-6",
+              ("pass", "order_up")),
+        Phase("bid2", "EU-9", "pass or name:<suit> (round 2 of the bidding)", "EU-7",
+              ("pass", "name")),
+        Phase("discard", "EU-9", "discard:<card> (the dealer's exchange)", "EU-10", ("discard",)),
+        Phase("alone", "EU-9", "alone or partner (the maker's decision)", "EU-13",
+              ("alone", "partner")),
+        Phase("defend", "EU-9", "defend_alone or defend_partner (a defender's decision)", "EU-14",
+              ("defend_alone", "defend_partner")),
+        Phase("play", "EU-17", "play:<card>", "EU-17", ("play",)),
+        Phase("over", "EU-17"),
+    )
     OVER: ClassVar[int] = OVER
-    TURN_RULES: ClassVar[Mapping[int, str]] = _TURN_RULES
-    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = _EXPECTED
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
-        BID1: ("pass", "order_up"), BID2: ("pass", "name"), DISCARD: ("discard",),
-        ALONE: ("alone", "partner"), DEFEND: ("defend_alone", "defend_partner"),
-        PLAY: ("play",), OVER: (),
-    }
 
     # -- dealing ---------------------------------------------------------------------------
 

@@ -18,9 +18,8 @@ lazily as :class:`DiscardSets`.
 
 from __future__ import annotations
 
-import enum
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Final
 
 from referee.rules import game, phased
@@ -55,29 +54,17 @@ from referee.rules.games.pedro_discards import DISCARD_BASE as DISCARD_BASE
 from referee.rules.games.pedro_discards import DiscardSets as DiscardSets
 from referee.rules.games.pedro_rules import PedroRules as PedroRules
 from referee.rules.params import RuleSet
+from referee.rules.phased import Phase
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, answer, claim_order, winner_index
 
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    BID = 0
-    NAME = 1
-    DISCARD = 2
-    TAKE = 3
-    PLAY = 4
-    OVER = 5
-
-
-# Plain ints, ``Final`` so that compiled code reads them as constants.
+# The phases (``Pedro.PHASES``), ``Final`` so that compiled code reads them as constants.
 BID: Final = 0
 NAME: Final = 1
 DISCARD: Final = 2
 TAKE: Final = 3
 PLAY: Final = 4
 OVER: Final = 5
-assert tuple(Phase) == (BID, NAME, DISCARD, TAKE, PLAY, OVER)
 
 # Action codes (cards 0..51 are plays; a discard is DISCARD_BASE + its card mask).
 PASS: Final = game.VERB_BASE
@@ -241,24 +228,11 @@ class PedroState:
         return s
 
     def __repr__(self) -> str:
-        return f"<PedroState phase={Phase(self.phase).name} to_act={self.to_act}>"
+        return f"<PedroState phase={Pedro.PHASES[self.phase].name} to_act={self.to_act}>"
 
 
 _NEW_STATE: Final = PedroState.__new__
 """``_NEW_STATE(PedroState)``: a bare state whose fields the caller sets."""
-
-
-_TURN_RULES, _EXPECTED = phased.phase_rules(
-    {
-        BID: ("PE-6", "pass or bid:<points> (the auction)", "PE-6"),
-        NAME: ("PE-8", "name:<suit> (the maker names trump)", "PE-8"),
-        DISCARD: ("PE-10", "discard:<card>,<card>,... (at least three cards)", "PE-10"),
-        TAKE: ("PE-13", "take:<card> (the dealer picks from the widow)", "PE-13"),
-        PLAY: ("PE-15", "play:<card>", "PE-16"),
-        OVER: ("PE-15",),
-    }
-)
-"""Per phase: the rule that says who acts, and what may be done (the rule that says so)."""
 
 
 class Pedro(phased.TeamMatch):
@@ -275,14 +249,17 @@ class Pedro(phased.TeamMatch):
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard", "take"})
     pack: ClassVar[tuple[Card, ...]] = PACK_52
     rules_class: ClassVar[type[RuleSet]] = PedroRules
-    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    PHASES: ClassVar[Sequence[Phase]] = (
+        Phase("bid", "PE-6", "pass or bid:<points> (the auction)", "PE-6", ("pass", "bid")),
+        Phase("name", "PE-8", "name:<suit> (the maker names trump)", "PE-8", ("name",)),
+        Phase("discard", "PE-10", "discard:<card>,<card>,... (at least three cards)", "PE-10",
+              ("discard",)),
+        Phase("take", "PE-13", "take:<card> (the dealer picks from the widow)", "PE-13",
+              ("take",)),
+        Phase("play", "PE-15", "play:<card>", "PE-16", ("play",)),
+        Phase("over", "PE-15"),
+    )
     OVER: ClassVar[int] = OVER
-    TURN_RULES: ClassVar[Mapping[int, str]] = _TURN_RULES
-    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = _EXPECTED
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
-        BID: ("pass", "bid"), NAME: ("name",), DISCARD: ("discard",), TAKE: ("take",),
-        PLAY: ("play",), OVER: (),
-    }
 
     # -- dealing ---------------------------------------------------------------------------
 

@@ -12,8 +12,7 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from referee.rules import cards, game
@@ -53,7 +52,7 @@ from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_c
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
-from referee.rules.phased import Phased, parse_suit, played, word_action
+from referee.rules.phased import Phase, Phased, parse_suit, played, word_action
 from referee.rules.seats import Seat
 from referee.rules.tricks import (
     NO_TRUMP,
@@ -69,20 +68,14 @@ from referee.rules.tricks import (
     winner_index,
 )
 
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    DISCARD = 0
-    BID = 1
-    AUCTION = 2
-    TRUMP = 3
-    PLAY = 4
-    KONTRA = 5
-    OVER = 6
-
-
-DISCARD, BID, AUCTION, TRUMP, PLAY, KONTRA, OVER = (int(p) for p in Phase)
+# The phases (``Ulti.PHASES``), ``Final`` so that compiled code reads them as constants.
+DISCARD: Final = 0
+BID: Final = 1
+AUCTION: Final = 2
+TRUMP: Final = 3
+PLAY: Final = 4
+KONTRA: Final = 5
+OVER: Final = 6
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
 
@@ -412,7 +405,7 @@ class UltiState:
         return tuple(sum(t.points for t in self.tricks if t.winner == s) for s in range(3))
 
     def __repr__(self) -> str:
-        return f"<UltiState phase={Phase(self.phase).name} to_act={self.to_act}>"
+        return f"<UltiState phase={Ulti.PHASES[self.phase].name} to_act={self.to_act}>"
 
 
 _NEW_STATE: Final = UltiState.__new__
@@ -465,17 +458,6 @@ play's legal sets are found here (measured over 20,000 random deals)."""
 _LEGAL_CARDS_MAX: Final = 1 << 14
 
 
-_PHASES: Final = {
-    DISCARD: ("UL-11", "discard:<card>,<card> (two cards become the talon)", "UL-10"),
-    BID: ("UL-11", "bid:<contract>", "UL-11"),
-    AUCTION: ("UL-11", "pass, pickup or stand", "UL-12"),
-    TRUMP: ("UL-11", "name:<suit> (the declarer names trump)", "UL-14"),
-    PLAY: ("UL-22", "play:<card>", "UL-23"),
-    KONTRA: ("UL-11", "kontra:<components>, rekontra:<components> or pass", "UL-20"),
-    OVER: ("UL-22", "", ""),
-}
-"""Per phase: the rule that says who acts, what may be done and the rule that says so."""
-
 _REFUSALS: Final = {
     (AUCTION, PASS): ("'pass': you hold the current bid; stand or pick up the talon", "UL-12"),
     (AUCTION, STAND): (
@@ -503,21 +485,20 @@ class Ulti(Phased):
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"discard"})
     pack: ClassVar[tuple[Card, ...]] = HUNGARIAN_32
     rules_class: ClassVar[type[RuleSet]] = UltiRules
-    PHASES: ClassVar[type[enum.IntEnum]] = Phase
+    PHASES: ClassVar[Sequence[Phase]] = (
+        Phase("discard", "UL-11", "discard:<card>,<card> (two cards become the talon)", "UL-10",
+              ("discard",)),
+        Phase("bid", "UL-11", "bid:<contract>", "UL-11", ("pass", "bid")),
+        # a bid in the auction: UL-11's refusal says why
+        Phase("auction", "UL-11", "pass, pickup or stand", "UL-12",
+              ("pass", "pickup", "stand", "bid")),
+        Phase("trump", "UL-11", "name:<suit> (the declarer names trump)", "UL-14", ("name",)),
+        Phase("play", "UL-22", "play:<card>", "UL-23", ("play",)),
+        Phase("kontra", "UL-11", "kontra:<components>, rekontra:<components> or pass", "UL-20",
+              ("pass", "kontra", "rekontra")),
+        Phase("over", "UL-22"),
+    )
     OVER: ClassVar[int] = OVER
-    TURN_RULES: ClassVar[Mapping[int, str]] = {p: who for p, (who, _, _) in _PHASES.items()}
-    EXPECTED: ClassVar[Mapping[int, tuple[str, str]]] = {
-        p: (what, rule) for p, (_, what, rule) in _PHASES.items() if p != OVER
-    }
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
-        DISCARD: ("discard",),
-        BID: ("pass", "bid"),
-        AUCTION: ("pass", "pickup", "stand", "bid"),  # a bid here: UL-11's refusal says why
-        TRUMP: ("name",),
-        PLAY: ("play",),
-        KONTRA: ("pass", "kontra", "rekontra"),
-        OVER: (),
-    }
 
     # -- dealing ---------------------------------------------------------------------------
 
