@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Final
 
-from referee.rules.cards import CARD_NAMES, Card, CardSet, bit
+from referee.rules.cards import CARD_NAMES, Card, CardSet, bit, mask_of
 from referee.rules.errors import RecordError
 from referee.rules.game import Deal
 
@@ -37,20 +38,12 @@ def check_deal(
         raise RecordError(
             f"{game} leaves {stock_size} cards in the stock, not {len(deal.stock)}", "deal.stock"
         )
-    hands = []
-    union = 0
-    total = len(deal.stock)
-    for hand in deal.hands:
-        m = 0
-        for c in hand:
-            m |= 1 << c
-        hands.append(m)
+    hands = [mask_of(hand) for hand in deal.hands]
+    union = mask_of(deal.stock)
+    for m in hands:
         union |= m
-        total += len(hand)
-    for c in deal.stock:
-        union |= 1 << c
     in_pack = _pack_mask(tuple(pack))
-    if union == in_pack and total == len(pack):
+    if union == in_pack and stock_size + sum(hand_sizes) == len(pack):
         return hands  # the usual case: every card once
     seen = 0
     places = [(f"deal.hands[{s}]", h) for s, h in enumerate(deal.hands)]
@@ -67,9 +60,5 @@ def check_deal(
     raise RecordError(f"the deal lacks {', '.join(missing)}", "deal")
 
 
-@functools.cache
-def _pack_mask(pack: tuple[Card, ...]) -> CardSet:
-    m = 0
-    for c in pack:
-        m |= 1 << c
-    return m
+_pack_mask: Final = functools.cache(mask_of)
+"""The set of a pack's cards, kept per pack."""
