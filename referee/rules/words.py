@@ -148,7 +148,7 @@ def value(v: object, table: Table | None = None) -> str:
     if isinstance(v, Sequence):
         if v and all(is_card(x) for x in v):
             return cards([str(x) for x in v])
-        return "; ".join(value(x, table) for x in v) or "none"
+        return "; ".join(value(x, table) for x in v)
     if isinstance(v, Mapping):
         parts = []
         for k, x in v.items():
@@ -156,7 +156,7 @@ def value(v: object, table: Table | None = None) -> str:
                 parts.append(f"{k} {table.seat(x)}")
             else:
                 parts.append(f"{str(k).replace('_', ' ')} {value(x, table)}")
-        return ", ".join(parts) or "none"
+        return ", ".join(parts)
     return str(v)
 
 
@@ -264,7 +264,7 @@ def _declared(game: str, d: Mapping[str, object], t: Table, who: str) -> str:
 def _shown(game: str, d: Mapping[str, object], t: Table, who: str) -> str:
     shown = d.get("shown")
     items = shown if isinstance(shown, list) else []
-    listed = "; ".join(_combination(x, t) for x in items if isinstance(x, Mapping)) or "none"
+    listed = "; ".join(_combination(x, t) for x in items if isinstance(x, Mapping))
     team = d.get("scoring_team")
     points = d.get("points")
     if isinstance(team, int) and isinstance(points, list) and 0 <= team < len(points):
@@ -389,23 +389,25 @@ def _contract_words(game: str, v: object, t: Table) -> str:
     return suit(str(v), game)
 
 
-def _combinations(game: str, v: object, t: Table) -> str:
+def _listed(v: object, say: Callable[[Mapping[str, object]], str]) -> str:
+    """Each mapping of the list ``v`` in words (``say``), joined; "none" for none."""
     items = v if isinstance(v, list) else []
-    return "; ".join(_combination(x, t) for x in items if isinstance(x, Mapping)) or "none"
+    return "; ".join(say(x) for x in items if isinstance(x, Mapping)) or "none"
+
+
+def _combinations(game: str, v: object, t: Table) -> str:
+    return _listed(v, lambda x: _combination(x, t))
 
 
 def _belots(game: str, v: object, t: Table) -> str:
     if isinstance(v, list) and all(isinstance(x, Mapping) for x in v):
-        return "; ".join(f"{t.seat(x.get('seat'))} in {suit(str(x.get('suit')), game)}"
-                         for x in v if isinstance(x, Mapping)) or "none"
+        return _listed(v, lambda x: f"{t.seat(x.get('seat'))} in "
+                                    f"{suit(str(x.get('suit')), game)}")
     return _per_side(game, v, t)
 
 
 def _components(game: str, v: object, t: Table) -> str:
-    parts = []
-    for c in v if isinstance(v, list) else []:
-        if not isinstance(c, Mapping):
-            continue
+    def say(c: Mapping[str, object]) -> str:
         kontra = c.get("kontra")
         doubled = ""
         if isinstance(kontra, Mapping):
@@ -413,28 +415,24 @@ def _components(game: str, v: object, t: Table) -> str:
                       if isinstance(n, int) and n > 1 and str(s).isdigit()]
             doubled = f" ({', '.join(levels)})" if levels else ""
         won = "won" if c.get("won") else "lost"
-        parts.append(f"{c.get('name')} {won}, {c.get('value')} per defender{doubled}")
-    return "; ".join(parts) or "none"
+        return f"{c.get('name')} {won}, {c.get('value')} per defender{doubled}"
+
+    return _listed(v, say)
 
 
 def _marriages(game: str, v: object, t: Table) -> str:
-    parts = []
-    for m in v if isinstance(v, list) else []:
-        if isinstance(m, Mapping):
-            counts = "" if m.get("counts", True) else " (does not count)"
-            parts.append(f"{t.seat(m.get('seat'))}: {m.get('value')} in "
-                         f"{suit(str(m.get('suit')), game)}{counts}")
-    return "; ".join(parts) or "none"
+    return _listed(v, lambda m: f"{t.seat(m.get('seat'))}: {m.get('value')} in "
+                                f"{suit(str(m.get('suit')), game)}"
+                                f"{'' if m.get('counts', True) else ' (does not count)'}")
 
 
 def _silent(game: str, v: object, t: Table) -> str:
-    parts = []
-    for f in v if isinstance(v, list) else []:
-        if isinstance(f, Mapping):
-            feat = str(f.get("feat"))
-            parts.append(f"{FEATS.get(feat, feat.replace('_', ' '))} by "
-                         f"{t.seat(f.get('seat'))} ({f.get('value')})")
-    return "; ".join(parts) or "none"
+    def say(f: Mapping[str, object]) -> str:
+        feat = str(f.get("feat"))
+        name = FEATS.get(feat, feat.replace("_", " "))
+        return f"{name} by {t.seat(f.get('seat'))} ({f.get('value')})"
+
+    return _listed(v, say)
 
 
 def _card_points(game: str, v: object, t: Table) -> str:
