@@ -43,7 +43,7 @@ class Phase(NamedTuple):
 
     name: str
     """Its name in views (``"play"``)."""
-    turn_rule: str
+    turn_rule: str = ""
     """The rule that says who acts (quoted when another seat tries to)."""
     expects: str = ""
     """What may be done, in words (quoted when an action of another phase is tried)."""

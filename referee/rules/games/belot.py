@@ -19,7 +19,7 @@ Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
@@ -51,12 +51,13 @@ from referee.rules.games.belote_declarations import (
     combo_names,
 )
 from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
 from referee.rules.params import RuleSet
+from referee.rules.phased import Phase
 from referee.rules.seats import Seat
 
 __all__ = [  # the game, and the rules, scoring and declaration functions it is made of
@@ -68,7 +69,6 @@ __all__ = [  # the game, and the rules, scoring and declaration functions it is 
     "BelotRules",
     "BelotState",
     "DealScore",
-    "Phase",
     "decl_points",
     "resolve_declarations",
     "round_all",
@@ -90,10 +90,11 @@ class Belot(BeloteGame):
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
     notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
-        AUCTION: ("pass", "bid", "contra", "recontra", "surcontra"),
-        PLAY: ("play", "declare", "belot"), OVER: (),
-    }
+    PHASES: ClassVar[Sequence[Phase]] = (
+        Phase("auction", "BG-B7", verbs=("pass", "bid", "contra", "recontra", "surcontra")),
+        Phase("play", "BG-B7", verbs=("play", "declare", "belot")),
+        Phase("over", "BG-B7"),
+    )
     rules_class: ClassVar[type[RuleSet]] = BelotRules
 
     state_class: ClassVar[type[BeloteState]] = BelotState

@@ -7,7 +7,7 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final, NamedTuple
 
 from referee.rules import game
@@ -24,15 +24,15 @@ from referee.rules.games.belote_state import (
     PLAY,
     BeloteState,
     Ctx,
-    Phase,
     packed_deal,
     playable_cards,
     unlane,
 )
+from referee.rules.phased import Phase
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
-__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation", "Phase"]
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation"]
 
 new_tuple: Final = tuple.__new__
 STEP: Final = game.Step
@@ -78,8 +78,8 @@ class BeloteGame:
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
     undealt: ClassVar[str]
     """The name of the cards not dealt yet in :meth:`card_locations`."""
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]]
-    """Per phase: the verbs of its actions (what a dispute replay explains there)."""
+    PHASES: ClassVar[Sequence[Phase]]
+    """The phases, by number (a state's ``phase``): their names and verbs."""
     getters: ClassVar[tuple[tuple[Any, ...], ...]]
     """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
 
@@ -99,9 +99,9 @@ class BeloteGame:
         return self.notation.every()
 
     def phase_actions(self, state: BeloteState) -> list[game.Action]:
-        """The actions of the phase ``state`` is in (``PHASE_VERBS``), those a dispute replay
+        """The actions of the phase ``state`` is in (its ``verbs``), those a dispute replay
         explains (``referee.rules.game.explained_actions``)."""
-        return game.actions_of(self, self.PHASE_VERBS[state.phase])
+        return game.actions_of(self, self.PHASES[state.phase].verbs)
 
     # -- the deal -------------------------------------------------------------------------
 
@@ -275,7 +275,7 @@ class BeloteGame:
         (``secret``, where not ``None``); the result once the deal is over."""
         out: dict[str, game.JSON] = {
             "game": self.name,
-            "phase": Phase(state.phase).name.lower(),
+            "phase": self.PHASES[state.phase].name,
             "dealer": state.ctx.dealer,
             "to_act": self.current_seat(state),
             "hand_sizes": [state.hand(p).bit_count() for p in range(4)],

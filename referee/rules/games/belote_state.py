@@ -10,7 +10,6 @@ state of the card play, so that a card played assigns few fields.
 
 from __future__ import annotations
 
-import enum
 from operator import itemgetter
 from typing import Any, Final
 
@@ -22,20 +21,10 @@ from referee.rules.games.belote_family import PACK_MASK
 from referee.rules.games.belote_play import PlayRules, legal_cards
 from referee.rules.seats import Seat
 
-
-class Phase(enum.IntEnum):
-    """Where the deal stands."""
-
-    AUCTION = 0
-    PLAY = 1
-    OVER = 2
-
-
-# Plain ints, ``Final`` so that compiled code (setup.py) reads them as constants.
+# The phases (each game's ``PHASES``), ``Final`` so that compiled code reads them as constants.
 AUCTION: Final = 0
 PLAY: Final = 1
 OVER: Final = 2
-assert tuple(Phase) == (AUCTION, PLAY, OVER)
 
 LOW: Final = (1 << 64) - 1
 """One seat's lane of the packed hands."""
@@ -200,7 +189,7 @@ class BeloteState:
             return legal
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} phase={Phase(self.phase).name} to_act={self.to_act}>"
+        return f"<{type(self).__name__} phase={self.phase} to_act={self.to_act}>"
 
 
 def playable_cards(state: BeloteState) -> CardSet:

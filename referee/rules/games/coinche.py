@@ -33,7 +33,7 @@ from referee.rules.games.belote_declarations import (
     combo_json,
 )
 from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation, Phase
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_scoring import card_points_table, score
@@ -71,6 +71,7 @@ from referee.rules.games.coinche_text import (
     parse_action,
 )
 from referee.rules.params import RuleSet
+from referee.rules.phased import Phase
 from referee.rules.seats import Seat
 
 __all__ = [  # the game, and the rules, scoring and announcement functions it is made of
@@ -81,7 +82,6 @@ __all__ = [  # the game, and the rules, scoring and announcement functions it is
     "Coinche",
     "CoincheRules",
     "CoincheState",
-    "Phase",
     "card_points_table",
     "combo_value",
     "resolve_announcements",
@@ -108,10 +108,11 @@ class Coinche(BeloteGame):
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
     notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
-    PHASE_VERBS: ClassVar[Mapping[int, tuple[str, ...]]] = {
-        AUCTION: ("pass", "bid", "coinche", "surcoinche"),
-        PLAY: ("play", "announce", "belote", "rebelote"), OVER: (),
-    }
+    PHASES: ClassVar[Sequence[Phase]] = (
+        Phase("auction", "CO-D3", verbs=("pass", "bid", "coinche", "surcoinche")),
+        Phase("play", "CO-C3", verbs=("play", "announce", "belote", "rebelote")),
+        Phase("over", "CO-B6"),
+    )
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
     state_class: ClassVar[type[BeloteState]] = CoincheState
     declare_base: ClassVar[game.Action] = ANNOUNCE_BASE
