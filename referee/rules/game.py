@@ -116,8 +116,8 @@ class LazyActions(Sequence[Action]):
     """A sorted legal set that is counted, indexed and tested without being built: for the
     decisions where the set is large and a referee looks at one member of it (as python-chess's
     ``LegalMoveGenerator``). Subclasses set ``_len`` and give ``__getitem__``, ``__contains__``,
-    ``index`` and ``_codes()`` (the whole list, built); the rest is here. Immutable; equal to
-    any sequence (not a string) holding the same codes in the same order."""
+    ``_rank`` (a member's position) and ``_codes()`` (the whole list, built); the rest is here.
+    Immutable; equal to any sequence (not a string) holding the same codes in the same order."""
 
     _len: int
 
@@ -136,6 +136,16 @@ class LazyActions(Sequence[Action]):
     def count(self, value: Any) -> int:
         return 1 if value in self else 0
 
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        """The position of ``value``, computed (:meth:`_rank`), not searched for."""
+        if value not in self:
+            raise ValueError(f"{value!r} is not a legal discard")
+        rank = self._rank(value)
+        first, last, _ = slice(start, stop).indices(self._len)
+        if not first <= rank < last:
+            raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
+        return rank
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str | bytes | bytearray):
             return len(other) == self._len and self._codes() == list(other)
@@ -145,6 +155,10 @@ class LazyActions(Sequence[Action]):
 
     def _codes(self) -> list[Action]:
         """The whole list, in order."""
+        raise NotImplementedError
+
+    def _rank(self, value: Action) -> int:
+        """The position of ``value``, a member."""
         raise NotImplementedError
 
 

@@ -103,10 +103,8 @@ class DiscardSets(LazyActions):
             and self._kmin <= free.bit_count() <= self._kmax
         )
 
-    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
-        """The position of ``value``, ranked with binomials (no search)."""
-        if value not in self:
-            raise ValueError(f"{value!r} is not a legal discard")
+    def _rank(self, value: Action) -> int:
+        """Ranked with binomials."""
         free = value - DISCARD_BASE - self._forced
         cards = cards_in(self._pool)
         lo = self._kmin
@@ -117,9 +115,6 @@ class DiscardSets(LazyActions):
                 rank += _n_sets(j, lo, hi)
                 lo -= 1
                 hi -= 1
-        first, last, _ = slice(start, stop).indices(self._len)
-        if not first <= rank < last:
-            raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
         return rank
 
     def __repr__(self) -> str:

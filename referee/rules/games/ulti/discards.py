@@ -8,7 +8,7 @@ most of which a referee never looks at (as python-chess's ``LegalMoveGenerator``
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Final, overload
+from typing import Final, overload
 
 from referee.rules.cards import CARD_NAMES, CardSet, cards_in
 from referee.rules.game import Action, LazyActions
@@ -77,20 +77,14 @@ class DiscardPairs(LazyActions):
         pair = pair_of(code)
         return pair is not None and (self._hand >> pair[0]) & (self._hand >> pair[1]) & 1 == 1
 
-    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
-        """The position of ``value``, counted from the hand's bits (no search)."""
-        if value not in self:
-            raise ValueError(f"{value!r} is not a legal discard")
-        low, high = divmod(int(value) - DISCARD_BASE, 52)
+    def _rank(self, value: Action) -> int:
+        """Counted from the hand's bits."""
+        low, high = divmod(value - DISCARD_BASE, 52)
         h = self._hand
         n = h.bit_count()
         a = (h & ((1 << low) - 1)).bit_count()  # position of low
         b = (h & ((1 << high) - 1)).bit_count()  # position of high
-        rank = a * (2 * n - a - 1) // 2 + (b - a - 1)
-        first, last, _ = slice(start, stop).indices(self._len)
-        if not first <= rank < last:
-            raise ValueError(f"{value!r} is not a legal discard in [{start}:{stop}]")
-        return rank
+        return a * (2 * n - a - 1) // 2 + (b - a - 1)
 
     def _codes(self) -> list[Action]:
         return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards_in(self._hand), 2)]
