@@ -207,6 +207,7 @@ class _Search:
                     self.rank[c] = trump + i
                     self.cash[c] = trump - i
             self.tops = tuple(ladder[::-1] for ladder in self.order.ladders)
+            self._every = [self.ladder[t[0]] for t in self.tops]
             self.table = sum(1 << c for t in self.tops for c in t if holder[c] < 0)
             self.trump_top = next(
                 (t for t in self.tops if (self.order.trumps >> t[0]) & 1), ())
@@ -439,7 +440,7 @@ class _Search:
                     theirs |= 1 << c
         if not sure:
             ours = trumps & ~theirs
-            return -1 if stopped and not ours else 0
+            return -1 if (stopped and not ours) or self._starved(played) else 0
         if trumps & theirs:  # unless ``seat`` holds only trumps, the highest ones
             if hand & ~trumps:
                 return 0
@@ -451,6 +452,45 @@ class _Search:
                     elif other:
                         return 0
         return 1
+
+    def _starved(self, played: int) -> bool:
+        """Whether the side, to lead, surely lets a trick go because it cannot throw away
+        its cards of the suits a defender tops. Needs a hand played to its last trick, no
+        trump of the side and no distinct card in play. Each defender keeps the highest card
+        in play of one ladder (of those it tops, the one the side holds most of), playing it
+        only when that ladder is led (it takes the trick: nothing beats it) or with its last
+        card. So while the claim stands the side never leads nor follows those ladders: a
+        seat ``a`` of the side plays its cards of them only where its partner ``b`` leads a
+        ladder ``m`` that ``a`` no longer holds, which ``b`` can do at most ``|b_m| - |a_m|``
+        times (``a`` follows ``m`` while it holds it, and throwing its ``m`` cards away
+        takes as many such tricks as it frees). A lone seat can throw nothing away."""
+        assert self.order is not None
+        order = self.order
+        if (not order.to_the_end or order.distinct & ~played
+                or order.trumps & self.ours & ~played or len(self.side) > 2):
+            return False
+        holder = self.holder
+        kept: dict[Seat, tuple[int, CardSet]] = {}  # per defender: side's cards, ladder
+        for top in self.tops:
+            y = next((c for c in top if not (played >> c) & 1), -1)
+            h = -1 if y < 0 else holder[y]
+            if h >= 0 and h not in self.side:
+                every = self.ladder[y]
+                n = (self.ours & every & ~played).bit_count()
+                if n > kept.get(h, (0, 0))[0]:
+                    kept[h] = n, every
+        topped = sum(every for _, every in kept.values())
+        if not topped:
+            return False
+        hands = [self.hands[s] & ~played for s in self.side]
+        if len(hands) == 1:
+            return True
+        for a, b in (hands, hands[::-1]):
+            room = sum(max(0, (b & every).bit_count() - (a & every).bit_count())
+                       for every in self._every if not every & topped)
+            if (a & topped).bit_count() > room:
+                return True
+        return False
 
     def _crosses(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
         """Whether ``seat``, to lead, can hand the lead to a partner that then takes every

@@ -260,6 +260,9 @@ class ClaimOrder(NamedTuple):
     trumps: CardSet = 0
     """The trumps in play, given only where the hand is played to its last trick (so the
     highest trump in play takes a trick: it must be played, and nothing beats it)."""
+    to_the_end: bool = True
+    """The hand is played to its last trick (it does not stop early): every card in play
+    will be played."""
 
 
 def claim_order(tables: TrickTables, in_play: CardSet, distinct: CardSet = 0,
@@ -276,4 +279,4 @@ def claim_order(tables: TrickTables, in_play: CardSet, distinct: CardSet = 0,
             ladders.append(tuple(sorted(
                 (c for c in range(52) if (held >> c) & 1), key=strength.__getitem__)))
     return ClaimOrder(tuple(ladders), distinct & in_play,
-                      tables.trumps & in_play if to_the_end else 0)
+                      tables.trumps & in_play if to_the_end else 0, to_the_end)
