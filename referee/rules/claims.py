@@ -470,27 +470,32 @@ class _Search:
                 or order.trumps & self.ours & ~played or len(self.side) > 2):
             return False
         holder = self.holder
-        kept: dict[Seat, tuple[int, CardSet]] = {}  # per defender: side's cards, ladder
+        side = self.side
+        ours = self.ours & ~played
+        most = [0] * len(self.hands)  # per defender: the side's cards of the ladder it keeps
+        kept = [0] * len(self.hands)  # and that ladder
         for top in self.tops:
-            y = next((c for c in top if not (played >> c) & 1), -1)
-            h = -1 if y < 0 else holder[y]
-            if h >= 0 and h not in self.side:
-                every = self.ladder[y]
-                n = (self.ours & every & ~played).bit_count()
-                if n > kept.get(h, (0, 0))[0]:
-                    kept[h] = n, every
-        topped = sum(every for _, every in kept.values())
-        if not topped:
-            return False
-        hands = [self.hands[s] & ~played for s in self.side]
-        if len(hands) == 1:
-            return True
-        for a, b in (hands, hands[::-1]):
-            room = sum(max(0, (b & every).bit_count() - (a & every).bit_count())
-                       for every in self._every if not every & topped)
-            if (a & topped).bit_count() > room:
-                return True
-        return False
+            for c in top:
+                if not (played >> c) & 1:
+                    h = holder[c]
+                    if h >= 0 and h not in side:
+                        n = (ours & self.ladder[c]).bit_count()
+                        if n > most[h]:
+                            most[h], kept[h] = n, self.ladder[c]
+                    break
+        topped = 0
+        for every in kept:
+            topped |= every
+        if not topped or len(side) == 1:
+            return topped != 0
+        a, b = (self.hands[s] & ~played for s in side)
+        room_a = room_b = 0  # the partner's leads of a ladder the seat no longer holds
+        for every in self._every:
+            if not every & topped:
+                d = (b & every).bit_count() - (a & every).bit_count()
+                room_a += max(d, 0)
+                room_b += max(-d, 0)
+        return (a & topped).bit_count() > room_a or (b & topped).bit_count() > room_b
 
     def _crosses(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
         """Whether ``seat``, to lead, can hand the lead to a partner that then takes every
