@@ -455,47 +455,61 @@ class _Search:
 
     def _starved(self, played: int) -> bool:
         """Whether the side, to lead, surely lets a trick go because it cannot throw away
-        its cards of the suits a defender tops. Needs a hand played to its last trick, no
-        trump of the side and no distinct card in play. Each defender keeps the highest card
-        in play of one ladder (of those it tops, the one the side holds most of), playing it
-        only when that ladder is led (it takes the trick: nothing beats it) or with its last
-        card. So while the claim stands the side never leads nor follows those ladders: a
-        seat ``a`` of the side plays its cards of them only where its partner ``b`` leads a
-        ladder ``m`` that ``a`` no longer holds, which ``b`` can do at most ``|b_m| - |a_m|``
-        times (``a`` follows ``m`` while it holds it, and throwing its ``m`` cards away
-        takes as many such tricks as it frees). A lone seat can throw nothing away."""
+        its cards of the suits a defender tops. Needs a hand played to its last trick and
+        no distinct card in play. A defender keeps the highest card in play of a ladder it
+        tops, playing it only when that ladder is led (it takes the trick unless the side
+        trumps it) or with its last card. A lone seat leads every trick while the claim
+        stands: it must lead that ladder some time, and loses the trick. A side of two
+        seats leads it only when the leader's partner can trump it, holding none of it
+        (where a seat must follow suit; and never without a trump): a seat ``a`` gets rid
+        of its cards of it where its partner ``b`` leads a ladder ``m`` that ``a`` no
+        longer holds, which ``b`` can do at most ``|b_m| - |a_m|`` times (``a`` follows
+        ``m`` while it holds it, and throwing its ``m`` cards away takes as many such
+        tricks as it frees). Without a trump, each of ``a`` and ``b`` must so throw away
+        all its cards of the topped ladders (each defender keeping one: the one the side
+        holds most of); with trumps, the seat that runs out of a topped ladder first."""
         assert self.order is not None
         order = self.order
-        if (not order.to_the_end or order.distinct & ~played
-                or order.trumps & self.ours & ~played or len(self.side) > 2):
+        if not order.to_the_end or order.distinct & ~played or len(self.side) > 2:
             return False
         holder = self.holder
         side = self.side
         ours = self.ours & ~played
         most = [0] * len(self.hands)  # per defender: the side's cards of the ladder it keeps
         kept = [0] * len(self.hands)  # and that ladder
+        topped: list[CardSet] = []  # every ladder a defender tops, the side holding some
         for top in self.tops:
             for c in top:
                 if not (played >> c) & 1:
                     h = holder[c]
-                    if h >= 0 and h not in side:
-                        n = (ours & self.ladder[c]).bit_count()
+                    n = (ours & self.ladder[c]).bit_count()
+                    if h >= 0 and h not in side and n:
+                        topped.append(self.ladder[c])
                         if n > most[h]:
                             most[h], kept[h] = n, self.ladder[c]
                     break
-        topped = 0
-        for every in kept:
-            topped |= every
         if not topped or len(side) == 1:
-            return topped != 0
+            return bool(topped)
+        ruff = bool(order.trumps & ours)
+        if ruff and not order.follows:
+            return False
+        if not ruff:
+            topped = [0]
+            for every in kept:
+                topped[0] |= every
         a, b = (self.hands[s] & ~played for s in side)
-        room_a = room_b = 0  # the partner's leads of a ladder the seat no longer holds
-        for every in self._every:
-            if not every & topped:
-                d = (b & every).bit_count() - (a & every).bit_count()
-                room_a += max(d, 0)
-                room_b += max(-d, 0)
-        return (a & topped).bit_count() > room_a or (b & topped).bit_count() > room_b
+        for lost in topped:
+            room_a = room_b = 0  # the partner's leads of a ladder the seat no longer holds
+            for every in self._every:
+                if not every & lost:
+                    d = (b & every).bit_count() - (a & every).bit_count()
+                    room_a += max(d, 0)
+                    room_b += max(-d, 0)
+            over_a = (a & lost).bit_count() > room_a
+            over_b = (b & lost).bit_count() > room_b
+            if (over_a and over_b) if ruff else (over_a or over_b):
+                return True
+        return False
 
     def _crosses(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
         """Whether ``seat``, to lead, can hand the lead to a partner that then takes every
