@@ -51,7 +51,8 @@ or every card of the leader is above every other seat's in its ladder, and no ot
 has a trump unless the leader holds only trumps; or the leader can hand the lead to a
 partner of whom that holds) or surely fails (another side holds the
 highest trump; or the side has no trump and every ladder the leader could lead is topped
-by another side's card). In an all-tricks claim, in a trick the side led, a defender's
+by another side's card; or the side cannot throw away its cards of a ladder a defender
+tops: :meth:`_Search._starved`). In an all-tricks claim, in a trick the side led, a defender's
 cards that can never take a trick (of a suit without trumps that the side holds none of,
 or below all the side's cards of their suit) are tried once per suit. It keeps the positions it
 decided at the start of each trick (transpositions), and orders plays: the claiming side's
@@ -407,7 +408,8 @@ class _Search:
           its last trick: it must play it some time, and nothing beats it. Or the side
           holds no trump in play, and in every ladder in which ``seat`` holds a card the
           highest card in play is another side's: whatever ``seat`` leads, the seat
-          holding that card may play it on the lead, and nothing beats it."""
+          holding that card may play it on the lead, and nothing beats it. Or
+          :meth:`_starved`."""
         holder = self.holder
         side = self.side
         for c in self.trump_top:
