@@ -51,7 +51,8 @@ or every card of the leader is above every other seat's in its ladder, and no ot
 has a trump unless the leader holds only trumps; or the leader can hand the lead to a
 partner of whom that holds) or surely fails (another side holds the
 highest trump; or the side has no trump and every ladder the leader could lead is topped
-by another side's card). In an all-tricks claim, in a trick the side led, a defender's
+by another side's card; or the side cannot throw away its cards of a ladder a defender
+tops: :meth:`_Search._starved`). In an all-tricks claim, in a trick the side led, a defender's
 cards that can never take a trick (of a suit without trumps that the side holds none of,
 or below all the side's cards of their suit) are tried once per suit. It keeps the positions it
 decided at the start of each trick (transpositions), and orders plays: the claiming side's
@@ -207,6 +208,7 @@ class _Search:
                     self.rank[c] = trump + i
                     self.cash[c] = trump - i
             self.tops = tuple(ladder[::-1] for ladder in self.order.ladders)
+            self._every = [self.ladder[t[0]] for t in self.tops]
             self.table = sum(1 << c for t in self.tops for c in t if holder[c] < 0)
             self.trump_top = next(
                 (t for t in self.tops if (self.order.trumps >> t[0]) & 1), ())
@@ -406,7 +408,8 @@ class _Search:
           its last trick: it must play it some time, and nothing beats it. Or the side
           holds no trump in play, and in every ladder in which ``seat`` holds a card the
           highest card in play is another side's: whatever ``seat`` leads, the seat
-          holding that card may play it on the lead, and nothing beats it."""
+          holding that card may play it on the lead, and nothing beats it. Or
+          :meth:`_starved`."""
         holder = self.holder
         side = self.side
         for c in self.trump_top:
@@ -439,7 +442,7 @@ class _Search:
                     theirs |= 1 << c
         if not sure:
             ours = trumps & ~theirs
-            return -1 if stopped and not ours else 0
+            return -1 if (stopped and not ours) or self._starved(played) else 0
         if trumps & theirs:  # unless ``seat`` holds only trumps, the highest ones
             if hand & ~trumps:
                 return 0
@@ -451,6 +454,64 @@ class _Search:
                     elif other:
                         return 0
         return 1
+
+    def _starved(self, played: int) -> bool:
+        """Whether the side, to lead, surely lets a trick go because it cannot throw away
+        its cards of the suits a defender tops. Needs a hand played to its last trick and
+        no distinct card in play. A defender keeps the highest card in play of a ladder it
+        tops, playing it only when that ladder is led (it takes the trick unless the side
+        trumps it) or with its last card. A lone seat leads every trick while the claim
+        stands: it must lead that ladder some time, and loses the trick. A side of two
+        seats leads it only when the leader's partner can trump it, holding none of it
+        (where a seat must follow suit; and never without a trump): a seat ``a`` gets rid
+        of its cards of it where its partner ``b`` leads a ladder ``m`` that ``a`` no
+        longer holds, which ``b`` can do at most ``|b_m| - |a_m|`` times (``a`` follows
+        ``m`` while it holds it, and throwing its ``m`` cards away takes as many such
+        tricks as it frees). Without a trump, each of ``a`` and ``b`` must so throw away
+        all its cards of the topped ladders (each defender keeping one: the one the side
+        holds most of); with trumps, the seat that runs out of a topped ladder first."""
+        assert self.order is not None
+        order = self.order
+        if not order.to_the_end or order.distinct & ~played or len(self.side) > 2:
+            return False
+        holder = self.holder
+        side = self.side
+        ours = self.ours & ~played
+        most = [0] * len(self.hands)  # per defender: the side's cards of the ladder it keeps
+        kept = [0] * len(self.hands)  # and that ladder
+        topped: list[CardSet] = []  # every ladder a defender tops, the side holding some
+        for top in self.tops:
+            for c in top:
+                if not (played >> c) & 1:
+                    h = holder[c]
+                    n = (ours & self.ladder[c]).bit_count()
+                    if h >= 0 and h not in side and n:
+                        topped.append(self.ladder[c])
+                        if n > most[h]:
+                            most[h], kept[h] = n, self.ladder[c]
+                    break
+        if not topped or len(side) == 1:
+            return bool(topped)
+        ruff = bool(order.trumps & ours)
+        if ruff and not order.follows:
+            return False
+        if not ruff:
+            topped = [0]
+            for every in kept:
+                topped[0] |= every
+        a, b = (self.hands[s] & ~played for s in side)
+        for lost in topped:
+            room_a = room_b = 0  # the partner's leads of a ladder the seat no longer holds
+            for every in self._every:
+                if not every & lost:
+                    d = (b & every).bit_count() - (a & every).bit_count()
+                    room_a += max(d, 0)
+                    room_b += max(-d, 0)
+            over_a = (a & lost).bit_count() > room_a
+            over_b = (b & lost).bit_count() > room_b
+            if (over_a and over_b) if ruff else (over_a or over_b):
+                return True
+        return False
 
     def _crosses(self, seat: Seat, hand: CardSet, trumps: CardSet, played: int) -> bool:
         """Whether ``seat``, to lead, can hand the lead to a partner that then takes every

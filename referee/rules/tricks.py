@@ -260,14 +260,21 @@ class ClaimOrder(NamedTuple):
     trumps: CardSet = 0
     """The trumps in play, given only where the hand is played to its last trick (so the
     highest trump in play takes a trick: it must be played, and nothing beats it)."""
+    to_the_end: bool = True
+    """The hand is played to its last trick (it does not stop early): every card in play
+    will be played."""
+    follows: bool = True
+    """A seat holding a card of the led suit must play one (not so where it may trump
+    instead, as in Pedro)."""
 
 
 def claim_order(tables: TrickTables, in_play: CardSet, distinct: CardSet = 0,
-                to_the_end: bool = True) -> ClaimOrder:
+                to_the_end: bool = True, follows: bool = True) -> ClaimOrder:
     """The :class:`ClaimOrder` of the cards ``in_play`` under ``tables``: trick power
     within an effective suit is the whole of what a claim (tricks, not points) can tell
     cards apart by, but for the ``distinct`` cards. ``to_the_end``: the hand is played to
-    its last trick (it does not stop early), so its ``trumps`` are given."""
+    its last trick (it does not stop early), so its ``trumps`` are given. ``follows``: a
+    seat holding the led suit must play it."""
     strength = tables.strength
     ladders = []
     for cards in tables.suit_cards:
@@ -276,4 +283,4 @@ def claim_order(tables: TrickTables, in_play: CardSet, distinct: CardSet = 0,
             ladders.append(tuple(sorted(
                 (c for c in range(52) if (held >> c) & 1), key=strength.__getitem__)))
     return ClaimOrder(tuple(ladders), distinct & in_play,
-                      tables.trumps & in_play if to_the_end else 0)
+                      tables.trumps & in_play if to_the_end else 0, to_the_end, follows)

@@ -596,11 +596,12 @@ class Pedro(phased.TeamMatch):
     def claim_order(self, state: PedroState) -> ClaimOrder:
         """The cards in play by trick power (PE-3, PE-17): the left pedro with the trumps,
         just below the right pedro, not in its printed suit (for a claim's search,
-        referee.rules.claims; a claim is of tricks, so the pedros' points do not part them)."""
+        referee.rules.claims; a claim is of tricks, so the pedros' points do not part them).
+        A seat may trump a plain lead it could follow (PE-16)."""
         in_play = sum(state.hands)
         for _, c in state.trick:
             in_play |= 1 << c
-        return claim_order(TABLES[state.trump], in_play)
+        return claim_order(TABLES[state.trump], in_play, follows=False)
 
     def card_locations(self, state: PedroState) -> dict[str, CardSet]:
         where = {f"hand{s}": h for s, h in enumerate(state.hands)}
