@@ -12,8 +12,9 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import ClassVar, Final, Generic, TypeVar
 
 from referee.rules import cards, game
 from referee.rules.cards import (
@@ -187,20 +188,7 @@ class _BidTables:
         self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
-_BID_TABLES: dict[tuple[str, bool, bool], _BidTables] = {}
-
-
-def _bid_tables(rules: UltiRules) -> _BidTables:
-    key = (rules.ladder, rules.equal_value_overcall, rules.raise_without_talon)
-    t = _BID_TABLES.get(key)
-    if t is None:
-        t = _BID_TABLES[key] = _BidTables(rules)
-    return t
-
-
-def higher_bids(rules: UltiRules, cur: int) -> tuple[game.Action, ...]:
-    """The bid codes that overcall the bid of rank ``cur`` (0: none yet) under ``rules``."""
-    return _bid_tables(rules).bids[cur]
+_bid_tables: Final = functools.cache(_BidTables)
 
 
 _KONTRA_ROWS: Final = tuple(
@@ -236,51 +224,15 @@ _QUEENS: Final = sum(1 << card(cards.QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
 assert all(card(cards.KING, s) == card(cards.QUEEN, s) + 1 for s in SUITS)
 
-# -- the facts, built once and shared by every state that causes them (their data is read-only
-# by contract; plain dicts, so that states still pickle and deep-copy) ------------------------
-
-
-def _seat_facts(what: str, key: str = "", values: Sequence[game.JSON] = ()) -> Any:
-    """Per seat: the fact ``what``, or per seat and value one for each of ``values``."""
-    if not key:
-        return tuple(game.Announced(what, {"seat": s}) for s in range(3))
-    return tuple(tuple(game.Announced(what, {"seat": s, key: v}) for v in values) for s in range(3))
-
-
-_PASS_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("pass")
-_PICKUP_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("pickup")
-_STAND_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("stand")
-_DISCARD_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("discard")
-_NO_KONTRA_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("no_kontra")
-_BID_FACTS: Final[tuple[tuple[game.Fact, ...], ...]] = _seat_facts(
-    "bid", "contract", [c.key for c in LADDER]
-)
-_TRUMP_FACTS: Final[tuple[tuple[game.Fact, ...], ...]] = _seat_facts(
-    "trump", "trump", list(SUIT_LETTERS)
-)
-_CONTRACT_FACTS: Final = tuple(
-    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
-    for s in range(3)
-)
-_MARRIAGE_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
-    tuple(
-        tuple(
-            game.Announced("marriage", {"seat": s, "suit": SUIT_LETTERS[t], "value": v})
-            for v in (20, 40)
-        )
-        for t in SUITS
-    )
-    for s in range(3)
-)
-"""``[seat][suit][is_trump]``: the 20 or 40 announced (UL-16)."""
 _COMP_NAMES: Final = tuple(
     tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
 )
-_KONTRA_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
-    _seat_facts(verb, "components", [list(n) for n in _COMP_NAMES])
-    for verb in ("kontra", "rekontra")
-)
-"""``[rekontra][seat][components]``: the kontra and rekontra facts (UL-18)."""
+
+
+def _said(what: str, seat: Seat, **data: game.JSON) -> game.Fact:
+    """The fact that ``seat`` said ``what`` in the auction or the kontra round."""
+    return game.Announced(what, {"seat": seat, **data})
+
 
 # -- the state -------------------------------------------------------------------------------
 
@@ -322,17 +274,16 @@ class _Shared:
     loses one."""
 
     def copy(self) -> _Shared:
-        """A copy to change (until the auction ends, of the auction's record only: the rest
-        reads as the class defaults)."""
+        """A copy to change."""
         f: _Shared = _NEW_SHARED(_Shared)
         f.rules, f.btab, f.dealer = self.rules, self.btab, self.dealer
         f.talon, f.discarder, f.cur = self.talon, self.discarder, self.cur
         f.holder, f.passes, f.bids = self.holder, self.passes, self.bids
-        f.contract = self.contract
-        if self.contract is not None:
-            f.declarer, f.trump, f.marriages = self.declarer, self.trump, self.marriages
-            f.mfacts, f.hold, f.cmask = self.mfacts, self.hold, self.cmask
-            f.kon, f.rek, f.kdone, f.stop = self.kon, self.rek, self.kdone, self.stop
+        f.contract, f.declarer, f.trump, f.marriages = (
+            self.contract, self.declarer, self.trump, self.marriages
+        )
+        f.mfacts, f.hold, f.cmask = self.mfacts, self.hold, self.cmask
+        f.kon, f.rek, f.kdone, f.stop = self.kon, self.rek, self.kdone, self.stop
         return f
 
 
@@ -504,9 +455,8 @@ class Ulti(Phased):
 
     def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """Twelve cards to the first player (the talon included), ten to each other (UL-6)."""
-        a, b, c = tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])
-        first = (dealer + 1) % 3
-        return game.Deal((a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a)), ())
+        dealt = (tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32]))
+        return game.Deal(tuple(dealt[(s - dealer - 1) % 3] for s in range(3)), ())
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> UltiState:
         assert isinstance(rules, UltiRules)
@@ -560,24 +510,23 @@ class Ulti(Phased):
             f = fx.copy()
             f.talon = two = (1 << a) | (1 << b)
             f.discarder = seat
-            return _step(_state(f, BID, seat, state.hm ^ two << _OFF[seat]), _DISCARD_FACT[seat])
+            return _step(_state(f, BID, seat, state.hm ^ two << _OFF[seat]), _said("discard", seat))
         if phase == AUCTION:  # UL-11, UL-12
             if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
                 raise self._illegal(state, action)
             f = fx.copy()
             if action == PICKUP:  # 12 cards, discard two, bid higher
                 f.talon = 0
-                return _step(
-                    _state(f, DISCARD, seat, state.hm | fx.talon << _OFF[seat]), _PICKUP_FACT[seat]
-                )
+                s = _state(f, DISCARD, seat, state.hm | fx.talon << _OFF[seat])
+                return _step(s, _said("pickup", seat))
             if action == PASS:
                 f.passes += 1
                 if f.passes < 2 or f.rules.auction_end != "two_passes":
-                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _PASS_FACT[seat])
-                return self._end_auction(_state(f, AUCTION, seat, state.hm), _PASS_FACT[seat])
+                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _said("pass", seat))
+                return self._end_auction(_state(f, AUCTION, seat, state.hm), _said("pass", seat))
             s = _state(f, AUCTION, seat, state.hm)
             if action == STAND:
-                return self._end_auction(s, _STAND_FACT[seat])
+                return self._end_auction(s, _said("stand", seat))
             return self._bid(s, seat, action)  # a bid without the talon (raise_without_talon)
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
@@ -595,7 +544,7 @@ class Ulti(Phased):
         f = s.fx = fx.copy()
         f.trump = action - NAME_BASE
         self._start_play(s)
-        return _step(s, _TRUMP_FACTS[seat][f.trump])
+        return _step(s, _said("trump", seat, trump=SUIT_LETTERS[f.trump]))
 
     def _play(self, state: UltiState, seat: Seat, c: Card) -> game.Step:
         """A legal card (UL-22 .. UL-27)."""
@@ -659,14 +608,14 @@ class Ulti(Phased):
         f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
         s.to_act = _NEXT[seat]
-        return _step(s, _BID_FACTS[seat][rank - 1])
+        return _step(s, _said("bid", seat, contract=LADDER[rank - 1].key))
 
     def _end_auction(self, s: UltiState, fact: game.Fact) -> game.Step:
         """UL-13 .. UL-15: the holder declares the current bid."""
         f = s.fx
         contract = f.contract = LADDER[f.cur - 1]
         d = f.declarer = f.holder
-        facts = [fact, _CONTRACT_FACTS[d][contract.rank - 1]]
+        facts = [fact, game.Announced("contract", {"declarer": d, "contract": contract.key})]
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
             s.res = game.HandResult(
@@ -679,7 +628,7 @@ class Ulti(Phased):
         else:
             if contract.trump == PIROS:
                 f.trump = cards.HEARTS
-                facts.append(_TRUMP_FACTS[d][cards.HEARTS])
+                facts.append(_said("trump", d, trump="H"))
             self._start_play(s)
         return _step(s, *facts)
 
@@ -699,7 +648,10 @@ class Ulti(Phased):
                     low = both & -both
                     suit = SUIT_OF[low.bit_length() - 1]
                     marriages.append((seat, suit))
-                    mfacts[seat] += (_MARRIAGE_FACTS[seat][suit][suit == trump],)
+                    value = 40 if suit == trump else 20
+                    mfacts[seat] += (
+                        _said("marriage", seat, suit=SUIT_LETTERS[suit], value=value),
+                    )
                     both ^= low
             f.marriages = tuple(marriages)
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
@@ -748,18 +700,18 @@ class Ulti(Phased):
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
-            fact = _NO_KONTRA_FACT[seat]
+            fact = _said("no_kontra", seat)
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
-            fact = _KONTRA_FACTS[1][seat][sub]
+            fact = _said("rekontra", seat, components=_comp_names(sub))
         else:
             sub = action - KONTRA_BASE
             bound = (
                 (seat,) if f.contract.colourless else (_NEXT[f.declarer], _NEXT[_NEXT[f.declarer]])
             )
             f.kon = tuple(k | sub if e in bound else k for e, k in enumerate(f.kon))  # UL-19
-            fact = _KONTRA_FACTS[0][seat][sub]
+            fact = _said("kontra", seat, components=_comp_names(sub))
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
@@ -789,21 +741,14 @@ class Ulti(Phased):
         tricks = state.tricks
         seven_seat = last_winner = -1
         if len(tricks) == 10:
-            last = tricks[9]
-            last_winner = last.winner
-            if trump >= 0:
-                seven = SEVENS[trump]
-                for who, c in last.plays:
-                    if c == seven:
-                        seven_seat = who
-        won = [0, 0, 0]
-        cp = 0
-        for _, _, w, pts in tricks:
-            won[w] += 1
-            if w == d:
-                cp += pts
+            last_winner = tricks[9].winner
+            for who, c in tricks[9].plays:
+                if trump >= 0 and c == SEVENS[trump]:
+                    seven_seat = who
+        cp = sum(t.points for t in tricks if t.winner == d)
         if not f.rules.talon_to_defenders:
             cp += sum(CARD_POINTS[c] for c in cards_in(f.talon))
+        won = state.won
         tally = _new_tuple(
             Tally, (d, trump, cp, (won[0], won[1], won[2]), f.marriages, seven_seat, last_winner)
         )
@@ -1007,7 +952,7 @@ class Ulti(Phased):
             return f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
         if phase == BID and action == PASS:
             who = "whoever picks up the talon" if f.bids else "the first player"
-            higher = higher_bids(f.rules, f.cur)
+            higher = f.btab.bids[f.cur]
             lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
             return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
         if phase == TRUMP and NAME_BASE <= action < BID_BASE:
