@@ -54,11 +54,8 @@ class Contract:
     """No trump: the colourless rank order (UL-2)."""
 
     def __post_init__(self) -> None:  # derived once: the play reads them at every trick
-        m = 0
-        for c, _ in self.components:
-            m |= c
         object.__setattr__(self, "value", sum(v for _, v in self.components))
-        object.__setattr__(self, "mask", m)
+        object.__setattr__(self, "mask", sum(c for c, _ in self.components))  # distinct bits
         object.__setattr__(self, "colourless", self.trump == NONE)
 
 
@@ -117,16 +114,11 @@ _TABLE: Final = (
 )
 
 
-def _key(title: str) -> str:
-    return title.lower().replace("í", "i").replace(" ", "_")
-
-
 def _contract(rank: int, title: str, trump: str, parts: str) -> Contract:
     double = 2 if trump == PIROS else 1
-    comps = tuple((_PARTS[p][0], _PARTS[p][1] * double) for p in parts.split())
-    comps = tuple(sorted(comps))
-    is_open = "tbetli" in parts or "tdurchmars" in parts
-    return Contract(rank, _key(title), title, trump, comps, is_open)
+    comps = tuple(sorted((_PARTS[p][0], _PARTS[p][1] * double) for p in parts.split()))
+    key = title.lower().replace("í", "i").replace(" ", "_")
+    return Contract(rank, key, title, trump, comps, "tbetli" in parts or "tdurchmars" in parts)
 
 
 LADDER: Final[tuple[Contract, ...]] = tuple(

@@ -13,6 +13,7 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from typing import ClassVar, Final, Generic, TypeVar
 
@@ -116,7 +117,6 @@ ABOVE: Final = (TABLES[0].above, TABLES[NO_TRUMP].above)
 """``ABOVE[colourless][card]``: the cards of the same suit that beat ``card``."""
 CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (cards.ACE, cards.TEN) else 0 for c in range(52))
 SEVENS: Final = tuple(card(cards.SEVEN, s) for s in SUITS)
-_PAIRS: Final = tuple((a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b)
 _SUBSETS: Final = tuple(tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64))
 
 
@@ -203,18 +203,13 @@ def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[game.Action, ...], froze
     """The legal kontra decisions of ``seat`` as a sorted tuple and as a set (UL-18, UL-19):
     a defender may double what is not yet doubled against it, the declarer redouble what was."""
     kon = fx.kon
-    if seat == fx.declarer:
+    r = seat == fx.declarer
+    if r:
         rek = fx.rek
         m = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
     else:
         m = fx.cmask & ~kon[seat]
-    r = seat == fx.declarer
     return _KONTRA_ROWS[r][m], _KONTRA_SETS[r][m]
-
-
-def components_mask(contract: Contract, rules: UltiRules) -> int:
-    """The component set a kontra may name (UL-18)."""
-    return sum(comp for comp, _ in components(contract, rules))
 
 
 _NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
@@ -657,7 +652,7 @@ class Ulti(Phased):
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
             if contract.mask & ULTI and rules.hold_ulti_seven:
                 f.hold = 1 << SEVENS[trump]
-        f.cmask = components_mask(contract, rules)
+        f.cmask = sum(comp for comp, _ in components(contract, rules))  # UL-18
         if trump < 0 and rules.early_stop:  # UL-27
             mask = contract.mask
             f.stop = 1 if mask & BETLI else (2 if mask == DURCHMARS else 0)
@@ -869,7 +864,7 @@ class Ulti(Phased):
                 *(NAME_BASE + s for s in SUITS),
                 *(BID_BASE + c.rank - 1 for c in LADDER),
                 *(base + sub for base in (KONTRA_BASE, REKONTRA_BASE) for sub in range(1, 64)),
-                *(pair_code(a, b) for a, b in _PAIRS),
+                *(pair_code(a, b) for a, b in itertools.combinations(HUNGARIAN_32, 2)),
             ]
         )
 
@@ -1010,7 +1005,7 @@ class Ulti(Phased):
             return f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
         if action >= REKONTRA_BASE:
             return f"{text!r}: only the declarer says rekontra", "UL-18"
-        if (action - KONTRA_BASE) & ~components_mask(contract, f.rules):
+        if (action - KONTRA_BASE) & ~f.cmask:
             return f"{text!r}: the contract {contract.title} has no such component", "UL-18"
         both = "" if contract.colourless else " for both defenders"
         return f"{text!r}: that component is already doubled{both}", "UL-19"
