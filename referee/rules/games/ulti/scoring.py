@@ -111,13 +111,20 @@ def settle(
     for comp, v in components(contract, rules):
         won = won_by[comp]
         value = v
-        if comp == PARTI:
-            value = _parti_value(contract, v, won, cp_d, mar_d, has40, has20, mult, rules)
-            if value != v and won:
+        if comp == PARTI and won:  # a silent 100 doubles the parti or scores its 40/20-100
+            if rules.silent_100 == "double_parti":  # UL-35
+                value = 2 * v if cp_d + mar_d >= 100 else v
+            else:
+                v40 = 2 * mult if has40 and cp_d + 40 >= 100 else 0
+                v20 = 4 * mult if has20 and cp_d + 20 >= 100 else 0
+                value = max(v, v40, v20)
+            if value != v:
                 silent.append({"feat": "silent_100", "seat": d, "value": value})
-            if not won and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
-                value = 2 * v
-                silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
+        elif comp == PARTI and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
+            value = 2 * v
+            silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
+        elif comp == PARTI and contract.rank == 1:  # a lost plain Passz (UL-34)
+            value = rules.lost_passz
         kontra: dict[str, JSON] = {}
         for e in defenders:
             k = kontra[_SEAT_KEYS[e]] = kontra_level(kon, rek, comp, e)
@@ -171,31 +178,6 @@ def _stake(comp: int, value: int, k: int, won: bool, lost_ulti: str) -> int:
     if comp == ULTI and lost_ulti == "k_plus_one":
         return -value * (k + 1)
     return -value * k
-
-
-def _parti_value(
-    contract: Contract,
-    v: int,
-    won: bool,
-    cp_d: int,
-    mar_d: int,
-    has40: bool,
-    has20: bool,
-    mult: int,
-    rules: UltiRules,
-) -> int:
-    """The parti's value: doubled by a silent 100 (UL-35), 2 for a lost plain Passz under
-    ``lost_passz`` (UL-34)."""
-    if not won:
-        return rules.lost_passz if contract.rank == 1 else v
-    if rules.silent_100 == "double_parti":
-        return 2 * v if cp_d + mar_d >= 100 else v
-    best = v
-    if has40 and cp_d + 40 >= 100:
-        best = max(best, 2 * mult)
-    if has20 and cp_d + 20 >= 100:
-        best = max(best, 4 * mult)
-    return best
 
 
 def passz_not_played(first: int) -> tuple[int, int, int]:
