@@ -130,10 +130,8 @@ def legal_cards(
     if not trick:
         return hand
     t = TABLES[trump]
-    seat = 0
-    started = lead(t, seat, trick[0])
-    for c in trick[1:]:
-        seat += 1
+    started = lead(t, 0, trick[0])
+    for seat, c in enumerate(trick[1:], 1):
         started = play(started, t.power[started.led], seat, c)
     return _answer(hand, started, t, must_beat_after_trumped)
 
@@ -409,6 +407,10 @@ _REFUSALS: Final = {
     (AUCTION, STAND): (
         "'stand': only the holder of the current bid may stand; pass or pick up",
         "UL-12",
+    ),
+    (TRUMP, NAME_BASE + cards.HEARTS): (
+        "'name:H': piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)",
+        "UL-14",
     ),
 }
 """Refusals that are always said the same way."""
@@ -950,12 +952,6 @@ class Ulti(Phased):
             higher = f.btab.bids[f.cur]
             lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
             return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
-        if phase == TRUMP and NAME_BASE <= action < BID_BASE:
-            return (
-                f"{text!r}: piros is trump only in a piros contract; name tök (D), zöld (S) "
-                "or makk (C)",
-                "UL-14",
-            )
         return None
 
     def _why_not_card(self, state: UltiState, c: Card, text: str) -> tuple[str, str]:
@@ -978,20 +974,20 @@ class Ulti(Phased):
                 )
         assert trick is not None  # a lead is free but for the seven held (UL-25)
         led = SUIT_OF[trick.cards[0]]
-        legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
+        suit_names = cards.HUNGARIAN_SUIT_NAMES
         if hand & SUIT_MASKS[led]:
             if SUIT_OF[c] == led:
-                why = "you must beat the best card of the led suit when you can"
+                why, rule = "you must beat the best card of the led suit when you can", "UL-24"
             else:
-                why = f"you must follow suit ({cards.HUNGARIAN_SUIT_NAMES[led]} was led)"
+                why, rule = f"you must follow suit ({suit_names[led]} was led)", "UL-23"
         elif trump >= 0 and hand & SUIT_MASKS[trump]:
             if SUIT_OF[c] == trump:
-                why = "you must overtrump when you can"
+                why, rule = "you must overtrump when you can", "UL-24"
             else:
-                why = f"you cannot follow, so you must trump ({cards.HUNGARIAN_SUIT_NAMES[trump]})"
+                why, rule = f"you cannot follow, so you must trump ({suit_names[trump]})", "UL-23"
         else:
-            why = "not a legal card here"
-        rule = "UL-24" if "beat" in why or "overtrump" in why else "UL-23"
+            why, rule = "not a legal card here", "UL-23"
+        legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
         return f"{text!r}: {why}; legal: {legal}", rule
 
     def _why_not_kontra(self, state: UltiState, action: game.Action, text: str) -> tuple[str, str]:
