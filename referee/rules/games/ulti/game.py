@@ -580,8 +580,8 @@ class Ulti(Phased):
         d = fx.declarer
         stop = fx.stop
         if number == 10 or (stop and (winner == d if stop == 1 else winner != d)):  # UL-27
+            res = s.res = self.result(s)  # computed, as s is still in play
             s.phase = OVER
-            res = s.res = self._compute_result(s)
             return _new_tuple(_Step, (s, (*facts, taken, _new_tuple(_HandEnded, (res,)))))
         if number > 1:
             s.lmask = self._legal_mask(s)
@@ -726,9 +726,6 @@ class Ulti(Phased):
     def result(self, state: UltiState) -> game.HandResult:
         if state.phase == OVER:
             return state.res
-        return self._compute_result(state)
-
-    def _compute_result(self, state: UltiState) -> game.HandResult:
         f = state.fx
         contract = f.contract
         if contract is None:
