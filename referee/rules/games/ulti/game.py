@@ -50,7 +50,7 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
-from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code, pair_of
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
@@ -176,14 +176,12 @@ class _BidTables:
             for cur in range(len(LADDER) + 1)
         ]
         self.bids: tuple[tuple[game.Action, ...], ...] = tuple(rows)
-        self.bids_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in rows)
         auction = []
         for higher in rows:
             for verb in (PASS, STAND):  # a seat not holding the bid passes, its holder stands
                 more = (PICKUP, *higher) if rules.raise_without_talon else (PICKUP,)
                 auction.append(tuple(sorted((verb, *more) if higher else (verb,))))
         self.auction: tuple[tuple[game.Action, ...], ...] = tuple(auction)
-        self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
 _bid_tables: Final = functools.cache(_BidTables)
@@ -194,11 +192,10 @@ _KONTRA_ROWS: Final = tuple(
     for base in (KONTRA_BASE, REKONTRA_BASE)
 )
 """``_KONTRA_ROWS[rekontra][components]``: pass, or double any set of those components."""
-_KONTRA_SETS: Final = tuple(tuple(frozenset(r) for r in rows) for rows in _KONTRA_ROWS)
 
 
-def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[game.Action, ...], frozenset[game.Action]]:
-    """The legal kontra decisions of ``seat`` as a sorted tuple and as a set (UL-18, UL-19):
+def _kontra_row(fx: _Shared, seat: Seat) -> tuple[game.Action, ...]:
+    """The legal kontra decisions of ``seat`` (UL-18, UL-19):
     a defender may double what is not yet doubled against it, the declarer redouble what was."""
     kon = fx.kon
     r = seat == fx.declarer
@@ -207,11 +204,10 @@ def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[game.Action, ...], froze
         m = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
     else:
         m = fx.cmask & ~kon[seat]
-    return _KONTRA_ROWS[r][m], _KONTRA_SETS[r][m]
+    return _KONTRA_ROWS[r][m]
 
 
 _NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
-_NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
 _QUEENS: Final = sum(1 << card(cards.QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
@@ -486,7 +482,7 @@ class Ulti(Phased):
         if phase == BID:
             return fx.btab.bids[fx.cur]
         if phase == KONTRA:
-            return _kontra_row(fx, state.to_act)[0]
+            return _kontra_row(fx, state.to_act)
         return _NAME_LIST if phase == TRUMP else ()
 
     def apply(self, state: UltiState, seat: Seat, action: game.Action) -> game.Step:
@@ -497,20 +493,16 @@ class Ulti(Phased):
             return self._play(state, seat, action)
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
+        if action not in self.legal_actions(state):
+            raise self._illegal(state, action)
         fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
-            pair = pair_of(action)
-            hand = state.hm >> _OFF[seat] & _FULL
-            if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
-                raise self._illegal(state, action)
-            a, b = pair
             f = fx.copy()
-            f.talon = two = (1 << a) | (1 << b)
+            low, high = divmod(action - DISCARD_BASE, 52)
+            f.talon = two = (1 << low) | (1 << high)
             f.discarder = seat
             return _step(_state(f, BID, seat, state.hm ^ two << _OFF[seat]), _said("discard", seat))
         if phase == AUCTION:  # UL-11, UL-12
-            if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
-                raise self._illegal(state, action)
             f = fx.copy()
             if action == PICKUP:  # 12 cards, discard two, bid higher
                 f.talon = 0
@@ -526,20 +518,12 @@ class Ulti(Phased):
                 return self._end_auction(s, _said("stand", seat))
             return self._bid(s, seat, action)  # a bid without the talon (raise_without_talon)
         if phase == BID:  # UL-9 .. UL-11
-            if action not in fx.btab.bids_set[fx.cur]:
-                raise self._illegal(state, action)
             return self._bid(_state(fx.copy(), BID, seat, state.hm), seat, action)
-        if phase == KONTRA:  # UL-18 .. UL-20
-            if action not in _kontra_row(fx, seat)[1]:
-                raise self._illegal(state, action)
-            s = state.copy()
-            s.fx = fx.copy()
-            return _step(s, self._kontra(s, seat, action))
-        if phase != TRUMP or action not in _NAME_SET:  # UL-14
-            raise self._illegal(state, action)
         s = state.copy()
         f = s.fx = fx.copy()
-        f.trump = action - NAME_BASE
+        if phase == KONTRA:  # UL-18 .. UL-20
+            return _step(s, self._kontra(s, seat, action))
+        f.trump = action - NAME_BASE  # UL-14
         self._start_play(s)
         return _step(s, _said("trump", seat, trump=SUIT_LETTERS[f.trump]))
 
