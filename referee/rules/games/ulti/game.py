@@ -624,16 +624,13 @@ class Ulti(Phased):
             marriages = []
             mfacts: list[tuple[game.Fact, ...]] = [(), (), ()]
             for seat, hand in enumerate(s.hands):
-                both = hand & hand >> 1 & _QUEENS  # the queens whose king is held too
-                while both:
-                    low = both & -both
-                    suit = SUIT_OF[low.bit_length() - 1]
+                for queen in cards_in(hand & hand >> 1 & _QUEENS):  # its king is held too
+                    suit = SUIT_OF[queen]
                     marriages.append((seat, suit))
                     value = 40 if suit == trump else 20
                     mfacts[seat] += (
                         _said("marriage", seat, suit=SUIT_LETTERS[suit], value=value),
                     )
-                    both ^= low
             f.marriages = tuple(marriages)
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
             if contract.mask & ULTI and rules.hold_ulti_seven:

@@ -79,18 +79,16 @@ def settle(
     by_side = rules.marriage_needs_trick == "side"
     marriages: list[JSON] = []
     mar_d = mar_def = 0
-    has40 = has20 = False
+    held: set[int] = set()  # the values of the declarer's marriages that count
     for s, suit in tally.marriages:
         mv = 40 if suit == trump else 20
         counts = side_tricks > 0 if by_side and s != d else tricks[s] > 0  # UL-17
         marriages.append({"seat": s, "suit": SUIT_LETTERS[suit], "value": mv, "counts": counts})
-        if counts:
-            if s == d:
-                mar_d += mv
-                has40 |= mv == 40
-                has20 |= mv == 20
-            else:
-                mar_def += mv
+        if counts and s == d:
+            mar_d += mv
+            held.add(mv)
+        elif counts:
+            mar_def += mv
     cp_d = tally.card_points
     cp_def = TOTAL - cp_d
     dtr = tricks[d]
@@ -99,8 +97,8 @@ def settle(
     limited = rules.declarer_marriages_limited
     won_by = {
         PARTI: cp_d + mar_d > cp_def + mar_def,  # UL-28
-        C40: has40 and cp_d + (40 if limited else mar_d) >= 100,  # UL-29
-        C20: has20 and cp_d + (20 if limited else mar_d) >= 100,  # UL-30
+        C40: 40 in held and cp_d + (40 if limited else mar_d) >= 100,  # UL-29
+        C20: 20 in held and cp_d + (20 if limited else mar_d) >= 100,  # UL-30
         ULTI: seven_seat == d and last_winner == d,  # UL-31
         BETLI: dtr == 0 and sum(tricks) == 10,  # UL-32
         DURCHMARS: dtr == 10,  # UL-33
@@ -115,8 +113,8 @@ def settle(
             if rules.silent_100 == "double_parti":  # UL-35
                 value = 2 * v if cp_d + mar_d >= 100 else v
             else:
-                v40 = 2 * mult if has40 and cp_d + 40 >= 100 else 0
-                v20 = 4 * mult if has20 and cp_d + 20 >= 100 else 0
+                v40 = 2 * mult if 40 in held and cp_d + 40 >= 100 else 0
+                v20 = 4 * mult if 20 in held and cp_d + 20 >= 100 else 0
                 value = max(v, v40, v20)
             if value != v:
                 silent.append({"feat": "silent_100", "seat": d, "value": value})
