@@ -315,14 +315,6 @@ class UltiState:
     rek: ClassVar[_Through[tuple[int, ...]]] = _Through("rek")
     dealer: ClassVar[_Through[Seat]] = _Through("dealer")
 
-    def copy(self) -> UltiState:
-        """A shallow copy (every field is immutable)."""
-        s = _state(self.fx, self.phase, self.to_act, self.hm, self.trick, self.tricks)
-        s.lmask = self.lmask
-        if self.phase == OVER:
-            s.res = self.res
-        return s
-
     @property
     def hands(self) -> tuple[CardSet, ...]:
         """Each seat's cards."""
@@ -457,9 +449,7 @@ class Ulti(Phased):
         sizes = tuple(12 if s == first else 10 for s in range(3))
         hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
         f: _Shared = _NEW_SHARED(_Shared)
-        f.rules = rules
-        f.btab = _bid_tables(rules)
-        f.dealer = dealer
+        f.rules, f.btab, f.dealer = rules, _bid_tables(rules), dealer
         return _state(f, DISCARD, first, hands[0] | hands[1] << 52 | hands[2] << 104)
 
     # -- play ------------------------------------------------------------------------------
@@ -519,8 +509,8 @@ class Ulti(Phased):
             return self._bid(s, seat, action)  # a bid without the talon (raise_without_talon)
         if phase == BID:  # UL-9 .. UL-11
             return self._bid(_state(fx.copy(), BID, seat, state.hm), seat, action)
-        s = state.copy()
-        f = s.fx = fx.copy()
+        f = fx.copy()
+        s = _state(f, phase, seat, state.hm, state.trick, state.tricks)  # no legal cards yet
         if phase == KONTRA:  # UL-18 .. UL-20
             return _step(s, self._kontra(s, seat, action))
         f.trump = action - NAME_BASE  # UL-14
@@ -737,8 +727,7 @@ class Ulti(Phased):
         f = state.fx
         contract = f.contract
         d = f.declarer
-        out = self._frame(state)
-        out |= {
+        out = self._frame(state) | {
             "first": (f.dealer + 1) % 3,
             "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in f.bids],
             "current_bid": LADDER[f.cur - 1].key if f.cur else None,
