@@ -50,7 +50,7 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
-from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code, pair_of
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
@@ -176,12 +176,14 @@ class _BidTables:
             for cur in range(len(LADDER) + 1)
         ]
         self.bids: tuple[tuple[game.Action, ...], ...] = tuple(rows)
+        self.bids_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in rows)
         auction = []
         for higher in rows:
             for verb in (PASS, STAND):  # a seat not holding the bid passes, its holder stands
                 more = (PICKUP, *higher) if rules.raise_without_talon else (PICKUP,)
                 auction.append(tuple(sorted((verb, *more) if higher else (verb,))))
         self.auction: tuple[tuple[game.Action, ...], ...] = tuple(auction)
+        self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
 _bid_tables: Final = functools.cache(_BidTables)
@@ -192,10 +194,11 @@ _KONTRA_ROWS: Final = tuple(
     for base in (KONTRA_BASE, REKONTRA_BASE)
 )
 """``_KONTRA_ROWS[rekontra][components]``: pass, or double any set of those components."""
+_KONTRA_SETS: Final = tuple(tuple(frozenset(r) for r in rows) for rows in _KONTRA_ROWS)
 
 
-def _kontra_row(fx: _Shared, seat: Seat) -> tuple[game.Action, ...]:
-    """The legal kontra decisions of ``seat`` (UL-18, UL-19):
+def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[game.Action, ...], frozenset[game.Action]]:
+    """The legal kontra decisions of ``seat`` as a sorted tuple and as a set (UL-18, UL-19):
     a defender may double what is not yet doubled against it, the declarer redouble what was."""
     kon = fx.kon
     r = seat == fx.declarer
@@ -204,10 +207,11 @@ def _kontra_row(fx: _Shared, seat: Seat) -> tuple[game.Action, ...]:
         m = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
     else:
         m = fx.cmask & ~kon[seat]
-    return _KONTRA_ROWS[r][m]
+    return _KONTRA_ROWS[r][m], _KONTRA_SETS[r][m]
 
 
 _NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
+_NAME_SET: Final = frozenset(_NAME_LIST)
 _NEXT: Final = (1, 2, 0)
 _QUEENS: Final = sum(1 << card(cards.QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
@@ -218,9 +222,29 @@ _COMP_NAMES: Final = tuple(
 )
 
 
-def _said(what: str, seat: Seat, **data: game.JSON) -> game.Fact:
-    """The fact that ``seat`` said ``what`` in the auction or the kontra round."""
-    return game.Announced(what, {"seat": seat, **data})
+_MARRIAGE_FACTS: Final = tuple(
+    tuple(
+        tuple(
+            game.Announced("marriage", {"seat": s, "suit": SUIT_LETTERS[t], "value": v})
+            for v in (20, 40)
+        )
+        for t in SUITS
+    )
+    for s in range(3)
+)
+"""``[seat][suit][is_trump]``: the 20 or 40 announced (UL-16), built once and shared."""
+_FACTS: Final = {
+    what: tuple(game.Announced(what, {"seat": s}) for s in range(3))
+    for what in ("pass", "pickup", "stand", "discard", "no_kontra")
+}
+"""``_FACTS[word][seat]``: the seat's word in the auction or the kontra round, built once and
+shared (their data is read-only by contract), as each bid and each trump named:"""
+_BID_FACTS: Final = tuple(
+    tuple(game.Announced("bid", {"seat": s, "contract": c.key}) for c in LADDER) for s in range(3)
+)
+_TRUMP_FACTS: Final = tuple(
+    tuple(game.Announced("trump", {"seat": s, "trump": t}) for t in SUIT_LETTERS) for s in range(3)
+)
 
 
 # -- the state -------------------------------------------------------------------------------
@@ -263,16 +287,17 @@ class _Shared:
     loses one."""
 
     def copy(self) -> _Shared:
-        """A copy to change."""
+        """A copy to change (until the auction ends, of the auction's record only: the rest
+        reads as the class defaults)."""
         f: _Shared = _NEW_SHARED(_Shared)
         f.rules, f.btab, f.dealer = self.rules, self.btab, self.dealer
         f.talon, f.discarder, f.cur = self.talon, self.discarder, self.cur
         f.holder, f.passes, f.bids = self.holder, self.passes, self.bids
-        f.contract, f.declarer, f.trump, f.marriages = (
-            self.contract, self.declarer, self.trump, self.marriages
-        )
-        f.mfacts, f.hold, f.cmask = self.mfacts, self.hold, self.cmask
-        f.kon, f.rek, f.kdone, f.stop = self.kon, self.rek, self.kdone, self.stop
+        f.contract = self.contract
+        if self.contract is not None:
+            f.declarer, f.trump, f.marriages = self.declarer, self.trump, self.marriages
+            f.mfacts, f.hold, f.cmask = self.mfacts, self.hold, self.cmask
+            f.kon, f.rek, f.kdone, f.stop = self.kon, self.rek, self.kdone, self.stop
         return f
 
 
@@ -440,8 +465,9 @@ class Ulti(Phased):
 
     def deal(self, pack: Sequence[Card], dealer: Seat) -> game.Deal:
         """Twelve cards to the first player (the talon included), ten to each other (UL-6)."""
-        dealt = (tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32]))
-        return game.Deal(tuple(dealt[(s - dealer - 1) % 3] for s in range(3)), ())
+        a, b, c = tuple(pack[0:12]), tuple(pack[12:22]), tuple(pack[22:32])
+        first = (dealer + 1) % 3
+        return game.Deal((a, b, c) if first == 0 else ((c, a, b) if first == 1 else (b, c, a)), ())
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> UltiState:
         assert isinstance(rules, UltiRules)
@@ -472,7 +498,7 @@ class Ulti(Phased):
         if phase == BID:
             return fx.btab.bids[fx.cur]
         if phase == KONTRA:
-            return _kontra_row(fx, state.to_act)
+            return _kontra_row(fx, state.to_act)[0]
         return _NAME_LIST if phase == TRUMP else ()
 
     def apply(self, state: UltiState, seat: Seat, action: game.Action) -> game.Step:
@@ -483,39 +509,47 @@ class Ulti(Phased):
             return self._play(state, seat, action)
         if seat != state.to_act or phase == OVER:
             raise self._not_your_turn(state, seat, action)
-        if action not in self.legal_actions(state):
-            raise self._illegal(state, action)
         fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
+            pair = pair_of(action)
+            hand = state.hm >> _OFF[seat] & _FULL
+            if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
+                raise self._illegal(state, action)
             f = fx.copy()
-            low, high = divmod(action - DISCARD_BASE, 52)
-            f.talon = two = (1 << low) | (1 << high)
+            f.talon = two = (1 << pair[0]) | (1 << pair[1])
             f.discarder = seat
-            return _step(_state(f, BID, seat, state.hm ^ two << _OFF[seat]), _said("discard", seat))
+            s = _state(f, BID, seat, state.hm ^ two << _OFF[seat])
+            return _step(s, _FACTS["discard"][seat])
         if phase == AUCTION:  # UL-11, UL-12
+            if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
+                raise self._illegal(state, action)
             f = fx.copy()
             if action == PICKUP:  # 12 cards, discard two, bid higher
                 f.talon = 0
                 s = _state(f, DISCARD, seat, state.hm | fx.talon << _OFF[seat])
-                return _step(s, _said("pickup", seat))
+                return _step(s, _FACTS["pickup"][seat])
             if action == PASS:
                 f.passes += 1
                 if f.passes < 2 or f.rules.auction_end != "two_passes":
-                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _said("pass", seat))
-                return self._end_auction(_state(f, AUCTION, seat, state.hm), _said("pass", seat))
+                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _FACTS["pass"][seat])
+                return self._end_auction(_state(f, AUCTION, seat, state.hm), _FACTS["pass"][seat])
             s = _state(f, AUCTION, seat, state.hm)
             if action == STAND:
-                return self._end_auction(s, _said("stand", seat))
+                return self._end_auction(s, _FACTS["stand"][seat])
             return self._bid(s, seat, action)  # a bid without the talon (raise_without_talon)
         if phase == BID:  # UL-9 .. UL-11
+            if action not in fx.btab.bids_set[fx.cur]:
+                raise self._illegal(state, action)
             return self._bid(_state(fx.copy(), BID, seat, state.hm), seat, action)
+        if action not in (_kontra_row(fx, seat)[1] if phase == KONTRA else _NAME_SET):
+            raise self._illegal(state, action)  # UL-18, UL-19; UL-14
         f = fx.copy()
         s = _state(f, phase, seat, state.hm, state.trick, state.tricks)  # no legal cards yet
         if phase == KONTRA:  # UL-18 .. UL-20
             return _step(s, self._kontra(s, seat, action))
         f.trump = action - NAME_BASE  # UL-14
         self._start_play(s)
-        return _step(s, _said("trump", seat, trump=SUIT_LETTERS[f.trump]))
+        return _step(s, _TRUMP_FACTS[seat][f.trump])
 
     def _play(self, state: UltiState, seat: Seat, c: Card) -> game.Step:
         """A legal card (UL-22 .. UL-27)."""
@@ -579,7 +613,7 @@ class Ulti(Phased):
         f.bids = (*f.bids, (seat, rank))
         s.phase = AUCTION
         s.to_act = _NEXT[seat]
-        return _step(s, _said("bid", seat, contract=LADDER[rank - 1].key))
+        return _step(s, _BID_FACTS[seat][rank - 1])
 
     def _end_auction(self, s: UltiState, fact: game.Fact) -> game.Step:
         """UL-13 .. UL-15: the holder declares the current bid."""
@@ -599,7 +633,7 @@ class Ulti(Phased):
         else:
             if contract.trump == PIROS:
                 f.trump = cards.HEARTS
-                facts.append(_said("trump", d, trump="H"))
+                facts.append(_TRUMP_FACTS[d][cards.HEARTS])
             self._start_play(s)
         return _step(s, *facts)
 
@@ -617,10 +651,7 @@ class Ulti(Phased):
                 for queen in cards_in(hand & hand >> 1 & _QUEENS):  # its king is held too
                     suit = SUIT_OF[queen]
                     marriages.append((seat, suit))
-                    value = 40 if suit == trump else 20
-                    mfacts[seat] += (
-                        _said("marriage", seat, suit=SUIT_LETTERS[suit], value=value),
-                    )
+                    mfacts[seat] += (_MARRIAGE_FACTS[seat][suit][suit == trump],)
             f.marriages = tuple(marriages)
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
             if contract.mask & ULTI and rules.hold_ulti_seven:
@@ -668,18 +699,18 @@ class Ulti(Phased):
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
-            fact = _said("no_kontra", seat)
+            fact = _FACTS["no_kontra"][seat]
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
-            fact = _said("rekontra", seat, components=_comp_names(sub))
+            fact = game.Announced("rekontra", {"seat": seat, "components": _comp_names(sub)})
         else:
             sub = action - KONTRA_BASE
             bound = (
                 (seat,) if f.contract.colourless else (_NEXT[f.declarer], _NEXT[_NEXT[f.declarer]])
             )
             f.kon = tuple(k | sub if e in bound else k for e, k in enumerate(f.kon))  # UL-19
-            fact = _said("kontra", seat, components=_comp_names(sub))
+            fact = game.Announced("kontra", {"seat": seat, "components": _comp_names(sub)})
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
@@ -710,10 +741,14 @@ class Ulti(Phased):
             for who, c in tricks[9].plays:
                 if trump >= 0 and c == SEVENS[trump]:
                     seven_seat = who
-        cp = sum(t.points for t in tricks if t.winner == d)
+        won = [0, 0, 0]
+        cp = 0
+        for _, _, w, pts in tricks:
+            won[w] += 1
+            if w == d:
+                cp += pts
         if not f.rules.talon_to_defenders:
             cp += sum(CARD_POINTS[c] for c in cards_in(f.talon))
-        won = state.won
         tally = _new_tuple(
             Tally, (d, trump, cp, (won[0], won[1], won[2]), f.marriages, seven_seat, last_winner)
         )
