@@ -186,7 +186,10 @@ class _BidTables:
         self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
-_bid_tables: Final = functools.cache(_BidTables)
+@functools.cache
+def _bid_tables(rules: UltiRules) -> _BidTables:
+    """The tables of ``rules``, built once (a compiled class is built from compiled code)."""
+    return _BidTables(rules)
 
 
 _KONTRA_ROWS: Final = tuple(
@@ -237,8 +240,8 @@ _FACTS: Final = {
     what: tuple(game.Announced(what, {"seat": s}) for s in range(3))
     for what in ("pass", "pickup", "stand", "discard", "no_kontra")
 }
-"""``_FACTS[word][seat]``: the seat's word in the auction or the kontra round, built once and
-shared (their data is read-only by contract), as each bid and each trump named:"""
+"""``_FACTS[word][seat]``, ``_BID_FACTS[seat][rank - 1]``, ``_TRUMP_FACTS[seat][suit]``: what
+a seat says in the auction or the kontra round, built once and shared (read-only data)."""
 _BID_FACTS: Final = tuple(
     tuple(game.Announced("bid", {"seat": s, "contract": c.key}) for c in LADDER) for s in range(3)
 )
