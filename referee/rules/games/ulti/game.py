@@ -248,6 +248,18 @@ _BID_FACTS: Final = tuple(
 _TRUMP_FACTS: Final = tuple(
     tuple(game.Announced("trump", {"seat": s, "trump": t}) for t in SUIT_LETTERS) for s in range(3)
 )
+_CONTRACT_FACTS: Final = tuple(
+    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
+    for s in range(3)
+)
+_KONTRA_FACTS: Final = tuple(
+    tuple(
+        tuple(game.Announced(verb, {"seat": s, "components": list(n)}) for n in _COMP_NAMES)
+        for s in range(3)
+    )
+    for verb in ("kontra", "rekontra")
+)
+"""``_KONTRA_FACTS[rekontra][seat][components]`` (UL-18)."""
 
 
 # -- the state -------------------------------------------------------------------------------
@@ -623,7 +635,7 @@ class Ulti(Phased):
         f = s.fx
         contract = f.contract = LADDER[f.cur - 1]
         d = f.declarer = f.holder
-        facts = [fact, game.Announced("contract", {"declarer": d, "contract": contract.key})]
+        facts = [fact, _CONTRACT_FACTS[d][contract.rank - 1]]
         if contract.rank == 1 and f.rules.passz_standing == "pay":
             s.phase = OVER
             s.res = game.HandResult(
@@ -651,10 +663,13 @@ class Ulti(Phased):
             marriages = []
             mfacts: list[tuple[game.Fact, ...]] = [(), (), ()]
             for seat, hand in enumerate(s.hands):
-                for queen in cards_in(hand & hand >> 1 & _QUEENS):  # its king is held too
-                    suit = SUIT_OF[queen]
+                both = hand & hand >> 1 & _QUEENS  # the queens whose king is held too
+                while both:
+                    low = both & -both
+                    suit = SUIT_OF[low.bit_length() - 1]
                     marriages.append((seat, suit))
                     mfacts[seat] += (_MARRIAGE_FACTS[seat][suit][suit == trump],)
+                    both ^= low
             f.marriages = tuple(marriages)
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
             if contract.mask & ULTI and rules.hold_ulti_seven:
@@ -706,14 +721,14 @@ class Ulti(Phased):
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
-            fact = game.Announced("rekontra", {"seat": seat, "components": _comp_names(sub)})
+            fact = _KONTRA_FACTS[1][seat][sub]
         else:
             sub = action - KONTRA_BASE
             bound = (
                 (seat,) if f.contract.colourless else (_NEXT[f.declarer], _NEXT[_NEXT[f.declarer]])
             )
             f.kon = tuple(k | sub if e in bound else k for e, k in enumerate(f.kon))  # UL-19
-            fact = game.Announced("kontra", {"seat": seat, "components": _comp_names(sub)})
+            fact = _KONTRA_FACTS[0][seat][sub]
         if s.tricks:
             self._kontra_turn(s)
         else:  # with_first_card: the defender now plays to trick 1
