@@ -46,20 +46,12 @@ class Contract:
     open: bool
     """Terített: the declarer's hand is shown after trick 1 (UL-21)."""
 
-    value: int = dataclasses.field(init=False, repr=False, compare=False)
+    value: int
     """What each defender pays when every component is won (UL-9's value column)."""
-    mask: int = dataclasses.field(init=False, repr=False, compare=False)
+    mask: int
     """The components as a bit set."""
-    colourless: bool = dataclasses.field(init=False, repr=False, compare=False)
+    colourless: bool
     """No trump: the colourless rank order (UL-2)."""
-
-    def __post_init__(self) -> None:  # derived once: the play reads them at every trick
-        m = 0
-        for c, _ in self.components:
-            m |= c
-        object.__setattr__(self, "value", sum(v for _, v in self.components))
-        object.__setattr__(self, "mask", m)
-        object.__setattr__(self, "colourless", self.trump == NONE)
 
 
 _PARTS: Final = {
@@ -117,16 +109,14 @@ _TABLE: Final = (
 )
 
 
-def _key(title: str) -> str:
-    return title.lower().replace("í", "i").replace(" ", "_")
-
-
 def _contract(rank: int, title: str, trump: str, parts: str) -> Contract:
     double = 2 if trump == PIROS else 1
-    comps = tuple((_PARTS[p][0], _PARTS[p][1] * double) for p in parts.split())
-    comps = tuple(sorted(comps))
+    comps = tuple(sorted((_PARTS[p][0], _PARTS[p][1] * double) for p in parts.split()))
+    key = title.lower().replace("í", "i").replace(" ", "_")
     is_open = "tbetli" in parts or "tdurchmars" in parts
-    return Contract(rank, _key(title), title, trump, comps, is_open)
+    value = sum(v for _, v in comps)
+    mask = sum(c for c, _ in comps)  # distinct bits
+    return Contract(rank, key, title, trump, comps, is_open, value, mask, trump == NONE)
 
 
 LADDER: Final[tuple[Contract, ...]] = tuple(

@@ -12,8 +12,10 @@ a "choose" contract (``trump``); play, with a kontra round after trick 1 (``kont
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Sequence
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import ClassVar, Final, Generic, TypeVar
 
 from referee.rules import cards, game
 from referee.rules.cards import (
@@ -115,7 +117,6 @@ ABOVE: Final = (TABLES[0].above, TABLES[NO_TRUMP].above)
 """``ABOVE[colourless][card]``: the cards of the same suit that beat ``card``."""
 CARD_POINTS: Final = tuple(10 if RANK_OF[c] in (cards.ACE, cards.TEN) else 0 for c in range(52))
 SEVENS: Final = tuple(card(cards.SEVEN, s) for s in SUITS)
-_PAIRS: Final = tuple((a, b) for a in HUNGARIAN_32 for b in HUNGARIAN_32 if a < b)
 _SUBSETS: Final = tuple(tuple(sub for sub in range(1, 64) if sub & ~m == 0) for m in range(64))
 
 
@@ -129,10 +130,8 @@ def legal_cards(
     if not trick:
         return hand
     t = TABLES[trump]
-    seat = 0
-    started = lead(t, seat, trick[0])
-    for c in trick[1:]:
-        seat += 1
+    started = lead(t, 0, trick[0])
+    for seat, c in enumerate(trick[1:], 1):
         started = play(started, t.power[started.led], seat, c)
     return _answer(hand, started, t, must_beat_after_trumped)
 
@@ -187,20 +186,10 @@ class _BidTables:
         self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
-_BID_TABLES: dict[tuple[str, bool, bool], _BidTables] = {}
-
-
+@functools.cache
 def _bid_tables(rules: UltiRules) -> _BidTables:
-    key = (rules.ladder, rules.equal_value_overcall, rules.raise_without_talon)
-    t = _BID_TABLES.get(key)
-    if t is None:
-        t = _BID_TABLES[key] = _BidTables(rules)
-    return t
-
-
-def higher_bids(rules: UltiRules, cur: int) -> tuple[game.Action, ...]:
-    """The bid codes that overcall the bid of rank ``cur`` (0: none yet) under ``rules``."""
-    return _bid_tables(rules).bids[cur]
+    """The tables of ``rules``, built once (a compiled class is built from compiled code)."""
+    return _BidTables(rules)
 
 
 _KONTRA_ROWS: Final = tuple(
@@ -215,18 +204,13 @@ def _kontra_row(fx: _Shared, seat: Seat) -> tuple[tuple[game.Action, ...], froze
     """The legal kontra decisions of ``seat`` as a sorted tuple and as a set (UL-18, UL-19):
     a defender may double what is not yet doubled against it, the declarer redouble what was."""
     kon = fx.kon
-    if seat == fx.declarer:
+    r = seat == fx.declarer
+    if r:
         rek = fx.rek
         m = (kon[0] & ~rek[0]) | (kon[1] & ~rek[1]) | (kon[2] & ~rek[2])
     else:
         m = fx.cmask & ~kon[seat]
-    r = seat == fx.declarer
     return _KONTRA_ROWS[r][m], _KONTRA_SETS[r][m]
-
-
-def components_mask(contract: Contract, rules: UltiRules) -> int:
-    """The component set a kontra may name (UL-18)."""
-    return sum(comp for comp, _ in components(contract, rules))
 
 
 _NAME_LIST: Final = tuple(NAME_BASE + s for s in NAMEABLE)
@@ -236,33 +220,12 @@ _QUEENS: Final = sum(1 << card(cards.QUEEN, s) for s in SUITS)
 """The felsős (queens); each king is the card just above its queen (UL-16's marriages)."""
 assert all(card(cards.KING, s) == card(cards.QUEEN, s) + 1 for s in SUITS)
 
-# -- the facts, built once and shared by every state that causes them (their data is read-only
-# by contract; plain dicts, so that states still pickle and deep-copy) ------------------------
-
-
-def _seat_facts(what: str, key: str = "", values: Sequence[game.JSON] = ()) -> Any:
-    """Per seat: the fact ``what``, or per seat and value one for each of ``values``."""
-    if not key:
-        return tuple(game.Announced(what, {"seat": s}) for s in range(3))
-    return tuple(tuple(game.Announced(what, {"seat": s, key: v}) for v in values) for s in range(3))
-
-
-_PASS_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("pass")
-_PICKUP_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("pickup")
-_STAND_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("stand")
-_DISCARD_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("discard")
-_NO_KONTRA_FACT: Final[tuple[game.Fact, ...]] = _seat_facts("no_kontra")
-_BID_FACTS: Final[tuple[tuple[game.Fact, ...], ...]] = _seat_facts(
-    "bid", "contract", [c.key for c in LADDER]
+_COMP_NAMES: Final = tuple(
+    tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
 )
-_TRUMP_FACTS: Final[tuple[tuple[game.Fact, ...], ...]] = _seat_facts(
-    "trump", "trump", list(SUIT_LETTERS)
-)
-_CONTRACT_FACTS: Final = tuple(
-    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
-    for s in range(3)
-)
-_MARRIAGE_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
+
+
+_MARRIAGE_FACTS: Final = tuple(
     tuple(
         tuple(
             game.Announced("marriage", {"seat": s, "suit": SUIT_LETTERS[t], "value": v})
@@ -272,15 +235,32 @@ _MARRIAGE_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
     )
     for s in range(3)
 )
-"""``[seat][suit][is_trump]``: the 20 or 40 announced (UL-16)."""
-_COMP_NAMES: Final = tuple(
-    tuple(COMPONENT_NAMES[c] for c in COMPONENTS if sub & c) for sub in range(64)
+"""``[seat][suit][is_trump]``: the 20 or 40 announced (UL-16), built once and shared."""
+_FACTS: Final = {
+    what: tuple(game.Announced(what, {"seat": s}) for s in range(3))
+    for what in ("pass", "pickup", "stand", "discard", "no_kontra")
+}
+"""``_FACTS[word][seat]``, ``_BID_FACTS[seat][rank - 1]``, ``_TRUMP_FACTS[seat][suit]``: what
+a seat says in the auction or the kontra round, built once and shared (read-only data)."""
+_BID_FACTS: Final = tuple(
+    tuple(game.Announced("bid", {"seat": s, "contract": c.key}) for c in LADDER) for s in range(3)
 )
-_KONTRA_FACTS: Final[tuple[tuple[tuple[game.Fact, ...], ...], ...]] = tuple(
-    _seat_facts(verb, "components", [list(n) for n in _COMP_NAMES])
+_TRUMP_FACTS: Final = tuple(
+    tuple(game.Announced("trump", {"seat": s, "trump": t}) for t in SUIT_LETTERS) for s in range(3)
+)
+_CONTRACT_FACTS: Final = tuple(
+    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
+    for s in range(3)
+)
+_KONTRA_FACTS: Final = tuple(
+    tuple(
+        tuple(game.Announced(verb, {"seat": s, "components": list(n)}) for n in _COMP_NAMES)
+        for s in range(3)
+    )
     for verb in ("kontra", "rekontra")
 )
-"""``[rekontra][seat][components]``: the kontra and rekontra facts (UL-18)."""
+"""``_KONTRA_FACTS[rekontra][seat][components]`` (UL-18)."""
+
 
 # -- the state -------------------------------------------------------------------------------
 
@@ -375,14 +355,6 @@ class UltiState:
     rek: ClassVar[_Through[tuple[int, ...]]] = _Through("rek")
     dealer: ClassVar[_Through[Seat]] = _Through("dealer")
 
-    def copy(self) -> UltiState:
-        """A shallow copy (every field is immutable)."""
-        s = _state(self.fx, self.phase, self.to_act, self.hm, self.trick, self.tricks)
-        s.lmask = self.lmask
-        if self.phase == OVER:
-            s.res = self.res
-        return s
-
     @property
     def hands(self) -> tuple[CardSet, ...]:
         """Each seat's cards."""
@@ -464,6 +436,10 @@ _REFUSALS: Final = {
         "'stand': only the holder of the current bid may stand; pass or pick up",
         "UL-12",
     ),
+    (TRUMP, NAME_BASE + cards.HEARTS): (
+        "'name:H': piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)",
+        "UL-14",
+    ),
 }
 """Refusals that are always said the same way."""
 
@@ -514,9 +490,7 @@ class Ulti(Phased):
         sizes = tuple(12 if s == first else 10 for s in range(3))
         hands = check_deal(deal, HUNGARIAN_32, sizes, 0, "ulti")
         f: _Shared = _NEW_SHARED(_Shared)
-        f.rules = rules
-        f.btab = _bid_tables(rules)
-        f.dealer = dealer
+        f.rules, f.btab, f.dealer = rules, _bid_tables(rules), dealer
         return _state(f, DISCARD, first, hands[0] | hands[1] << 52 | hands[2] << 104)
 
     # -- play ------------------------------------------------------------------------------
@@ -556,44 +530,39 @@ class Ulti(Phased):
             hand = state.hm >> _OFF[seat] & _FULL
             if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
                 raise self._illegal(state, action)
-            a, b = pair
             f = fx.copy()
-            f.talon = two = (1 << a) | (1 << b)
+            f.talon = two = (1 << pair[0]) | (1 << pair[1])
             f.discarder = seat
-            return _step(_state(f, BID, seat, state.hm ^ two << _OFF[seat]), _DISCARD_FACT[seat])
+            s = _state(f, BID, seat, state.hm ^ two << _OFF[seat])
+            return _step(s, _FACTS["discard"][seat])
         if phase == AUCTION:  # UL-11, UL-12
             if action not in fx.btab.auction_set[2 * fx.cur + (seat == fx.holder)]:
                 raise self._illegal(state, action)
             f = fx.copy()
             if action == PICKUP:  # 12 cards, discard two, bid higher
                 f.talon = 0
-                return _step(
-                    _state(f, DISCARD, seat, state.hm | fx.talon << _OFF[seat]), _PICKUP_FACT[seat]
-                )
+                s = _state(f, DISCARD, seat, state.hm | fx.talon << _OFF[seat])
+                return _step(s, _FACTS["pickup"][seat])
             if action == PASS:
                 f.passes += 1
                 if f.passes < 2 or f.rules.auction_end != "two_passes":
-                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _PASS_FACT[seat])
-                return self._end_auction(_state(f, AUCTION, seat, state.hm), _PASS_FACT[seat])
+                    return _step(_state(f, AUCTION, _NEXT[seat], state.hm), _FACTS["pass"][seat])
+                return self._end_auction(_state(f, AUCTION, seat, state.hm), _FACTS["pass"][seat])
             s = _state(f, AUCTION, seat, state.hm)
             if action == STAND:
-                return self._end_auction(s, _STAND_FACT[seat])
+                return self._end_auction(s, _FACTS["stand"][seat])
             return self._bid(s, seat, action)  # a bid without the talon (raise_without_talon)
         if phase == BID:  # UL-9 .. UL-11
             if action not in fx.btab.bids_set[fx.cur]:
                 raise self._illegal(state, action)
             return self._bid(_state(fx.copy(), BID, seat, state.hm), seat, action)
+        if action not in (_kontra_row(fx, seat)[1] if phase == KONTRA else _NAME_SET):
+            raise self._illegal(state, action)  # UL-18, UL-19; UL-14
+        f = fx.copy()
+        s = _state(f, phase, seat, state.hm, state.trick, state.tricks)  # no legal cards yet
         if phase == KONTRA:  # UL-18 .. UL-20
-            if action not in _kontra_row(fx, seat)[1]:
-                raise self._illegal(state, action)
-            s = state.copy()
-            s.fx = fx.copy()
             return _step(s, self._kontra(s, seat, action))
-        if phase != TRUMP or action not in _NAME_SET:  # UL-14
-            raise self._illegal(state, action)
-        s = state.copy()
-        f = s.fx = fx.copy()
-        f.trump = action - NAME_BASE
+        f.trump = action - NAME_BASE  # UL-14
         self._start_play(s)
         return _step(s, _TRUMP_FACTS[seat][f.trump])
 
@@ -634,8 +603,8 @@ class Ulti(Phased):
         d = fx.declarer
         stop = fx.stop
         if number == 10 or (stop and (winner == d if stop == 1 else winner != d)):  # UL-27
+            res = s.res = self.result(s)  # computed, as s is still in play
             s.phase = OVER
-            res = s.res = self._compute_result(s)
             return _new_tuple(_Step, (s, (*facts, taken, _new_tuple(_HandEnded, (res,)))))
         if number > 1:
             s.lmask = self._legal_mask(s)
@@ -705,7 +674,7 @@ class Ulti(Phased):
             f.mfacts = (mfacts[0], mfacts[1], mfacts[2])
             if contract.mask & ULTI and rules.hold_ulti_seven:
                 f.hold = 1 << SEVENS[trump]
-        f.cmask = components_mask(contract, rules)
+        f.cmask = sum(comp for comp, _ in components(contract, rules))  # UL-18
         if trump < 0 and rules.early_stop:  # UL-27
             mask = contract.mask
             f.stop = 1 if mask & BETLI else (2 if mask == DURCHMARS else 0)
@@ -748,7 +717,7 @@ class Ulti(Phased):
         assert f.contract is not None
         f.kdone |= 1 << seat
         if action == PASS:
-            fact = _NO_KONTRA_FACT[seat]
+            fact = _FACTS["no_kontra"][seat]
         elif seat == f.declarer:  # rekontra doubles each doubled component again
             sub = action - REKONTRA_BASE
             f.rek = tuple(r | (k & sub) for r, k in zip(f.rek, f.kon, strict=True))
@@ -777,9 +746,6 @@ class Ulti(Phased):
     def result(self, state: UltiState) -> game.HandResult:
         if state.phase == OVER:
             return state.res
-        return self._compute_result(state)
-
-    def _compute_result(self, state: UltiState) -> game.HandResult:
         f = state.fx
         contract = f.contract
         if contract is None:
@@ -789,13 +755,10 @@ class Ulti(Phased):
         tricks = state.tricks
         seven_seat = last_winner = -1
         if len(tricks) == 10:
-            last = tricks[9]
-            last_winner = last.winner
-            if trump >= 0:
-                seven = SEVENS[trump]
-                for who, c in last.plays:
-                    if c == seven:
-                        seven_seat = who
+            last_winner = tricks[9].winner
+            for who, c in tricks[9].plays:
+                if trump >= 0 and c == SEVENS[trump]:
+                    seven_seat = who
         won = [0, 0, 0]
         cp = 0
         for _, _, w, pts in tricks:
@@ -817,8 +780,7 @@ class Ulti(Phased):
         f = state.fx
         contract = f.contract
         d = f.declarer
-        out = self._frame(state)
-        out |= {
+        out = self._frame(state) | {
             "first": (f.dealer + 1) % 3,
             "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in f.bids],
             "current_bid": LADDER[f.cur - 1].key if f.cur else None,
@@ -924,7 +886,7 @@ class Ulti(Phased):
                 *(NAME_BASE + s for s in SUITS),
                 *(BID_BASE + c.rank - 1 for c in LADDER),
                 *(base + sub for base in (KONTRA_BASE, REKONTRA_BASE) for sub in range(1, 64)),
-                *(pair_code(a, b) for a, b in _PAIRS),
+                *(pair_code(a, b) for a, b in itertools.combinations(HUNGARIAN_32, 2)),
             ]
         )
 
@@ -1007,15 +969,9 @@ class Ulti(Phased):
             return f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
         if phase == BID and action == PASS:
             who = "whoever picks up the talon" if f.bids else "the first player"
-            higher = higher_bids(f.rules, f.cur)
+            higher = f.btab.bids[f.cur]
             lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
             return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
-        if phase == TRUMP and NAME_BASE <= action < BID_BASE:
-            return (
-                f"{text!r}: piros is trump only in a piros contract; name tök (D), zöld (S) "
-                "or makk (C)",
-                "UL-14",
-            )
         return None
 
     def _why_not_card(self, state: UltiState, c: Card, text: str) -> tuple[str, str]:
@@ -1038,20 +994,20 @@ class Ulti(Phased):
                 )
         assert trick is not None  # a lead is free but for the seven held (UL-25)
         led = SUIT_OF[trick.cards[0]]
-        legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
+        suit_names = cards.HUNGARIAN_SUIT_NAMES
         if hand & SUIT_MASKS[led]:
             if SUIT_OF[c] == led:
-                why = "you must beat the best card of the led suit when you can"
+                why, rule = "you must beat the best card of the led suit when you can", "UL-24"
             else:
-                why = f"you must follow suit ({cards.HUNGARIAN_SUIT_NAMES[led]} was led)"
+                why, rule = f"you must follow suit ({suit_names[led]} was led)", "UL-23"
         elif trump >= 0 and hand & SUIT_MASKS[trump]:
             if SUIT_OF[c] == trump:
-                why = "you must overtrump when you can"
+                why, rule = "you must overtrump when you can", "UL-24"
             else:
-                why = f"you cannot follow, so you must trump ({cards.HUNGARIAN_SUIT_NAMES[trump]})"
+                why, rule = f"you cannot follow, so you must trump ({suit_names[trump]})", "UL-23"
         else:
-            why = "not a legal card here"
-        rule = "UL-24" if "beat" in why or "overtrump" in why else "UL-23"
+            why, rule = "not a legal card here", "UL-23"
+        legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
         return f"{text!r}: {why}; legal: {legal}", rule
 
     def _why_not_kontra(self, state: UltiState, action: game.Action, text: str) -> tuple[str, str]:
@@ -1065,7 +1021,7 @@ class Ulti(Phased):
             return f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
         if action >= REKONTRA_BASE:
             return f"{text!r}: only the declarer says rekontra", "UL-18"
-        if (action - KONTRA_BASE) & ~components_mask(contract, f.rules):
+        if (action - KONTRA_BASE) & ~f.cmask:
             return f"{text!r}: the contract {contract.title} has no such component", "UL-18"
         both = "" if contract.colourless else " for both defenders"
         return f"{text!r}: that component is already doubled{both}", "UL-19"

@@ -47,9 +47,7 @@ class Tally(NamedTuple):
 
 def kontra_level(kon: tuple[int, ...], rek: tuple[int, ...], comp: int, seat: int) -> int:
     """1, 2 (kontra) or 4 (rekontra) for ``comp`` between the declarer and ``seat`` (UL-18)."""
-    if rek[seat] & comp:
-        return 4
-    return 2 if kon[seat] & comp else 1
+    return 4 if rek[seat] & comp else (2 if kon[seat] & comp else 1)
 
 
 def components(contract: Contract, rules: UltiRules) -> tuple[tuple[int, int], ...]:
@@ -74,66 +72,65 @@ def settle(
     """Each seat's points for the deal (zero-sum) and the evaluation as JSON detail."""
     d = tally.declarer
     trump = tally.trump
-    e0 = (d + 1) % 3
-    e1 = (d + 2) % 3
+    defenders = ((d + 1) % 3, (d + 2) % 3)
     tricks = tally.tricks
     mult = 2 if trump == HEARTS else 1
-    side_tricks = tricks[e0] + tricks[e1]
+    side_tricks = tricks[defenders[0]] + tricks[defenders[1]]
     by_side = rules.marriage_needs_trick == "side"
     marriages: list[JSON] = []
     mar_d = mar_def = 0
-    has40 = has20 = False
+    held: set[int] = set()  # the values of the declarer's marriages that count
     for s, suit in tally.marriages:
         mv = 40 if suit == trump else 20
         counts = side_tricks > 0 if by_side and s != d else tricks[s] > 0  # UL-17
         marriages.append({"seat": s, "suit": SUIT_LETTERS[suit], "value": mv, "counts": counts})
-        if counts:
-            if s == d:
-                mar_d += mv
-                has40 |= mv == 40
-                has20 |= mv == 20
-            else:
-                mar_def += mv
+        if counts and s == d:
+            mar_d += mv
+            held.add(mv)
+        elif counts:
+            mar_def += mv
     cp_d = tally.card_points
     cp_def = TOTAL - cp_d
     dtr = tricks[d]
-    pay = [0, 0, 0]  # what each defender pays D (negative: receives); D's entry unused
-    extra = [0, 0, 0]  # silent feats (everyone against everyone)
-    out_comps: list[JSON] = []
-    silent: list[JSON] = []
     seven_seat = tally.seven_seat
     last_winner = tally.last_winner
+    limited = rules.declarer_marriages_limited
+    won_by = {
+        PARTI: cp_d + mar_d > cp_def + mar_def,  # UL-28
+        C40: 40 in held and cp_d + (40 if limited else mar_d) >= 100,  # UL-29
+        C20: 20 in held and cp_d + (20 if limited else mar_d) >= 100,  # UL-30
+        ULTI: seven_seat == d and last_winner == d,  # UL-31
+        BETLI: dtr == 0 and sum(tricks) == 10,  # UL-32
+        DURCHMARS: dtr == 10,  # UL-33
+    }
+    points = [0, 0, 0]  # zero-sum: what a seat wins, the others pay
+    out_comps: list[JSON] = []
+    silent: list[JSON] = []
     for comp, v in components(contract, rules):
-        if comp == PARTI:  # UL-28
-            won = cp_d + mar_d > cp_def + mar_def
-        elif comp == C40:  # UL-29
-            won = has40 and cp_d + (40 if rules.declarer_marriages_limited else mar_d) >= 100
-        elif comp == C20:  # UL-30
-            won = has20 and cp_d + (20 if rules.declarer_marriages_limited else mar_d) >= 100
-        elif comp == ULTI:  # UL-31
-            won = seven_seat == d and last_winner == d
-        elif comp == BETLI:  # UL-32
-            won = dtr == 0 and tricks[0] + tricks[1] + tricks[2] == 10
-        else:  # DURCHMARS, UL-33
-            won = dtr == 10
+        won = won_by[comp]
         value = v
-        if comp == PARTI:
-            value = _parti_value(contract, v, won, cp_d, mar_d, has40, has20, mult, rules)
-            if value != v and won:
+        if comp == PARTI and won:  # a silent 100 doubles the parti or scores its 40/20-100
+            if rules.silent_100 == "double_parti":  # UL-35
+                value = 2 * v if cp_d + mar_d >= 100 else v
+            else:
+                v40 = 2 * mult if 40 in held and cp_d + 40 >= 100 else 0
+                v20 = 4 * mult if 20 in held and cp_d + 20 >= 100 else 0
+                value = max(v, v40, v20)
+            if value != v:
                 silent.append({"feat": "silent_100", "seat": d, "value": value})
-            if not won and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
-                value = 2 * v
-                silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
-        k0, k1 = kontra_level(kon, rek, comp, e0), kontra_level(kon, rek, comp, e1)
-        pay[e0] += _stake(comp, value, k0, won, rules.lost_ulti)
-        pay[e1] += _stake(comp, value, k1, won, rules.lost_ulti)
+        elif comp == PARTI and rules.defenders_silent_feats and mar_def and cp_def + mar_def >= 100:
+            value = 2 * v
+            silent.append({"feat": "silent_100", "seat": "defenders", "value": value})
+        elif comp == PARTI and contract.rank == 1:  # a lost plain Passz (UL-34)
+            value = rules.lost_passz
+        kontra: dict[str, JSON] = {}
+        for e in defenders:
+            k = kontra[_SEAT_KEYS[e]] = kontra_level(kon, rek, comp, e)
+            stake = _stake(comp, value, k, won, rules.lost_ulti)
+            points[e] -= stake
+            points[d] += stake
         out_comps.append(
-            {
-                "name": COMPONENT_NAMES[comp],
-                "won": won,
-                "value": value,
-                "kontra": {_SEAT_KEYS[e0]: k0, _SEAT_KEYS[e1]: k1},
-            }
+            {"name": COMPONENT_NAMES[comp], "won": won, "value": value, "kontra": kontra}
         )
     mask = contract.mask
     feats: list[tuple[str, int, int]] = []  # (feat, seat, value per opponent)
@@ -146,7 +143,7 @@ def settle(
         if not mask & DURCHMARS and dtr == 10 and rules.silent_durchmars:
             feats.append(("silent_durchmars", d, 3 * mult))
         if rules.defenders_silent_feats:
-            for e in (e0, e1):
+            for e in defenders:
                 if seven_seat == e and last_winner == e:
                     feats.append(("silent_ulti", e, 2 * mult))
                 if tricks[e] == 10:
@@ -154,11 +151,7 @@ def settle(
     for feat, seat, value in feats:  # each opponent pays the feat's value to its seat
         silent.append({"feat": feat, "seat": seat, "value": value})
         for o in range(3):
-            extra[o] += 2 * value if o == seat else -value
-    points = [0, 0, 0]
-    points[e0] = -pay[e0] + extra[e0]
-    points[e1] = -pay[e1] + extra[e1]
-    points[d] = pay[e0] + pay[e1] + extra[d]
+            points[o] += 2 * value if o == seat else -value
     detail: dict[str, JSON] = {
         "contract": contract.key,
         "declarer": d,
@@ -183,31 +176,6 @@ def _stake(comp: int, value: int, k: int, won: bool, lost_ulti: str) -> int:
     if comp == ULTI and lost_ulti == "k_plus_one":
         return -value * (k + 1)
     return -value * k
-
-
-def _parti_value(
-    contract: Contract,
-    v: int,
-    won: bool,
-    cp_d: int,
-    mar_d: int,
-    has40: bool,
-    has20: bool,
-    mult: int,
-    rules: UltiRules,
-) -> int:
-    """The parti's value: doubled by a silent 100 (UL-35), 2 for a lost plain Passz under
-    ``lost_passz`` (UL-34)."""
-    if not won:
-        return rules.lost_passz if contract.rank == 1 else v
-    if rules.silent_100 == "double_parti":
-        return 2 * v if cp_d + mar_d >= 100 else v
-    best = v
-    if has40 and cp_d + 40 >= 100:
-        best = max(best, 2 * mult)
-    if has20 and cp_d + 20 >= 100:
-        best = max(best, 4 * mult)
-    return best
 
 
 def passz_not_played(first: int) -> tuple[int, int, int]:
