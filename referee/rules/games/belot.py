@@ -41,7 +41,7 @@ from referee.rules.games.belot_state import (
     make_ctx,
     resolve_declarations,
 )
-from referee.rules.games.belot_text import all_actions, format_action, illegal, parse_action
+from referee.rules.games.belot_text import NOTATION, illegal
 from referee.rules.games.belot_text import not_your_turn as refuse_turn
 from referee.rules.games.belote_declarations import (
     BG_KINDS,
@@ -51,11 +51,12 @@ from referee.rules.games.belote_declarations import (
     combo_names,
 )
 from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
 from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
+from referee.rules.games.belote_text import Notation
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -89,7 +90,7 @@ class Belot(BeloteGame):
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
-    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
+    notation: ClassVar[Notation] = NOTATION
     PHASES: ClassVar[Sequence[Phase]] = (
         Phase("auction", "BG-B7", verbs=("pass", "bid", "contra", "recontra", "surcontra")),
         Phase("play", "BG-B7", verbs=("play", "declare", "belot")),

@@ -17,82 +17,40 @@ from referee.rules.games.belot_state import (
     MODE_NAMES,
     MODE_TITLES,
     RECONTRA,
-    VERB_NAMES,
     VERBS,
 )
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
+from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, playable_cards
 from referee.rules.phased import known
 from referee.rules.seats import Seat
 
 
-def _read_belot(text: str, verb: str, arg: str) -> Action:
-    why = "a belot is announced with a king or queen"
-    return BELOT_BASE + belote_text.read_king_or_queen(text, arg, why)
-
-
-def _read_bid(text: str, verb: str, arg: str) -> Action:
+def _read_bid(text: str, arg: str) -> Action:
     key = arg.upper()
     if key not in MODE_NAMES or arg != arg.strip():
         raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
     return BID_BASE + MODE_NAMES.index(key)
 
 
-def _read_declaration(text: str, verb: str, arg: str) -> Action:
-    m = 0
-    for part in arg.split(","):
-        c = cards.parse_card(part)
-        if (m >> c) & 1:
-            raise InvalidActionError(f"{text!r} names {cards.CARD_NAMES[c]} twice")
-        m |= 1 << c
-    declared = _DECL_BY_MASK.get(m)
-    if declared is None:
-        raise InvalidActionError(
-            f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
-            "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
-        )
-    return declared
-
-
-_READERS: Final[dict[str, belote_text.Reader]] = {
-    "play": lambda text, verb, arg: cards.parse_card(arg),
-    "belot": _read_belot,
-    "bid": _read_bid,
-    "declare": _read_declaration,
-}
-_USAGE: Final = (
-    "pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, belot:<card>"
-)
-
-
-parse_action: Final = belote_text.action_reader("Belot", _USAGE, VERBS, _READERS)
-"""A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
-
-
-def format_action(action: Action) -> str:
-    if 0 <= action < VERB_BASE:
-        return "play:" + cards.CARD_NAMES[action]
-    if BELOT_BASE <= action < BELOT_BASE + 52:
-        return "belot:" + cards.CARD_NAMES[action - BELOT_BASE]
-    if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
-        return belote_text.combo_text("declare", action - DECLARE_BASE)
-    if BID_BASE <= action < BID_BASE + 6:
-        return "bid:" + MODE_NAMES[action - BID_BASE]
-    return VERB_NAMES[action]
-
-
-def all_actions() -> list[Action]:
-    belots = [
-        BELOT_BASE + c for c in cards.PACK_32 if cards.RANK_OF[c] in (cards.KING, cards.QUEEN)
-    ]
-    return sorted(
-        [*cards.PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
-         *range(DECLARE_BASE, DECLARE_BASE + len(COMBO_MASKS))]
-    )
-
-
-_DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
+NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
+    game="Belot",
+    usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
+    "belot:<card>",
+    verbs=VERBS,
+    bids={BID_BASE + mode: name for mode, name in enumerate(MODE_NAMES)},
+    read_bid=_read_bid,
+    pack_only=False,
+    said={"belot": BELOT_BASE},
+    said_why="a belot is announced with a king or queen",
+    declare="declare",
+    declare_base=DECLARE_BASE,
+    twice="{text!r} names {card} twice",
+    not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
+    "kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)",
+))
+"""Belot's notation (BG-B1, BG-A3, BG-A7)."""
+format_action: Final = NOTATION.format
 
 
 # -- refusals -------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Final, NamedTuple
+from collections.abc import Sequence
+from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, cards_in, names
@@ -28,11 +28,12 @@ from referee.rules.games.belote_state import (
     playable_cards,
     unlane,
 )
+from referee.rules.games.belote_text import Notation
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
-__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation"]
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame"]
 
 new_tuple: Final = tuple.__new__
 STEP: Final = game.Step
@@ -41,15 +42,6 @@ TRICK_TAKEN: Final = game.TrickTaken
 N_COMBOS: Final = len(COMBO_MASKS)
 ORDER: Final = tuple(range(32))
 """The positions in the pack (what a deal's getters take from a short pack)."""
-
-
-class Notation(NamedTuple):
-    """How a game reads and writes its actions (``docs/hand-record.md``)."""
-
-    parse: Callable[[str], game.Action]
-    format: Callable[[game.Action], str]
-    every: Callable[[], list[game.Action]]
-    """All the game's action codes, sorted."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -33,7 +33,7 @@ from referee.rules.games.belote_declarations import (
     combo_json,
 )
 from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
 from referee.rules.games.belote_play import team_tally
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_scoring import card_points_table, score
@@ -46,6 +46,7 @@ from referee.rules.games.belote_state import (
     pack,
     playable_cards,
 )
+from referee.rules.games.belote_text import Notation
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -62,14 +63,7 @@ from referee.rules.games.coinche_state import (
     bid_code,
     make_ctx,
 )
-from referee.rules.games.coinche_text import (
-    all_actions,
-    contract_json,
-    format_action,
-    illegal,
-    not_your_turn,
-    parse_action,
-)
+from referee.rules.games.coinche_text import NOTATION, contract_json, illegal, not_your_turn
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -107,7 +101,7 @@ class Coinche(BeloteGame):
     title: ClassVar[str] = "Coinche (Belote contrée)"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
-    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
+    notation: ClassVar[Notation] = NOTATION
     PHASES: ClassVar[Sequence[Phase]] = (
         Phase("auction", "CO-D3", verbs=("pass", "bid", "coinche", "surcoinche")),
         Phase("play", "CO-C3", verbs=("play", "announce", "belote", "rebelote")),

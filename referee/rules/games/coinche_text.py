@@ -10,8 +10,8 @@ from referee.rules import cards, phased
 from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games import belote_text
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
-from referee.rules.games.belote_family import KING_QUEEN, PACK_MASK
+from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_family import KING_QUEEN
 from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
@@ -27,7 +27,6 @@ from referee.rules.games.coinche_state import (
     PASS,
     REBELOTE_BASE,
     SURCOINCHE,
-    VERB_NAMES,
     VERBS,
     bid_code,
     li_text,
@@ -35,35 +34,7 @@ from referee.rules.games.coinche_state import (
 from referee.rules.seats import Seat
 
 
-def _read_play(text: str, verb: str, arg: str) -> Action:
-    c = cards.parse_card(arg)
-    if not (PACK_MASK >> c) & 1:
-        raise InvalidActionError(f"{arg!r} is not in the Coinche pack (7 to ace)")
-    return c
-
-
-def _read_belote(text: str, verb: str, arg: str) -> Action:
-    why = f"{verb} is said with the king or queen of trumps (CO-A4)"
-    c = belote_text.read_king_or_queen(text, arg, why)
-    return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
-
-
-def _read_announcement(text: str, verb: str, arg: str) -> Action:
-    m = 0
-    parts = arg.split(",")
-    for part in parts:
-        m |= 1 << cards.parse_card(part)
-    index = COMBO_BY_MASK.get(m)
-    if index is None or m.bit_count() != len(parts):
-        raise InvalidActionError(
-            f"{text!r} is not an announcement: give the cards of a sequence of 3 or more "
-            "in one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H "
-            "(CO-A1)"
-        )
-    return ANNOUNCE_BASE + index
-
-
-def _read_bid(text: str, verb: str, arg: str) -> Action:
+def _read_bid(text: str, arg: str) -> Action:
     up = arg.upper()
     for d in (4, 5, 0, 1, 2, 3):  # the two-letter denominations first
         name = DENOM_NAMES[d]
@@ -85,50 +56,29 @@ def _read_bid(text: str, verb: str, arg: str) -> Action:
     )
 
 
-_READERS: Final[dict[str, belote_text.Reader]] = {
-    "play": _read_play,
-    "belote": _read_belote,
-    "rebelote": _read_belote,
-    "bid": _read_bid,
-    "announce": _read_announcement,
+_BID_TEXT: Final = {
+    bid_code(li, d): li_text(li) + DENOM_NAMES[d] for li in range(N_LEVELS) for d in range(6)
 }
-_USAGE: Final = (
-    "pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, play:<card>, "
-    "belote:<card>, rebelote:<card>"
-)
-
-
-parse_action: Final = belote_text.action_reader("Coinche", _USAGE, VERBS, _READERS)
-"""A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
-
-
-def format_action(action: Action) -> str:
-    if 0 <= action < VERB_BASE:
-        return "play:" + cards.CARD_NAMES[action]
-    if action >= REBELOTE_BASE:
-        return "rebelote:" + cards.CARD_NAMES[action - REBELOTE_BASE]
-    if action >= BELOTE_BASE:
-        return "belote:" + cards.CARD_NAMES[action - BELOTE_BASE]
-    if action >= ANNOUNCE_BASE:
-        return belote_text.combo_text("announce", action - ANNOUNCE_BASE)
-    if action >= BID_BASE:
-        li, d = divmod(action - BID_BASE, 6)
-        return f"bid:{li_text(li)}{DENOM_NAMES[d]}"
-    return VERB_NAMES[action]
-
-
-def all_actions() -> list[Action]:
-    kq = [c for c in cards.PACK_32 if cards.RANK_OF[c] in (cards.KING, cards.QUEEN)]
-    return sorted(
-        [
-            *cards.PACK_32,
-            *VERBS.values(),
-            *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
-            *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
-            *(BELOTE_BASE + c for c in kq),
-            *(REBELOTE_BASE + c for c in kq),
-        ]
-    )
+"""The text of each bid (``"80H"``, ``"capotTA"``)."""
+NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
+    game="Coinche",
+    usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
+    "play:<card>, belote:<card>, rebelote:<card>",
+    verbs=VERBS,
+    bids=_BID_TEXT,
+    read_bid=_read_bid,
+    pack_only=True,
+    said={"belote": BELOTE_BASE, "rebelote": REBELOTE_BASE},
+    said_why="{verb} is said with the king or queen of trumps (CO-A4)",
+    declare="announce",
+    declare_base=ANNOUNCE_BASE,
+    twice=None,
+    not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
+    "one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H (CO-A1)",
+))
+"""Coinche's notation (CO-B1, CO-A2, CO-A4)."""
+format_action: Final = NOTATION.format
+ALL_ACTIONS: Final = frozenset(NOTATION.every())
 
 
 def contract_json(ct: Ctx) -> dict[str, JSON]:
@@ -141,13 +91,6 @@ def contract_json(ct: Ctx) -> dict[str, JSON]:
         "coinche": LEVEL_NAMES[ct.level],
     }
 
-
-_BID_TEXT: Final = {
-    code: format_action(code)[4:]
-    for code in (bid_code(li, d) for li in range(N_LEVELS) for d in range(6))
-}
-"""The text of each bid (``"80H"``, ``"capotTA"``)."""
-ALL_ACTIONS: Final = frozenset(all_actions())
 
 
 # -- refusals -------------------------------------------------------------------------------------
