@@ -19,7 +19,7 @@ Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
@@ -27,22 +27,21 @@ from referee.rules.cards import SUIT_LETTERS, SUIT_OF, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
 from referee.rules.games.belot_state import (
+    AUCTION_TABLES,
     BELOT_BASE,
+    BELOT_CARDS,
     BID_BASE,
+    CONTRA,
     DECLARE_BASE,
-    LEVEL_AFTER,
     LEVEL_NAMES,
     MODE_NAMES,
-    PASS,
-    BelotState,
+    RECONTRA,
+    SURCONTRA,
     belot_cards,
     decl_points,
-    first_ctx,
-    make_ctx,
     resolve_declarations,
 )
 from referee.rules.games.belot_text import NOTATION, illegal
-from referee.rules.games.belot_text import not_your_turn as refuse_turn
 from referee.rules.games.belote_declarations import (
     BG_KINDS,
     bg_declarable,
@@ -50,12 +49,12 @@ from referee.rules.games.belote_declarations import (
     combo_json,
     combo_names,
 )
-from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
+from referee.rules.games.belote_family import CARD_POINTS, LAST_TRICK_BONUS, NO_TRUMPS
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
-from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
-from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
+from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_ctx, deal_getters
 from referee.rules.games.belote_text import Notation
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
@@ -76,6 +75,39 @@ __all__ = [  # the game, and the rules, scoring and declaration functions it is 
     "round_team",
     "score_deal",
 ]
+
+
+def _ctx_property(name: str, doc: str) -> Any:
+    """A :class:`BelotState` attribute kept in its ctx (setting it rebuilds the ctx)."""
+
+    def get(self: BelotState) -> Any:
+        return getattr(self.ctx, name)
+
+    def put(self: BelotState, value: Any) -> None:
+        ctx = self.ctx
+        fields = {f: getattr(ctx, f) for f in ("calls", "contract", "bidder", "level", "passes")}
+        fields[name] = value
+        top = -1 if fields["contract"] < 0 else BID_BASE + fields["contract"]
+        self.ctx = GAME._ctx(ctx, fields["calls"], top, fields["bidder"], fields["level"],
+                             fields["passes"], True)  # fmt: skip
+
+    return property(get, put, doc=doc)
+
+
+class BelotState(BeloteState):
+    """One Belot deal (:class:`belote_state.BeloteState`). The fields of its ctx read through
+    as ``rules``, ``dealer``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
+    ``level`` and ``passes``; setting one of the auction's rebuilds the ctx."""
+
+    rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
+    dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
+    stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
+    rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
+    calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
+    contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
+    bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
+    level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
+    passes = _ctx_property("passes", "Passes since the last bid or double.")
 
 
 class Belot(BeloteGame):
@@ -107,48 +139,31 @@ class Belot(BeloteGame):
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
 
+    bid_base: ClassVar[game.Action] = BID_BASE
+    doubles: ClassVar[Mapping[game.Action, int]] = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
+
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
         held, rest = self._packed(deal, 5, 3, dealer)
-        s = self._new_state(first_ctx(rules, dealer, deal.stock, rest, held | rest), held)
+        table = AUCTION_TABLES[(2 if rules.bg_double_freezes_auction else 0) + rules.bg_surcontra]
+        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest, table)
+        s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, BelotState)
         return s
 
     # -- the auction (BG-B1 .. BG-B6) -----------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        ctx = state.ctx
-        calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
-        return calls
+    def _call_table(self, ctx: Ctx) -> tuple[tuple[game.Action, ...], ...]:
+        table: tuple[tuple[game.Action, ...], ...] = ctx.table[ctx.contract + 1][ctx.level]
+        return table
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        raise refuse_turn(state, seat, action)
-
-    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        ctx = state.ctx
-        contract = ctx.contract
-        bidder = ctx.bidder
-        level = ctx.level
-        passes = 0
-        if action == PASS:
-            passes = ctx.passes + 1
-        elif action in LEVEL_AFTER:
-            level = LEVEL_AFTER[action]
-        else:
-            contract = action - BID_BASE
-            bidder = seat
-            level = 1
-        ends = action == PASS and contract >= 0 and passes == 3  # BG-B6 (a)
-        s = state.copy()
-        # the play tables once the auction ends, the auction's fields until then
-        s.ctx = make_ctx(ctx, (*ctx.calls, (seat, action)), contract, bidder, level, passes, ends)
-        s.to_act = (seat + 1) & 3
-        if ends:
-            return self._start_play(s)
-        if action == PASS and contract < 0 and passes == 4:  # BG-B6 (b)
-            s.phase = OVER
-            return game.Step(s, (game.HandEnded(self.result(s)),))
-        return game.Step(s, ())
+    def _tables(self, ctx: Ctx) -> None:
+        mode = ctx.contract
+        ctx.play = play_rules(mode)
+        ctx.power = ctx.play.power
+        ctx.points = CARD_POINTS[mode]
+        ctx.kq = (BELOT_CARDS[mode],) * 4
+        ctx.decl_ok = mode != NO_TRUMPS or ctx.rules.bg_nt_declarations
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return {"contract": MODE_NAMES[ctx.contract], "declarer": ctx.bidder, "level": ctx.level}

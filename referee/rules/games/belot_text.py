@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules import cards, phased
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules import cards
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games import belote_text
 from referee.rules.games.belot_state import (
@@ -21,7 +21,7 @@ from referee.rules.games.belot_state import (
 )
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
-from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, playable_cards
+from referee.rules.games.belote_state import AUCTION, BeloteState, playable_cards
 from referee.rules.phased import known
 from referee.rules.seats import Seat
 
@@ -54,11 +54,6 @@ format_action: Final = NOTATION.format
 
 
 # -- refusals -------------------------------------------------------------------------------------
-
-
-def not_your_turn(state: BeloteState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = phased.action_text(format_action, action)
-    return phased.not_your_turn(what, state.phase == OVER, state.to_act, seat, "BG-B7")
 
 
 def illegal(state: BeloteState, action: Action) -> IllegalActionError:

@@ -7,14 +7,14 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError
+from referee.rules.errors import IllegalActionError, NotYourTurnError
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
@@ -24,12 +24,13 @@ from referee.rules.games.belote_state import (
     PLAY,
     BeloteState,
     Ctx,
+    deal_ctx,
     packed_deal,
     playable_cards,
     unlane,
 )
 from referee.rules.games.belote_text import Notation
-from referee.rules.phased import Phase
+from referee.rules.phased import Phase, action_text, not_your_turn
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
@@ -74,6 +75,14 @@ class BeloteGame:
     """The phases, by number (a state's ``phase``): their names and verbs."""
     getters: ClassVar[tuple[tuple[Any, ...], ...]]
     """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
+    bid_base: ClassVar[game.Action]
+    """The code of the lowest bid: a bid's code less it, modulo 6, is its contract's mode."""
+    doubles: ClassVar[Mapping[game.Action, int]]
+    """The level each double sets (contra, recontra ...; coinche, surcoinche)."""
+    doubles_said: ClassVar[bool] = False
+    """Whether a double is a fact (Coinche's coinche and surcoinche)."""
+    closing: ClassVar[int] = 0
+    """The level that ends the auction at once (a surcoinche, CO-B5), or 0."""
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -137,6 +146,18 @@ class BeloteGame:
         s.decls = ()
         s.belots = ()
         return s
+
+    def _ctx(self, b: Ctx, calls: tuple[tuple[Seat, game.Action], ...], top: game.Action,
+             bidder: Seat, level: int, passes: int, play: bool = False) -> Ctx:  # fmt: skip
+        """``b``'s deal after an auction call (``top`` the standing bid, -1 for none): its calls
+        (:meth:`_call_table`), and the contract's tables when ``play`` (:meth:`_tables`)."""
+        c = deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table)
+        c.calls, c.top, c.bidder, c.level, c.passes = calls, top, bidder, level, passes
+        c.contract = -1 if top < 0 else (top - self.bid_base) % 6
+        c.auction = self._call_table(c)
+        if play and top >= 0:
+            self._tables(c)
+        return c
 
     def _start_play(self, s: BeloteState, facts: tuple[game.Fact, ...] = ()) -> game.Step:
         """The auction is over with a contract (``s.ctx`` has its tables): the cards dealt
@@ -325,8 +346,10 @@ class BeloteGame:
     # -- the hooks of each game -----------------------------------------------------------
 
     def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        """The calls open to ``seat`` in the auction."""
-        raise NotImplementedError
+        """The calls open to ``seat`` in the auction (:meth:`_call_table`)."""
+        ctx = state.ctx
+        calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
+        return calls
 
     def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """Everything but a legal card play by the seat to act: the turn, the auction, and in
@@ -340,11 +363,48 @@ class BeloteGame:
         return self._auction(state, seat, action)
 
     def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        """An action when the deal is over or by a seat not to act: refused."""
-        raise NotImplementedError
+        """An action when the deal is over or by a seat not to act: refused (BG-B7, CO-D3,
+        CO-C3, CO-B6)."""
+        raise self._not_your_turn(state, seat, action, self.PHASES[state.phase].turn_rule)
+
+    def _not_your_turn(
+        self, state: BeloteState, seat: Seat, action: game.Action, rule: str
+    ) -> NotYourTurnError:
+        what = action_text(self.format_action, action)
+        return not_your_turn(what, state.phase == OVER, state.to_act, seat, rule)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        """A legal call of the seat to act."""
+        """A legal call of the seat to act: a pass, a double or a bid (BG-B1 .. BG-B6, CO-B1 ..
+        CO-B6). Three passes after a bid end the auction, four without one throw the deal in."""
+        ctx = state.ctx
+        top, bidder, level, passes = ctx.top, ctx.bidder, ctx.level, 0
+        facts: tuple[game.Fact, ...] = ()
+        if action == game.VERB_BASE:  # pass
+            passes = ctx.passes + 1
+        elif action in self.doubles:
+            level = self.doubles[action]
+            if self.doubles_said:
+                facts = (game.Announced(self.format_action(action), {"seat": seat}),)
+        else:
+            top, bidder, level = action, seat, 1
+        ends = (top >= 0 and passes == 3) or level == self.closing
+        s = state.copy()
+        s.ctx = self._ctx(ctx, (*ctx.calls, (seat, action)), top, bidder, level, passes, ends)
+        s.to_act = (seat + 1) & 3
+        if ends:
+            return self._start_play(s, facts)
+        if top < 0 and passes == 4:
+            s.phase = OVER
+            return STEP(s, (game.HandEnded(self.result(s)),))
+        return STEP(s, facts)
+
+    def _call_table(self, ctx: Ctx) -> tuple[tuple[game.Action, ...], ...]:
+        """The calls open under ``ctx`` to the bidder's side, and to the other."""
+        raise NotImplementedError
+
+    def _tables(self, ctx: Ctx) -> None:
+        """Set the play tables of ``ctx``'s contract (``play``, ``power``, ``points``, ``kq``,
+        ``decl_ok``, ``value``)."""
         raise NotImplementedError
 
     def _extras(

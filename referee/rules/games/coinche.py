@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
-from referee.rules.cards import CARD_NAMES, Card, CardSet, cards_in, names
+from referee.rules.cards import CARD_NAMES, SUITS, Card, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import (
@@ -32,9 +32,15 @@ from referee.rules.games.belote_declarations import (
     co_value,
     combo_json,
 )
-from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
+from referee.rules.games.belote_family import (
+    ALL_TRUMPS,
+    BELOT_PARTNER,
+    KING_QUEEN,
+    NO_TRUMPS,
+    PACK_MASK,
+)
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
-from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_scoring import card_points_table, score
 from referee.rules.games.belote_state import (
@@ -55,15 +61,15 @@ from referee.rules.games.coinche_state import (
     COINCHE,
     GENERALE_LI,
     LEVEL_NAMES,
+    NUMERIC_VALUES,
     PASS,
     REBELOTE_BASE,
     SURCOINCHE,
     CoincheState,
     auction_cache,
     bid_code,
-    make_ctx,
 )
-from referee.rules.games.coinche_text import NOTATION, contract_json, illegal, not_your_turn
+from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -112,6 +118,10 @@ class Coinche(BeloteGame):
     declare_base: ClassVar[game.Action] = ANNOUNCE_BASE
     declared: ClassVar[str] = "announce"
     kinds: ClassVar[tuple[str, ...]] = FR_KINDS
+    bid_base: ClassVar[game.Action] = BID_BASE
+    doubles: ClassVar[Mapping[game.Action, int]] = {COINCHE: 2, SURCOINCHE: 4}
+    doubles_said: ClassVar[bool] = True
+    closing: ClassVar[int] = 4  # a surcoinche ends the auction (CO-B5)
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
     undealt: ClassVar[str] = "not_yet_dealt"
     getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2, 3))  # CO-D2
@@ -130,9 +140,8 @@ class Coinche(BeloteGame):
                 held = pack([sum(1 << c for c in h[:k]) for h in deal.hands])
                 rest = full ^ held
         first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        table = auction_cache(rules)
-        ctx = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest, table)
-        s = self._new_state(ctx, held)
+        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest, auction_cache(rules))
+        s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, CoincheState)
         return s
 
@@ -159,7 +168,7 @@ class Coinche(BeloteGame):
         held = pack(full)
         full[0] |= PACK_MASK & ~sum(full)
         base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full), auction_cache(rules))
-        s = self._new_state(make_ctx(base, (), code, bidder, 1, 3, True), held)
+        s = self._new_state(self._ctx(base, (), code, bidder, 1, 3, True), held)
         self._start_play(s)
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
@@ -171,14 +180,15 @@ class Coinche(BeloteGame):
 
     # -- the auction (CO-B1 .. CO-B8) --------------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        """CO-B1 .. CO-B8: the calls open to ``seat`` in the auction."""
-        ctx = state.ctx
+    def _call_table(self, ctx: Ctx) -> tuple[tuple[game.Action, ...], ...]:
+        return self._calls_of(ctx, ctx.top >= 0), self._calls_of(ctx, False)
+
+    def _calls_of(self, ctx: Ctx, same_team: bool) -> tuple[game.Action, ...]:
+        """CO-B1 .. CO-B8: the calls open to the bidder's team (``same_team``) or the other."""
         r = ctx.rules
-        top, bidder, level = ctx.top, ctx.bidder, ctx.level
+        top, level = ctx.top, ctx.level
         bids_open = top < 0 or level == 1 or (level == 2 and not r.coinche_freezes)
         li = -1 if top < 0 else (top - BID_BASE) // 6
-        same_team = top >= 0 and (seat - bidder) % 2 == 0
         can_coinche = (
             top >= 0 and level == 1 and not same_team and (r.capot_doublable or li < CAPOT_LI)
         )
@@ -205,39 +215,35 @@ class Coinche(BeloteGame):
             found = cache[key] = tuple(sorted(codes))
         return found
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        if (  # CO-B4, V26: a coinche 'a la volee'
-            state.phase == AUCTION
-            and action == COINCHE
-            and state.ctx.rules.coinche_out_of_turn
-            and COINCHE in self._calls(state, seat)
-        ):
-            return self._auction(state, seat, action)
-        raise not_your_turn(state, seat, action)
+    def _tables(self, ctx: Ctx) -> None:
+        r = ctx.rules
+        li, denom = divmod(ctx.top - BID_BASE, 6)
+        ctx.play = play_rules(
+            denom, undertrump=r.undertrump_required, raise_over_partner=r.ta_raise_over_partner
+        )
+        ctx.power = ctx.play.power
+        ctx.points = card_points_table(denom, r)
+        ctx.value = (
+            r.capot_value
+            if li == CAPOT_LI
+            else r.generale_value
+            if li == GENERALE_LI
+            else NUMERIC_VALUES[li]
+        )
+        trumps = () if denom == NO_TRUMPS else SUITS if denom == ALL_TRUMPS else (denom,)
+        kq = []
+        for seat in range(4):
+            full = (ctx.dealt >> (seat << 6)) & LOW
+            kq.append(sum(KING_QUEEN[t] for t in trumps if full & KING_QUEEN[t] == KING_QUEEN[t]))
+        ctx.kq = tuple(kq)
+        ctx.decl_ok = True
 
-    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        ctx = state.ctx
-        calls = (*ctx.calls, (seat, action))
-        top, bidder, passes = ctx.top, ctx.bidder, ctx.passes + 1
-        s = state.copy()
-        s.to_act = (seat + 1) & 3
-        if action == PASS:
-            s.ctx = make_ctx(ctx, calls, top, bidder, ctx.level, passes, top >= 0 and passes == 3)
-            if top < 0 and passes == 4:  # CO-B6c: thrown in
-                s.phase = OVER
-                return game.Step(s, (game.HandEnded(self.result(s)),))
-            if top >= 0 and passes == 3:  # CO-B6b
-                return self._start_play(s)
-            return game.Step(s, ())
-        if action == COINCHE:  # CO-B4
-            s.ctx = make_ctx(ctx, calls, top, bidder, 2, 0)
-            return game.Step(s, (game.Announced("coinche", {"seat": seat}),))
-        if action == SURCOINCHE:  # CO-B5: ends the auction at once
-            s.ctx = make_ctx(ctx, calls, top, bidder, 4, 0, True)
-            return self._start_play(s, (game.Announced("surcoinche", {"seat": seat}),))
-        # a bid (CO-B2, CO-B3); with coinche_freezes off it cancels a coinche
-        s.ctx = make_ctx(ctx, calls, action, seat, 1, 0)
-        return game.Step(s, ())
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        if state.phase == AUCTION and action == COINCHE:  # CO-B4
+            if state.ctx.rules.coinche_out_of_turn and COINCHE in self._calls(state, seat):
+                return self._auction(state, seat, action)  # V26: a coinche 'a la volee'
+            raise self._not_your_turn(state, seat, action, "CO-B4")
+        return super()._out_of_turn(state, seat, action)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return contract_json(ctx)

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules.cards import SUITS, CardSet
+from referee.rules.cards import CardSet
 from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
-from referee.rules.games.belote_play import play_rules
+from referee.rules.games.belote_family import ALL_TRUMPS, NO_TRUMPS
 from referee.rules.games.belote_rules import CoincheRules
-from referee.rules.games.belote_scoring import card_points_table
-from referee.rules.games.belote_state import AUCTION, LOW, BeloteState, Ctx, next_ctx
+from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx
 from referee.rules.seats import Seat
 
 SA: Final = NO_TRUMPS
@@ -72,35 +70,6 @@ class CoincheState(BeloteState):
     def pm(self) -> CardSet:
         """The cards the seat to act may play."""
         return self.playable()
-
-
-def make_ctx(base: Ctx, calls: tuple[tuple[Seat, Action], ...], top: Action, bidder: Seat,
-             level: int, passes: int, play: bool = False) -> Ctx:  # fmt: skip
-    """``base`` after an auction call; with the contract's tables when ``play``."""
-    li, denom = divmod(top - BID_BASE, 6)
-    c = next_ctx(base, calls, top, -1 if top < 0 else denom, bidder, level, passes)
-    if play:
-        r = c.rules
-        c.play = rules_of_play = play_rules(
-            denom, undertrump=r.undertrump_required, raise_over_partner=r.ta_raise_over_partner
-        )
-        c.power = rules_of_play.power
-        c.points = card_points_table(denom, r)
-        c.value = (
-            r.capot_value
-            if li == CAPOT_LI
-            else r.generale_value
-            if li == GENERALE_LI
-            else NUMERIC_VALUES[li]
-        )
-        trumps = () if denom == SA else SUITS if denom == TA else (denom,)
-        kq = []
-        for seat in range(4):
-            full = (c.dealt >> (seat << 6)) & LOW
-            kq.append(sum(KING_QUEEN[t] for t in trumps if full & KING_QUEEN[t] == KING_QUEEN[t]))
-        c.kq = tuple(kq)
-        c.decl_ok = True
-    return c
 
 
 def auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:

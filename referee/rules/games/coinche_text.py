@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules import cards, phased
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules import cards
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games import belote_text
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import KING_QUEEN
-from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, Ctx, playable_cards
+from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -94,14 +94,6 @@ def contract_json(ct: Ctx) -> dict[str, JSON]:
 
 
 # -- refusals -------------------------------------------------------------------------------------
-
-
-def not_your_turn(state: BeloteState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = phased.action_text(format_action, action)
-    phase = state.phase
-    rule = "CO-B6" if phase == OVER else "CO-C3" if phase != AUCTION else (
-        "CO-B4" if action == COINCHE else "CO-D3")
-    return phased.not_your_turn(what, phase == OVER, state.to_act, seat, rule)
 
 
 def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
