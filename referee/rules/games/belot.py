@@ -31,12 +31,10 @@ from referee.rules.games.belot_state import (
     BELOT_BASE,
     BELOT_CARDS,
     BID_BASE,
-    CONTRA,
     DECLARE_BASE,
+    LEVEL_AFTER,
     LEVEL_NAMES,
     MODE_NAMES,
-    RECONTRA,
-    SURCONTRA,
     belot_cards,
     decl_points,
     resolve_declarations,
@@ -140,7 +138,7 @@ class Belot(BeloteGame):
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
 
     bid_base: ClassVar[game.Action] = BID_BASE
-    doubles: ClassVar[Mapping[game.Action, int]] = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
+    doubles: ClassVar[Mapping[game.Action, int]] = LEVEL_AFTER
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)

@@ -1,5 +1,5 @@
-"""Bulgarian Belot's state: the action codes, the deal's packed hands and its unchanging
-part (the ctx), the tables of dealing and the legal cards (BG-P*, BG-A7)."""
+"""Bulgarian Belot's action codes, its tables of legal calls (BG-B1 .. BG-B5) and of belots
+(BG-A7)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ DECLARE_BASE: Final = 3 * VERB_BASE  # + index in belote_declarations.COMBO_MASK
 MODE_NAMES: Final = ("C", "D", "H", "S", "NT", "AT")
 MODE_TITLES: Final = ("clubs", "diamonds", "hearts", "spades", "no trumps", "all trumps")
 VERBS: Final = {"pass": PASS, "contra": CONTRA, "recontra": RECONTRA, "surcontra": SURCONTRA}
-VERB_NAMES: Final = {code: verb for verb, code in VERBS.items()}
 LEVEL_AFTER: Final = {CONTRA: 2, RECONTRA: 4, SURCONTRA: 8}
 LEVEL_NAMES: Final = {1: None, 2: "contra", 4: "recontra", 8: "surcontra"}
 

@@ -1,5 +1,4 @@
-"""Coinche's state: the action codes, what a deal fixes (the cards dealt, the contract and
-its tables) and the state of a deal, with the tables of dealing and of the auction."""
+"""Coinche's action codes, its state and the cache of its legal calls."""
 
 from __future__ import annotations
 
@@ -8,13 +7,10 @@ from typing import Final
 from referee.rules.cards import CardSet
 from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belote_family import ALL_TRUMPS, NO_TRUMPS
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx
 from referee.rules.seats import Seat
 
-SA: Final = NO_TRUMPS
-TA: Final = ALL_TRUMPS
 DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
 
 # -- action codes (cards 0..51 are plays) -----------------------------------------------------
@@ -26,25 +22,17 @@ BID_BASE: Final = VERB_BASE + 3  # + level index * 6 + denomination
 NUMERIC_VALUES: Final = tuple(range(80, 190, 10))  # 80 .. 180
 CAPOT_LI: Final = len(NUMERIC_VALUES)  # 11
 GENERALE_LI: Final = CAPOT_LI + 1  # 12
-N_LEVELS: Final = GENERALE_LI + 1
 ANNOUNCE_BASE: Final = 160  # + combination index
 BELOTE_BASE: Final = 256  # + card
 REBELOTE_BASE: Final = 320  # + card
 
 VERBS: Final = {"pass": PASS, "coinche": COINCHE, "surcoinche": SURCOINCHE}
-VERB_NAMES: Final = {code: verb for verb, code in VERBS.items()}
 LEVEL_NAMES: Final = {1: "none", 2: "coinche", 4: "surcoinche"}
 
 
 def bid_code(li: int, denom: int) -> Action:
     """The code of a bid at level index ``li`` (0 = 80 .. 10 = 180, 11 capot, 12 generale)."""
     return BID_BASE + li * 6 + denom
-
-
-def li_text(li: int) -> str:
-    return (
-        "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else str(NUMERIC_VALUES[li])
-    )
 
 
 # -- state ---------------------------------------------------------------------------------------
@@ -73,11 +61,9 @@ class CoincheState(BeloteState):
 
 
 def auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
+    """The legal calls met so far under these rules' bids (:data:`AUCTION_CACHES`)."""
     key = (rules.max_bid, rules.generale, rules.ranked_denominations)
-    cache = AUCTION_CACHES.get(key)
-    if cache is None:
-        cache = AUCTION_CACHES[key] = {}
-    return cache
+    return AUCTION_CACHES.setdefault(key, {})
 
 
 AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}

@@ -22,14 +22,12 @@ from referee.rules.games.coinche_state import (
     DENOM_NAMES,
     GENERALE_LI,
     LEVEL_NAMES,
-    N_LEVELS,
     NUMERIC_VALUES,
     PASS,
     REBELOTE_BASE,
     SURCOINCHE,
     VERBS,
     bid_code,
-    li_text,
 )
 from referee.rules.seats import Seat
 
@@ -57,7 +55,9 @@ def _read_bid(text: str, arg: str) -> Action:
 
 
 _BID_TEXT: Final = {
-    bid_code(li, d): li_text(li) + DENOM_NAMES[d] for li in range(N_LEVELS) for d in range(6)
+    bid_code(li, d): value + DENOM_NAMES[d]
+    for li, value in enumerate([*map(str, NUMERIC_VALUES), "capot", "generale"])
+    for d in range(6)
 }
 """The text of each bid (``"80H"``, ``"capotTA"``)."""
 NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
