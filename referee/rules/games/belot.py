@@ -78,18 +78,16 @@ __all__ = [  # the game, and the rules, scoring and declaration functions it is 
 def _ctx_property(name: str, doc: str) -> Any:
     """A :class:`BelotState` attribute kept in its ctx (setting it rebuilds the ctx)."""
 
-    def get(self: BelotState) -> Any:
-        return getattr(self.ctx, name)
-
     def put(self: BelotState, value: Any) -> None:
-        ctx = self.ctx
-        fields = {f: getattr(ctx, f) for f in ("calls", "contract", "bidder", "level", "passes")}
-        fields[name] = value
-        top = -1 if fields["contract"] < 0 else BID_BASE + fields["contract"]
-        self.ctx = GAME._ctx(ctx, fields["calls"], top, fields["bidder"], fields["level"],
-                             fields["passes"], True)  # fmt: skip
+        c = self.ctx
+        new = {f: getattr(c, f) for f in ("calls", "top", "bidder", "level", "passes")}
+        if name == "contract":
+            new["top"] = -1 if value < 0 else BID_BASE + value
+        else:
+            new[name] = value
+        self.ctx = GAME._ctx(c, **new, play=True)
 
-    return property(get, put, doc=doc)
+    return property(lambda self: getattr(self.ctx, name), put, doc=doc)
 
 
 class BelotState(BeloteState):

@@ -33,8 +33,9 @@ def _read_bid(text: str, arg: str) -> Action:
     return BID_BASE + MODE_NAMES.index(key)
 
 
-NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
+VOCAB: Final = belote_text.Vocabulary(
     game="Belot",
+    rules="BG",
     usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
     "belot:<card>",
     verbs=VERBS,
@@ -48,7 +49,15 @@ NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
     twice="{text!r} names {card} twice",
     not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
     "kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)",
-))
+    raise_="{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even "
+    "over a partner); you may play {names}",
+    trumps=("trumps", "all trumps"),
+    overtrump="{text!r}: you are out of {led} and an opponent's trump {best} is winning: you "
+    "must over-trump with {names}",
+    trump="{text!r}: you are out of {led} and the opponents are winning: you must trump with "
+    "{names}",
+)
+NOTATION: Final = belote_text.notation(VOCAB)
 """Belot's notation (BG-B1, BG-A3, BG-A7)."""
 format_action: Final = NOTATION.format
 
@@ -70,7 +79,7 @@ def illegal(state: BeloteState, action: Action) -> IllegalActionError:
         if not (hand >> c) & 1:
             return IllegalActionError(f"{text!r}: you do not hold {cards.CARD_NAMES[c]}", "BG-P1")
         if not (playable_cards(state) >> c) & 1:
-            return belote_text.illegal_card(state, c, text, _WORDS)
+            return belote_text.illegal_card(state, c, text, VOCAB)
         return illegal_belot(state, hand, c, text)
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
         return illegal_declaration(state, seat, hand, action, text)
@@ -125,15 +134,6 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
 
-_WORDS: Final = belote_text.Words(
-    "BG",
-    "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
-    "partner); you may play {names}",
-    ("trumps", "all trumps"),
-    "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
-    "over-trump with {names}",
-    "{text!r}: you are out of {led} and the opponents are winning: you must trump with {names}",
-)
 
 
 def illegal_belot(

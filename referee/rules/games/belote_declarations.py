@@ -48,6 +48,7 @@ COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for 
 """Every combination's cards: the sequences of ``SEQUENCES``, then the carrés of
 ``CARRE_RANKS``."""
 N_SEQ: Final = len(SEQUENCES)
+N_COMBOS: Final = len(COMBO_MASKS)
 """Indices below ``N_SEQ`` are sequences, the others carrés."""
 COMBO_BY_MASK: Final = {m: i for i, m in enumerate(COMBO_MASKS)}
 """The combination of a set of cards."""
@@ -69,16 +70,15 @@ def _length(index: int) -> int:
     return SEQUENCES[index][2] if index < N_SEQ else 0
 
 
-BG_KINDS: Final = tuple(
-    ("terca", "kvarta")[n - 3] if 3 <= n <= 4 else "kvinta" if n else "kare"
-    for n in map(_length, range(len(COMBO_MASKS)))
-)
-"""What a Belot player says (BG-A3): terca, kvarta, kvinta or kare."""
-FR_KINDS: Final = tuple(
-    ("tierce", "cinquante")[n - 3] if 3 <= n <= 4 else "cent" if n else "carre"
-    for n in map(_length, range(len(COMBO_MASKS)))
-)
-"""What a Coinche player says (CO-A2): tierce, cinquante, cent or carre."""
+def _kinds(*words: str) -> tuple[str, ...]:
+    """Each combination's name: ``words`` of a run of 3, 4, 5 or more, and of a carré."""
+    return tuple(words[min(n, 5) - 3] if n else words[3] for n in map(_length, range(N_COMBOS)))
+
+
+BG_KINDS: Final = _kinds("terca", "kvarta", "kvinta", "kare")
+"""What a Belot player says (BG-A3)."""
+FR_KINDS: Final = _kinds("tierce", "cinquante", "cent", "carre")
+"""What a Coinche player says (CO-A2)."""
 
 _CARRE_POINTS: Final = {JACK: 200, NINE: 150, ACE: 100, TEN: 100, KING: 100, QUEEN: 100}
 """BG-A1, CO-A1: four jacks 200, four nines 150, four aces, tens, kings or queens 100."""

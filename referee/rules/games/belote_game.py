@@ -15,7 +15,7 @@ from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, car
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError, NotYourTurnError
-from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_declarations import N_COMBOS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
     AUCTION,
@@ -40,7 +40,6 @@ new_tuple: Final = tuple.__new__
 STEP: Final = game.Step
 TRICK_TAKEN: Final = game.TrickTaken
 """``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
-N_COMBOS: Final = len(COMBO_MASKS)
 ORDER: Final = tuple(range(32))
 """The positions in the pack (what a deal's getters take from a short pack)."""
 
@@ -407,9 +406,8 @@ class BeloteGame:
         ``decl_ok``, ``value``)."""
         raise NotImplementedError
 
-    def _extras(
-        self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
-    ) -> None:
+    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
+                ) -> None:  # fmt: skip
         """Add to ``out`` (the playable cards) the declarations and belots ``seat`` may make."""
         raise NotImplementedError
 
@@ -425,7 +423,6 @@ class BeloteGame:
         raise NotImplementedError
 
     def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        """Why ``action`` is refused, naming the rule."""
         raise NotImplementedError
 
     def _result(self, state: BeloteState) -> game.HandResult:

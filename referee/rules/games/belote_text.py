@@ -1,6 +1,6 @@
 """The belote family in words, written once for Bulgarian Belot and Coinche: the notation of a
-game's actions, read and written from its :class:`Vocabulary`, and the refusals the two games
-word alike, each game giving its :class:`Words`."""
+game's actions and the refusals the two games word alike, each game giving its
+:class:`Vocabulary`."""
 
 from __future__ import annotations
 
@@ -23,15 +23,20 @@ from referee.rules.cards import (
 )
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import Action
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS, N_COMBOS
 from referee.rules.games.belote_family import ALL_TRUMPS, PACK_MASK
 from referee.rules.games.belote_state import BeloteState, playable_cards
 
 
 class Vocabulary(NamedTuple):
-    """A game's notation (``docs/hand-record.md``) and the words of its refusals to read."""
+    """A game's notation (``docs/hand-record.md``) and the words of its refusals. The refusals
+    of a card the seat to act holds but may not play are templates formatted with ``text``
+    (the action), ``led`` (the suit led), ``best`` (the card winning the trick), ``trumps`` and
+    ``names`` (the cards it may play)."""
 
     game: str
+    rules: str
+    """The game's rule prefix: ``BG`` or ``CO``."""
     usage: str
     """The actions as the refusal of an unknown one lists them."""
     verbs: Mapping[str, Action]
@@ -54,6 +59,14 @@ class Vocabulary(NamedTuple):
     it is :attr:`not_combo`."""
     not_combo: str
     """The refusal of a declaration that is no combination (``{text}``)."""
+    raise_: str
+    """The card follows suit but does not beat the best card (``P3``)."""
+    trumps: tuple[str, str]
+    """``trumps`` of ``raise_`` under a suit contract and in all trumps."""
+    overtrump: str
+    """Void, the seat does not over-trump an opponent's winning trump (``P5``)."""
+    trump: str
+    """Void, the seat does not trump the opponents' winning card (``P5``)."""
 
 
 class Notation(NamedTuple):
@@ -71,12 +84,12 @@ def notation(v: Vocabulary) -> Notation:
     texts = {c: "play:" + CARD_NAMES[c] for c in range(52)}
     texts.update((code, verb) for verb, code in v.verbs.items())
     texts.update((code, "bid:" + bid) for code, bid in v.bids.items())
-    texts.update((v.declare_base + i, combo_text(v.declare, i)) for i in range(len(COMBO_CARDS)))
+    texts.update((v.declare_base + i, combo_text(v.declare, i)) for i in range(N_COMBOS))
     for verb, base in v.said.items():
         texts.update((base + c, f"{verb}:{CARD_NAMES[c]}") for c in range(52))
     kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
     every = sorted([*PACK_32, *v.verbs.values(), *v.bids, *(base + c for base in v.said.values()
-                    for c in kq), *range(v.declare_base, v.declare_base + len(COMBO_CARDS))])
+                    for c in kq), *range(v.declare_base, v.declare_base + N_COMBOS)])
 
     def read(text: str) -> Action:
         verb, sep, arg = text.partition(":")
@@ -136,24 +149,7 @@ def not_held(text: str, hand: CardSet, cs: CardSet, rule: str) -> IllegalActionE
     return IllegalActionError(f"{text!r}: you do not hold {cards_text(cs & ~hand)}", rule)
 
 
-class Words(NamedTuple):
-    """How a game words the refusal of a card the seat to act holds but may not play; each
-    template is formatted with ``text`` (the action), ``led`` (the suit led), ``best`` (the
-    card winning the trick), ``trumps`` and ``names`` (the cards it may play)."""
-
-    rules: str
-    """The game's rule prefix: ``BG`` or ``CO``."""
-    raise_: str
-    """The card follows suit but does not beat the best card (``P3``)."""
-    trumps: tuple[str, str]
-    """``trumps`` of ``raise_`` under a suit contract and in all trumps."""
-    overtrump: str
-    """Void, the seat does not over-trump an opponent's winning trump (``P5``)."""
-    trump: str
-    """Void, the seat does not trump the opponents' winning card (``P5``)."""
-
-
-def illegal_card(state: BeloteState, c: Card, text: str, words: Words) -> IllegalActionError:
+def illegal_card(state: BeloteState, c: Card, text: str, words: Vocabulary) -> IllegalActionError:
     """Why the seat to act may not play ``c``, which it holds (BG-P2 .. BG-P5, CO-P2 .. CO-P5):
     it must follow suit, raise in the trump suit, or trump."""
     led = SUIT_OF[state.trick[0]]

@@ -223,19 +223,11 @@ class Coinche(BeloteGame):
         )
         ctx.power = ctx.play.power
         ctx.points = card_points_table(denom, r)
-        ctx.value = (
-            r.capot_value
-            if li == CAPOT_LI
-            else r.generale_value
-            if li == GENERALE_LI
-            else NUMERIC_VALUES[li]
-        )
+        ctx.value = (*NUMERIC_VALUES, r.capot_value, r.generale_value)[li]
         trumps = () if denom == NO_TRUMPS else SUITS if denom == ALL_TRUMPS else (denom,)
-        kq = []
-        for seat in range(4):
-            full = (ctx.dealt >> (seat << 6)) & LOW
-            kq.append(sum(KING_QUEEN[t] for t in trumps if full & KING_QUEEN[t] == KING_QUEEN[t]))
-        ctx.kq = tuple(kq)
+        dealt = [(ctx.dealt >> (seat << 6)) & LOW for seat in range(4)]
+        ctx.kq = tuple(sum(KING_QUEEN[t] for t in trumps if h & KING_QUEEN[t] == KING_QUEEN[t])
+                       for h in dealt)  # fmt: skip
         ctx.decl_ok = True
 
     def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:

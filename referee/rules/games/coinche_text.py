@@ -60,8 +60,9 @@ _BID_TEXT: Final = {
     for d in range(6)
 }
 """The text of each bid (``"80H"``, ``"capotTA"``)."""
-NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
+VOCAB: Final = belote_text.Vocabulary(
     game="Coinche",
+    rules="CO",
     usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
     "play:<card>, belote:<card>, rebelote:<card>",
     verbs=VERBS,
@@ -75,7 +76,15 @@ NOTATION: Final = belote_text.notation(belote_text.Vocabulary(
     twice=None,
     not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
     "one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H (CO-A1)",
-))
+    raise_="{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: "
+    "play one of {names}",
+    trumps=("as trumps", "in tout atout"),
+    overtrump="{text!r}: an opponent's {best} is winning: you must overtrump if you can, else "
+    "play a lower trump: play one of {names}",
+    trump="{text!r}: void in {led} with the opponents winning, you must trump: play one of "
+    "{names}",
+)
+NOTATION: Final = belote_text.notation(VOCAB)
 """Coinche's notation (CO-B1, CO-A2, CO-A4)."""
 format_action: Final = NOTATION.format
 ALL_ACTIONS: Final = frozenset(NOTATION.every())
@@ -142,18 +151,9 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
                 f"{text!r}: belote is said with the first of the pair; this is the second",
                 "CO-A4",
             )
-    return belote_text.illegal_card(state, c, text, _WORDS)
+    return belote_text.illegal_card(state, c, text, VOCAB)
 
 
-_WORDS: Final = belote_text.Words(
-    "CO",
-    "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play one "
-    "of {names}",
-    ("as trumps", "in tout atout"),
-    "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
-    "lower trump: play one of {names}",
-    "{text!r}: void in {led} with the opponents winning, you must trump: play one of {names}",
-)
 
 
 def illegal_call(
