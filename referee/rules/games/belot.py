@@ -27,14 +27,17 @@ from referee.rules.cards import SUIT_LETTERS, SUIT_OF, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
 from referee.rules.games.belot_state import (
-    AUCTION_TABLES,
     BELOT_BASE,
     BELOT_CARDS,
     BID_BASE,
+    CONTRA,
     DECLARE_BASE,
     LEVEL_AFTER,
     LEVEL_NAMES,
     MODE_NAMES,
+    PASS,
+    RECONTRA,
+    SURCONTRA,
     belot_cards,
     decl_points,
     resolve_declarations,
@@ -141,17 +144,27 @@ class Belot(BeloteGame):
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
         held, rest = self._packed(deal, 5, 3, dealer)
-        table = AUCTION_TABLES[(2 if rules.bg_double_freezes_auction else 0) + rules.bg_surcontra]
-        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest, table)
+        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest)
         s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, BelotState)
         return s
 
     # -- the auction (BG-B1 .. BG-B6) -----------------------------------------------------
 
-    def _call_table(self, ctx: Ctx) -> tuple[tuple[game.Action, ...], ...]:
-        table: tuple[tuple[game.Action, ...], ...] = ctx.table[ctx.contract + 1][ctx.level]
-        return table
+    def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
+        """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
+        level = ctx.level
+        out = [PASS]
+        if not (ctx.rules.bg_double_freezes_auction and level > 1):
+            out.extend(range(BID_BASE + ctx.contract + 1, BID_BASE + 6))
+        if ctx.top >= 0:
+            if level == 1 and not ours:
+                out.append(CONTRA)
+            elif level == 2 and ours:
+                out.append(RECONTRA)
+            elif level == 4 and not ours and ctx.rules.bg_surcontra:
+                out.append(SURCONTRA)
+        return out
 
     def _tables(self, ctx: Ctx) -> None:
         mode = ctx.contract

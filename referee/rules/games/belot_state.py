@@ -1,5 +1,4 @@
-"""Bulgarian Belot's action codes, its tables of legal calls (BG-B1 .. BG-B5) and of belots
-(BG-A7)."""
+"""Bulgarian Belot's action codes and its tables of belots (BG-A7)."""
 
 from __future__ import annotations
 
@@ -44,35 +43,6 @@ def resolve_declarations(declared: Sequence[tuple[Seat, Action]], rules: BelotRu
 
 # -- the auction and the contract ----------------------------------------------------------
 
-
-def _calls_for(
-    top: int, level: int, ours: bool, freeze: bool, surcontra: bool
-) -> tuple[Action, ...]:
-    """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
-    out = [PASS]
-    if not (freeze and level > 1):
-        out.extend(range(BID_BASE + top + 1, BID_BASE + 6))
-    if top >= 0:
-        if level == 1 and not ours:
-            out.append(CONTRA)
-        elif level == 2 and ours:
-            out.append(RECONTRA)
-        elif level == 4 and not ours and surcontra:
-            out.append(SURCONTRA)
-    return tuple(out)
-
-
-AUCTION_TABLES: Final = tuple(
-    tuple(
-        tuple(tuple(_calls_for(top, level, ours, freeze, sur) for ours in (True, False))
-              for level in range(9))
-        for top in range(-1, 6)
-    )
-    for freeze in (False, True)
-    for sur in (False, True)
-)
-"""``AUCTION_TABLES[2 * freeze + surcontra][contract + 1][level][(seat ^ bidder) & 1]``: the legal
-calls of ``seat``, as :attr:`Ctx.auction` holds them."""
 
 BELOT_CARDS: Final = tuple(
     KING_QUEEN[m] if m < NO_TRUMPS else (sum(KING_QUEEN) if m == ALL_TRUMPS else 0)

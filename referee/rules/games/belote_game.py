@@ -149,11 +149,11 @@ class BeloteGame:
     def _ctx(self, b: Ctx, calls: tuple[tuple[Seat, game.Action], ...], top: game.Action,
              bidder: Seat, level: int, passes: int, play: bool = False) -> Ctx:  # fmt: skip
         """``b``'s deal after an auction call (``top`` the standing bid, -1 for none): its calls
-        (:meth:`_call_table`), and the contract's tables when ``play`` (:meth:`_tables`)."""
+        (:meth:`_calls_open`), and the contract's tables when ``play`` (:meth:`_tables`)."""
         c = deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table)
         c.calls, c.top, c.bidder, c.level, c.passes = calls, top, bidder, level, passes
         c.contract = -1 if top < 0 else (top - self.bid_base) % 6
-        c.auction = self._call_table(c)
+        c.auction = (self._calls_open(c, top >= 0), self._calls_open(c, False))
         if play and top >= 0:
             self._tables(c)
         return c
@@ -345,7 +345,7 @@ class BeloteGame:
     # -- the hooks of each game -----------------------------------------------------------
 
     def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        """The calls open to ``seat`` in the auction (:meth:`_call_table`)."""
+        """The calls open to ``seat`` in the auction (:meth:`_calls_open`)."""
         ctx = state.ctx
         calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
         return calls
@@ -397,8 +397,17 @@ class BeloteGame:
             return STEP(s, (game.HandEnded(self.result(s)),))
         return STEP(s, facts)
 
-    def _call_table(self, ctx: Ctx) -> tuple[tuple[game.Action, ...], ...]:
-        """The calls open under ``ctx`` to the bidder's side, and to the other."""
+    def _calls_open(self, ctx: Ctx, ours: bool) -> tuple[game.Action, ...]:
+        """The calls open under ``ctx`` to the bidder's team (``ours``) or the other
+        (:meth:`_calls_for`), worked out once per situation under the same rules."""
+        key = (ctx.top * 16 + ctx.level) * 2 + ours
+        table: dict[int, tuple[game.Action, ...]] = ctx.table
+        found = table.get(key)
+        if found is None:
+            found = table[key] = tuple(sorted(self._calls_for(ctx, ours)))
+        return found
+
+    def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
         raise NotImplementedError
 
     def _tables(self, ctx: Ctx) -> None:

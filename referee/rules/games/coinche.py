@@ -66,7 +66,6 @@ from referee.rules.games.coinche_state import (
     REBELOTE_BASE,
     SURCOINCHE,
     CoincheState,
-    auction_cache,
     bid_code,
 )
 from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
@@ -140,7 +139,7 @@ class Coinche(BeloteGame):
                 held = pack([sum(1 << c for c in h[:k]) for h in deal.hands])
                 rest = full ^ held
         first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest, auction_cache(rules))
+        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest)
         s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, CoincheState)
         return s
@@ -167,7 +166,7 @@ class Coinche(BeloteGame):
             full[seat] |= 1 << c
         held = pack(full)
         full[0] |= PACK_MASK & ~sum(full)
-        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full), auction_cache(rules))
+        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full))
         s = self._new_state(self._ctx(base, (), code, bidder, 1, 3, True), held)
         self._start_play(s)
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
@@ -180,10 +179,7 @@ class Coinche(BeloteGame):
 
     # -- the auction (CO-B1 .. CO-B8) --------------------------------------------------------
 
-    def _call_table(self, ctx: Ctx) -> tuple[tuple[game.Action, ...], ...]:
-        return self._calls_of(ctx, ctx.top >= 0), self._calls_of(ctx, False)
-
-    def _calls_of(self, ctx: Ctx, same_team: bool) -> tuple[game.Action, ...]:
+    def _calls_for(self, ctx: Ctx, same_team: bool) -> list[game.Action]:
         """CO-B1 .. CO-B8: the calls open to the bidder's team (``same_team``) or the other."""
         r = ctx.rules
         top, level = ctx.top, ctx.level
@@ -192,28 +188,21 @@ class Coinche(BeloteGame):
         can_coinche = (
             top >= 0 and level == 1 and not same_team and (r.capot_doublable or li < CAPOT_LI)
         )
-        can_sur = level == 2 and same_team
-        cache: dict[int, tuple[game.Action, ...]] = ctx.table
-        key = (top if bids_open else -2) * 4 + 2 * can_coinche + can_sur
-        found = cache.get(key)
-        if found is None:
-            codes = [PASS]
-            if can_coinche:
-                codes.append(COINCHE)
-            if can_sur:
-                codes.append(SURCOINCHE)
-            if bids_open:
-                max_li = (r.max_bid - 80) // 10
-                levels = [*range(max_li + 1), CAPOT_LI]
-                if r.generale:
-                    levels.append(GENERALE_LI)
-                top_d = -1 if top < 0 else (top - BID_BASE) % 6
-                for lv in levels:
-                    for d in range(6):
-                        if lv > li or (lv == li and r.ranked_denominations and d > top_d):
-                            codes.append(bid_code(lv, d))
-            found = cache[key] = tuple(sorted(codes))
-        return found
+        codes = [PASS]
+        if can_coinche:
+            codes.append(COINCHE)
+        if level == 2 and same_team:
+            codes.append(SURCOINCHE)
+        if bids_open:
+            levels = [*range((r.max_bid - 80) // 10 + 1), CAPOT_LI]
+            if r.generale:
+                levels.append(GENERALE_LI)
+            top_d = -1 if top < 0 else (top - BID_BASE) % 6
+            for lv in levels:
+                for d in range(6):
+                    if lv > li or (lv == li and r.ranked_denominations and d > top_d):
+                        codes.append(bid_code(lv, d))
+        return codes
 
     def _tables(self, ctx: Ctx) -> None:
         r = ctx.rules

@@ -7,7 +7,6 @@ from typing import Final
 from referee.rules.cards import CardSet
 from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx
 from referee.rules.seats import Seat
 
@@ -58,13 +57,3 @@ class CoincheState(BeloteState):
     def pm(self) -> CardSet:
         """The cards the seat to act may play."""
         return self.playable()
-
-
-def auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
-    """The legal calls met so far under these rules' bids (:data:`AUCTION_CACHES`)."""
-    key = (rules.max_bid, rules.generale, rules.ranked_denominations)
-    return AUCTION_CACHES.setdefault(key, {})
-
-
-AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
-"""Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""
