@@ -134,6 +134,7 @@ class Belot(BeloteGame):
     declared: ClassVar[str] = "declaration"
     kinds: ClassVar[tuple[str, ...]] = BG_KINDS
     undealt: ClassVar[str] = "stock"
+    carry: ClassVar[tuple[int, ...]] = (0, 0)  # the pot and a valat pending (BG-S6, BG-G2)
     getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2))  # BG-D2
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
@@ -282,9 +283,6 @@ class Belot(BeloteGame):
         return out
 
     # -- match level (BG-D4, BG-S6, BG-G1 .. BG-G3) ----------------------------------------
-
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
-        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=(0, 0))
 
     def after_hand(
         self, match: game.MatchState, result: game.HandResult, rules: RuleSet

@@ -82,6 +82,11 @@ class BeloteGame:
     """Whether a double is a fact (Coinche's coinche and surcoinche)."""
     closing: ClassVar[int] = 0
     """The level that ends the auction at once (a surcoinche, CO-B5), or 0."""
+    carry: ClassVar[tuple[int, ...]] = ()
+    """What a new match carries from deal to deal (``MatchState.carry``)."""
+
+    def new_match(self, rules: Any, first_dealer: Seat) -> game.MatchState:
+        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=self.carry)
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act

@@ -1,9 +1,8 @@
 """Coinche (Belote contrée), as ``rules/belot-coinche.md`` §2 defines it (seed 003, French).
 
 Seats 0..3 in turn order; teams 0–2 and 1–3. Coinche differs from Bulgarian Belot by its
-parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own are the
-auction here, its state and words (``coinche_*``); its rules and scoring are in the family's
-``belote_rules`` and ``belote_scoring``.
+parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own state and
+words are ``coinche_*``.
 
 The deal (CO-D2): eight cards to each seat in packets of 3, 2, 3 from ``dealer + 1``;
 ``deal.hands[s]`` lists the cards in the order received and ``deal.stock`` is empty. With
@@ -59,6 +58,7 @@ from referee.rules.games.coinche_state import (
     BID_BASE,
     CAPOT_LI,
     COINCHE,
+    DENOM_NAMES,
     GENERALE_LI,
     LEVEL_NAMES,
     NUMERIC_VALUES,
@@ -68,7 +68,7 @@ from referee.rules.games.coinche_state import (
     CoincheState,
     bid_code,
 )
-from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
+from referee.rules.games.coinche_text import NOTATION, illegal
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -227,7 +227,14 @@ class Coinche(BeloteGame):
         return super()._out_of_turn(state, seat, action)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
-        return contract_json(ctx)
+        return {
+            "bid": self.format_action(ctx.top)[4:],
+            "value": ctx.value,
+            "denomination": DENOM_NAMES[ctx.contract],
+            "bidder": ctx.bidder,
+            "team": ctx.bidder & 1,
+            "coinche": LEVEL_NAMES[ctx.level],
+        }
 
     # -- play (CO-P*, CO-A*) -----------------------------------------------------------------
 
@@ -244,10 +251,7 @@ class Coinche(BeloteGame):
         bc = legal & state.ctx.kq[seat]
         if bc:  # CO-A4: belote with the first of K/Q of trumps, rebelote with the second
             hand = state.hand(seat)
-            said = 0
-            for _, a in state.belots:
-                if a < REBELOTE_BASE:
-                    said |= 1 << (a & 63)
+            said = sum(1 << (a & 63) for _, a in state.belots if a < REBELOTE_BASE)
             rebel: list[game.Action] = []
             for c in cards_in(bc):
                 other = BELOT_PARTNER[c]
@@ -313,7 +317,7 @@ class Coinche(BeloteGame):
             bel=(bel[0], bel[1]), taker=taker, all_tricks=all_tricks,
         )
         detail: dict[str, game.JSON] = {
-            "contract": contract_json(ctx),
+            "contract": self._contract_json(ctx),
             "made": made,
             "tricks": list(tricks),
             "card_points": card,
@@ -330,12 +334,8 @@ class Coinche(BeloteGame):
         ctx = state.ctx
         ct = ctx if state.phase != AUCTION and ctx.top >= 0 else None
         anns = state.decls
-        bel = rebel = 0
-        for _, a in state.belots:
-            if a >= REBELOTE_BASE:
-                rebel |= 1 << (a & 63)
-            else:
-                bel |= 1 << (a & 63)
+        bel = sum(1 << (a & 63) for _, a in state.belots if a < REBELOTE_BASE)
+        rebel = sum(1 << (a & 63) for _, a in state.belots if a >= REBELOTE_BASE)
         n = len(state.tricks)
         revealed = n > 1 or (n == 1 and bool(state.trick)) or state.phase == OVER
         fields: dict[str, game.JSON] = {
@@ -344,7 +344,7 @@ class Coinche(BeloteGame):
             "standing_bid": self.format_action(ctx.top)[4:] if ctx.top >= 0 else None,
             "bidder": ctx.bidder if ctx.bidder >= 0 else None,
             "coinche": LEVEL_NAMES[ctx.level],
-            "contract": contract_json(ct) if ct is not None else None,
+            "contract": self._contract_json(ct) if ct is not None else None,
             "card_points": list(team_tally(state.tricks)[0]),
             "announcements": [
                 self._ann_json(p, i, ct)
@@ -367,9 +367,6 @@ class Coinche(BeloteGame):
         return out
 
     # -- match level (CO-D1, CO-G1 .. CO-G3) ----------------------------------------------------
-
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
-        return game.MatchState(scores=(0, 0), dealer=first_dealer)
 
     def after_hand(
         self, match: game.MatchState, result: game.HandResult, rules: RuleSet

@@ -8,11 +8,11 @@ from typing import Final
 
 from referee.rules import cards
 from referee.rules.errors import IllegalActionError, InvalidActionError
-from referee.rules.game import JSON, VERB_BASE, Action
+from referee.rules.game import VERB_BASE, Action
 from referee.rules.games import belote_text
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import KING_QUEEN
-from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx, playable_cards
+from referee.rules.games.belote_state import AUCTION, BeloteState, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -21,7 +21,6 @@ from referee.rules.games.coinche_state import (
     COINCHE,
     DENOM_NAMES,
     GENERALE_LI,
-    LEVEL_NAMES,
     NUMERIC_VALUES,
     PASS,
     REBELOTE_BASE,
@@ -90,17 +89,6 @@ format_action: Final = NOTATION.format
 ALL_ACTIONS: Final = frozenset(NOTATION.every())
 
 
-def contract_json(ct: Ctx) -> dict[str, JSON]:
-    return {
-        "bid": _BID_TEXT[ct.top],
-        "value": ct.value,
-        "denomination": DENOM_NAMES[ct.contract],
-        "bidder": ct.bidder,
-        "team": ct.bidder & 1,
-        "coinche": LEVEL_NAMES[ct.level],
-    }
-
-
 
 # -- refusals -------------------------------------------------------------------------------------
 
@@ -115,7 +103,7 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
     ct = state.ctx
     if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
         return IllegalActionError(
-            f"{text!r}: the auction is over; the contract is {contract_json(ct)['bid']}",
+            f"{text!r}: the auction is over; the contract is {_BID_TEXT[ct.top]}",
             "CO-B6",
         )
     hand = state.hand(seat)
