@@ -11,8 +11,7 @@ stay undealt (BG-B6).
 Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
 over. Scoring (BG-S*, BG-R*) is :func:`belote_scoring.score_deal`; the match (hanging points,
 151, "с капо не се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot,
-valat_pending)``. The card play, declarations and game base are shared with Coinche
-with its rules and scoring (``belote_*``); Belot's own state and words are ``belot_*``.
+valat_pending)``. Belot's own codes and words are ``belot_*``; the rest is the family's.
 Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
 """
 
@@ -23,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
-from referee.rules.cards import SUIT_LETTERS, SUIT_OF, CardSet, cards_in, names
+from referee.rules.cards import SUIT_LETTERS, SUIT_MASKS, SUIT_OF, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
 from referee.rules.games.belot_state import (
@@ -38,7 +37,6 @@ from referee.rules.games.belot_state import (
     PASS,
     RECONTRA,
     SURCONTRA,
-    belot_cards,
     decl_points,
     resolve_declarations,
 )
@@ -50,7 +48,7 @@ from referee.rules.games.belote_declarations import (
     combo_json,
     combo_names,
 )
-from referee.rules.games.belote_family import CARD_POINTS, LAST_TRICK_BONUS, NO_TRUMPS
+from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, LAST_TRICK_BONUS, NO_TRUMPS
 from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
 from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import BelotRules
@@ -186,8 +184,12 @@ class Belot(BeloteGame):
         ctx = state.ctx
         hand = (state.hands >> (seat << 6)) & LOW
         x = hand & ctx.kq[seat]
-        if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
-            out.extend(BELOT_BASE + c for c in cards_in(belot_cards(state, hand, legal)))
+        pairs = x & (x >> 1)  # the queen's bit of each K+Q pair in hand (Q, K: adjacent bits)
+        if pairs:  # BG-A7: either card of the pair, as it may be played; none in no trumps
+            said = (pairs | (pairs << 1)) & legal
+            if ctx.contract == ALL_TRUMPS and state.trick:  # all trumps: not on a discard
+                said &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
+            out.extend(BELOT_BASE + c for c in cards_in(said))
         if not state.tricks and ctx.decl_ok:  # BG-A1, BG-A3, BG-A4, with the first card
             out.extend(DECLARE_BASE + i for i in bg_declarable(hand, state.declared(seat)))
 

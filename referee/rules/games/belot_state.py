@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from referee.rules.cards import SUIT_MASKS, SUIT_OF, CardSet
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games.belote_declarations import bg_points, bg_resolve
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_rules import BelotRules
-from referee.rules.games.belote_state import BeloteState
 from referee.rules.seats import Seat
 
 # -- action codes (cards 0..51 are plays) ---------------------------------------------------
@@ -49,14 +47,3 @@ BELOT_CARDS: Final = tuple(
     for m in range(6)
 )
 """Per mode, the cards that can carry a belot (BG-A7)."""
-
-
-def belot_cards(state: BeloteState, hand: CardSet, playable: CardSet) -> CardSet:
-    """BG-A7: playable K/Q whose partner is still in hand, played as a lead, following suit,
-    or (suit contract) as a trump. None in no trumps (BG-A2)."""
-    x = hand & state.ctx.kq[0]
-    pairs = x & (x >> 1)  # the queen's bit of each complete K+Q pair (Q, K are adjacent bits)
-    out = (pairs | (pairs << 1)) & playable
-    if out and state.ctx.contract == ALL_TRUMPS and state.trick:
-        out &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
-    return out

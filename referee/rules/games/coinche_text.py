@@ -142,8 +142,6 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
     return belote_text.illegal_card(state, c, text, VOCAB)
 
 
-
-
 def illegal_call(
     state: BeloteState, seat: Seat, action: Action, text: str
 ) -> IllegalActionError:
