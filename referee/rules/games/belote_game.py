@@ -14,7 +14,7 @@ from referee.rules import game
 from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
-from referee.rules.errors import IllegalActionError, NotYourTurnError
+from referee.rules.errors import IllegalActionError
 from referee.rules.games.belote_declarations import N_COMBOS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
@@ -366,16 +366,13 @@ class BeloteGame:
             raise self._illegal(state, seat, action)
         return self._auction(state, seat, action)
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        """An action when the deal is over or by a seat not to act: refused (BG-B7, CO-D3,
-        CO-C3, CO-B6)."""
-        raise self._not_your_turn(state, seat, action, self.PHASES[state.phase].turn_rule)
-
-    def _not_your_turn(
-        self, state: BeloteState, seat: Seat, action: game.Action, rule: str
-    ) -> NotYourTurnError:
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
+                     ) -> game.Step:  # fmt: skip
+        """An action when the deal is over or by a seat not to act: refused, naming ``rule`` or
+        the phase's rule of turns (BG-B7, CO-D3, CO-C3, CO-B6)."""
         what = action_text(self.format_action, action)
-        return not_your_turn(what, state.phase == OVER, state.to_act, seat, rule)
+        rule = rule or self.PHASES[state.phase].turn_rule
+        raise not_your_turn(what, state.phase == OVER, state.to_act, seat, rule)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """A legal call of the seat to act: a pass, a double or a bid (BG-B1 .. BG-B6, CO-B1 ..

@@ -219,12 +219,13 @@ class Coinche(BeloteGame):
                        for h in dealt)  # fmt: skip
         ctx.decl_ok = True
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
+                     ) -> game.Step:  # fmt: skip
         if state.phase == AUCTION and action == COINCHE:  # CO-B4
             if state.ctx.rules.coinche_out_of_turn and COINCHE in self._calls(state, seat):
                 return self._auction(state, seat, action)  # V26: a coinche 'a la volee'
-            raise self._not_your_turn(state, seat, action, "CO-B4")
-        return super()._out_of_turn(state, seat, action)
+            rule = "CO-B4"
+        return super()._out_of_turn(state, seat, action, rule)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return {
