@@ -25,37 +25,40 @@ from referee.rules.games.belote_state import AUCTION, BeloteState, playable_card
 from referee.rules.phased import known
 from referee.rules.seats import Seat
 
+_BIDS: Final = {name: BID_BASE + mode for mode, name in enumerate(MODE_NAMES)}
+
 
 def _read_bid(text: str, arg: str) -> Action:
-    key = arg.upper()
-    if key not in MODE_NAMES or arg != arg.strip():
+    code = _BIDS.get(arg.upper())
+    if code is None:
         raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
-    return BID_BASE + MODE_NAMES.index(key)
+    return code
 
 
 VOCAB: Final = belote_text.Vocabulary(
     game="Belot",
     rules="BG",
-    usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
-    "belot:<card>",
     verbs=VERBS,
-    bids={BID_BASE + mode: name for mode, name in enumerate(MODE_NAMES)},
+    bids={code: name for name, code in _BIDS.items()},
     read_bid=_read_bid,
-    pack_only=False,
     said={"belot": BELOT_BASE},
     said_why="a belot is announced with a king or queen",
     declare="declare",
     declare_base=DECLARE_BASE,
-    twice="{text!r} names {card} twice",
+    usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
+    "belot:<card>",
     not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
     "kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)",
-    raise_="{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even "
-    "over a partner); you may play {names}",
-    trumps=("trumps", "all trumps"),
-    overtrump="{text!r}: you are out of {led} and an opponent's trump {best} is winning: you "
-    "must over-trump with {names}",
-    trump="{text!r}: you are out of {led} and the opponents are winning: you must trump with "
-    "{names}",
+    play=(
+        "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
+        "partner); you may play {names}",
+        ("trumps", "all trumps"),
+        "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
+        "over-trump with {names}",
+        "{text!r}: you are out of {led} and the opponents are winning: you must trump with "
+        "{names}",
+    ),
+    twice="{text!r} names {card} twice",
 )
 NOTATION: Final = belote_text.notation(VOCAB)
 """Belot's notation (BG-B1, BG-A3, BG-A7)."""

@@ -29,24 +29,17 @@ from referee.rules.games.belote_state import BeloteState, playable_cards
 
 
 class Vocabulary(NamedTuple):
-    """A game's notation (``docs/hand-record.md``) and the words of its refusals. The refusals
-    of a card the seat to act holds but may not play are templates formatted with ``text``
-    (the action), ``led`` (the suit led), ``best`` (the card winning the trick), ``trumps`` and
-    ``names`` (the cards it may play)."""
+    """A game's notation (``docs/hand-record.md``) and the words of its refusals."""
 
     game: str
     rules: str
     """The game's rule prefix: ``BG`` or ``CO``."""
-    usage: str
-    """The actions as the refusal of an unknown one lists them."""
     verbs: Mapping[str, Action]
     """The bare calls (``pass`` ...)."""
     bids: Mapping[Action, str]
     """Each bid's code and how it is written after ``bid:``."""
     read_bid: Callable[[str, str], Action]
     """``read_bid(text, argument)``: the bid ``bid:argument`` names."""
-    pack_only: bool
-    """Whether ``play:`` refuses a card outside the 32 (else the play refuses it)."""
     said: Mapping[str, Action]
     """The verbs of a card said with a belot (``belot``; ``belote``, ``rebelote``) and their
     code of card 0; what may follow them (``{verb}``) a king or queen."""
@@ -54,19 +47,21 @@ class Vocabulary(NamedTuple):
     declare: str
     """The verb of a declaration, its code that of combination 0 plus :attr:`declare_base`."""
     declare_base: Action
-    twice: str | None
-    """The refusal of a declaration naming a card twice (``{text}``, ``{card}``), if any; else
-    it is :attr:`not_combo`."""
+    usage: str
+    """The actions as the refusal of an unknown one lists them."""
     not_combo: str
     """The refusal of a declaration that is no combination (``{text}``)."""
-    raise_: str
-    """The card follows suit but does not beat the best card (``P3``)."""
-    trumps: tuple[str, str]
-    """``trumps`` of ``raise_`` under a suit contract and in all trumps."""
-    overtrump: str
-    """Void, the seat does not over-trump an opponent's winning trump (``P5``)."""
-    trump: str
-    """Void, the seat does not trump the opponents' winning card (``P5``)."""
+    play: tuple[str, tuple[str, str], str, str]
+    """The refusals of a card the seat to act holds but may not play: it follows suit but does
+    not beat the best card (``P3``; then ``trumps`` under a suit contract and in all trumps);
+    void, it does not over-trump an opponent's winning trump, or does not trump the opponents'
+    winning card (``P5``). Templates of ``text`` (the action), ``led`` (the suit led), ``best``
+    (the card winning the trick), ``trumps`` and ``names`` (the cards it may play)."""
+    pack_only: bool = False
+    """Whether ``play:`` refuses a card outside the 32 (else the play refuses it)."""
+    twice: str | None = None
+    """The refusal of a declaration naming a card twice (``{text}``, ``{card}``), if any; else
+    it is :attr:`not_combo`."""
 
 
 class Notation(NamedTuple):
@@ -154,11 +149,12 @@ def illegal_card(state: BeloteState, c: Card, text: str, words: Vocabulary) -> I
     it must follow suit, raise in the trump suit, or trump."""
     led = SUIT_OF[state.trick[0]]
     mode = state.ctx.contract
+    raise_, trumps, overtrump, trump = words.play
     fields = {
         "text": text,
         "led": SUIT_NAMES[led],
         "best": CARD_NAMES[state.best],
-        "trumps": words.trumps[mode == ALL_TRUMPS],
+        "trumps": trumps[mode == ALL_TRUMPS],
         "names": cards_text(playable_cards(state)),
     }
     if state.hand(state.to_act) & SUIT_MASKS[led]:
@@ -167,6 +163,6 @@ def illegal_card(state: BeloteState, c: Card, text: str, words: Vocabulary) -> I
                 "{text!r}: must follow suit: {led} were led and you hold {names}".format(**fields),
                 words.rules + "-P2",
             )
-        return IllegalActionError(words.raise_.format(**fields), words.rules + "-P3")
-    why = words.overtrump if SUIT_OF[state.best] == mode else words.trump
+        return IllegalActionError(raise_.format(**fields), words.rules + "-P3")
+    why = overtrump if SUIT_OF[state.best] == mode else trump
     return IllegalActionError(why.format(**fields), words.rules + "-P5")

@@ -58,7 +58,6 @@ from referee.rules.games.coinche_state import (
     BID_BASE,
     CAPOT_LI,
     COINCHE,
-    DENOM_NAMES,
     GENERALE_LI,
     LEVEL_NAMES,
     NUMERIC_VALUES,
@@ -68,7 +67,7 @@ from referee.rules.games.coinche_state import (
     CoincheState,
     bid_code,
 )
-from referee.rules.games.coinche_text import NOTATION, illegal
+from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -228,14 +227,7 @@ class Coinche(BeloteGame):
         return super()._out_of_turn(state, seat, action, rule)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
-        return {
-            "bid": self.format_action(ctx.top)[4:],
-            "value": ctx.value,
-            "denomination": DENOM_NAMES[ctx.contract],
-            "bidder": ctx.bidder,
-            "team": ctx.bidder & 1,
-            "coinche": LEVEL_NAMES[ctx.level],
-        }
+        return contract_json(ctx)
 
     # -- play (CO-P*, CO-A*) -----------------------------------------------------------------
 
@@ -318,7 +310,7 @@ class Coinche(BeloteGame):
             bel=(bel[0], bel[1]), taker=taker, all_tricks=all_tricks,
         )
         detail: dict[str, game.JSON] = {
-            "contract": self._contract_json(ctx),
+            "contract": contract_json(ctx),
             "made": made,
             "tricks": list(tricks),
             "card_points": card,
@@ -345,7 +337,7 @@ class Coinche(BeloteGame):
             "standing_bid": self.format_action(ctx.top)[4:] if ctx.top >= 0 else None,
             "bidder": ctx.bidder if ctx.bidder >= 0 else None,
             "coinche": LEVEL_NAMES[ctx.level],
-            "contract": self._contract_json(ct) if ct is not None else None,
+            "contract": contract_json(ct) if ct is not None else None,
             "card_points": list(team_tally(state.tricks)[0]),
             "announcements": [
                 self._ann_json(p, i, ct)

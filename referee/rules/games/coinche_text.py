@@ -8,11 +8,11 @@ from typing import Final
 
 from referee.rules import cards
 from referee.rules.errors import IllegalActionError, InvalidActionError
-from referee.rules.game import VERB_BASE, Action
+from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games import belote_text
 from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import KING_QUEEN
-from referee.rules.games.belote_state import AUCTION, BeloteState, playable_cards
+from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -21,8 +21,8 @@ from referee.rules.games.coinche_state import (
     COINCHE,
     DENOM_NAMES,
     GENERALE_LI,
+    LEVEL_NAMES,
     NUMERIC_VALUES,
-    PASS,
     REBELOTE_BASE,
     SURCOINCHE,
     VERBS,
@@ -62,32 +62,44 @@ _BID_TEXT: Final = {
 VOCAB: Final = belote_text.Vocabulary(
     game="Coinche",
     rules="CO",
-    usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
-    "play:<card>, belote:<card>, rebelote:<card>",
     verbs=VERBS,
     bids=_BID_TEXT,
     read_bid=_read_bid,
-    pack_only=True,
     said={"belote": BELOTE_BASE, "rebelote": REBELOTE_BASE},
     said_why="{verb} is said with the king or queen of trumps (CO-A4)",
     declare="announce",
     declare_base=ANNOUNCE_BASE,
-    twice=None,
+    usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
+    "play:<card>, belote:<card>, rebelote:<card>",
     not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
     "one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H (CO-A1)",
-    raise_="{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: "
-    "play one of {names}",
-    trumps=("as trumps", "in tout atout"),
-    overtrump="{text!r}: an opponent's {best} is winning: you must overtrump if you can, else "
-    "play a lower trump: play one of {names}",
-    trump="{text!r}: void in {led} with the opponents winning, you must trump: play one of "
-    "{names}",
+    play=(
+        "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play "
+        "one of {names}",
+        ("as trumps", "in tout atout"),
+        "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
+        "lower trump: play one of {names}",
+        "{text!r}: void in {led} with the opponents winning, you must trump: play one of "
+        "{names}",
+    ),
+    pack_only=True,
 )
 NOTATION: Final = belote_text.notation(VOCAB)
 """Coinche's notation (CO-B1, CO-A2, CO-A4)."""
 format_action: Final = NOTATION.format
 ALL_ACTIONS: Final = frozenset(NOTATION.every())
 
+
+
+def contract_json(ct: Ctx) -> dict[str, JSON]:
+    return {
+        "bid": _BID_TEXT[ct.top],
+        "value": ct.value,
+        "denomination": DENOM_NAMES[ct.contract],
+        "bidder": ct.bidder,
+        "team": ct.bidder & 1,
+        "coinche": LEVEL_NAMES[ct.level],
+    }
 
 
 # -- refusals -------------------------------------------------------------------------------------
@@ -101,7 +113,7 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
     if state.phase == AUCTION:
         return illegal_call(state, seat, action, text)
     ct = state.ctx
-    if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
+    if VERB_BASE <= action < ANNOUNCE_BASE:  # a call
         return IllegalActionError(
             f"{text!r}: the auction is over; the contract is {_BID_TEXT[ct.top]}",
             "CO-B6",
