@@ -11,38 +11,36 @@ stay undealt (BG-B6).
 Phases: the auction, the play (declarations are made at trick 1, before a seat's first card),
 over. Scoring (BG-S*, BG-R*) is :func:`belote_scoring.score_deal`; the match (hanging points,
 151, "с капо не се излиза") is :meth:`Belot.after_hand`. ``MatchState.carry`` is ``(pot,
-valat_pending)``. The card play, declarations and game base are shared with Coinche
-with its rules and scoring (``belote_*``); Belot's own state and words are ``belot_*``.
+valat_pending)``. Belot's own codes and words are ``belot_*``; the rest is the family's.
 Sources beyond the seed: belot-rules.hit.bg (mirrored in NikolayIT/BelotGameEngine), pagat.com.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
-from referee.rules.cards import SUIT_LETTERS, SUIT_OF, CardSet, cards_in, names
+from referee.rules.cards import SUIT_LETTERS, SUIT_MASKS, SUIT_OF, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
 from referee.rules.games.belot_state import (
     BELOT_BASE,
+    BELOT_CARDS,
     BID_BASE,
+    CONTRA,
     DECLARE_BASE,
     LEVEL_AFTER,
     LEVEL_NAMES,
     MODE_NAMES,
     PASS,
-    BelotState,
-    belot_cards,
+    RECONTRA,
+    SURCONTRA,
     decl_points,
-    first_ctx,
-    make_ctx,
     resolve_declarations,
 )
-from referee.rules.games.belot_text import all_actions, format_action, illegal, parse_action
-from referee.rules.games.belot_text import not_your_turn as refuse_turn
+from referee.rules.games.belot_text import NOTATION, illegal
 from referee.rules.games.belote_declarations import (
     BG_KINDS,
     bg_declarable,
@@ -50,12 +48,13 @@ from referee.rules.games.belote_declarations import (
     combo_json,
     combo_names,
 )
-from referee.rules.games.belote_family import LAST_TRICK_BONUS, NO_TRUMPS
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation
-from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, LAST_TRICK_BONUS, NO_TRUMPS
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
+from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
-from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
+from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_ctx, deal_getters
+from referee.rules.games.belote_text import Notation
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -77,6 +76,37 @@ __all__ = [  # the game, and the rules, scoring and declaration functions it is 
 ]
 
 
+def _ctx_property(name: str, doc: str) -> Any:
+    """A :class:`BelotState` attribute kept in its ctx (setting it rebuilds the ctx)."""
+
+    def put(self: BelotState, value: Any) -> None:
+        c = self.ctx
+        new = {f: getattr(c, f) for f in ("calls", "top", "bidder", "level", "passes")}
+        if name == "contract":
+            new["top"] = -1 if value < 0 else BID_BASE + value
+        else:
+            new[name] = value
+        self.ctx = GAME._ctx(c, **new, play=True)
+
+    return property(lambda self: getattr(self.ctx, name), put, doc=doc)
+
+
+class BelotState(BeloteState):
+    """One Belot deal (:class:`belote_state.BeloteState`). The fields of its ctx read through
+    as ``rules``, ``dealer``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
+    ``level`` and ``passes``; setting one of the auction's rebuilds the ctx."""
+
+    rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
+    dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
+    stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
+    rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
+    calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
+    contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
+    bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
+    level = _ctx_property("level", "1, 2 (contra), 4 (recontra) or 8 (surcontra).")
+    passes = _ctx_property("passes", "Passes since the last bid or double.")
+
+
 class Belot(BeloteGame):
     """Bulgarian Belot: 32 cards, 3+2 then 3, six contracts, contra, declarations, to 151."""
 
@@ -89,7 +119,7 @@ class Belot(BeloteGame):
     title: ClassVar[str] = "Bulgarian Belot (Бридж-белот)"
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
-    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
+    notation: ClassVar[Notation] = NOTATION
     PHASES: ClassVar[Sequence[Phase]] = (
         Phase("auction", "BG-B7", verbs=("pass", "bid", "contra", "recontra", "surcontra")),
         Phase("play", "BG-B7", verbs=("play", "declare", "belot")),
@@ -102,52 +132,46 @@ class Belot(BeloteGame):
     declared: ClassVar[str] = "declaration"
     kinds: ClassVar[tuple[str, ...]] = BG_KINDS
     undealt: ClassVar[str] = "stock"
+    carry: ClassVar[tuple[int, ...]] = (0, 0)  # the pot and a valat pending (BG-S6, BG-G2)
     getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2))  # BG-D2
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
 
+    bid_base: ClassVar[game.Action] = BID_BASE
+    doubles: ClassVar[Mapping[game.Action, int]] = LEVEL_AFTER
+
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
         held, rest = self._packed(deal, 5, 3, dealer)
-        s = self._new_state(first_ctx(rules, dealer, deal.stock, rest, held | rest), held)
+        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest)
+        s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, BelotState)
         return s
 
     # -- the auction (BG-B1 .. BG-B6) -----------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        ctx = state.ctx
-        calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
-        return calls
-
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        raise refuse_turn(state, seat, action)
-
-    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        ctx = state.ctx
-        contract = ctx.contract
-        bidder = ctx.bidder
+    def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
+        """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
         level = ctx.level
-        passes = 0
-        if action == PASS:
-            passes = ctx.passes + 1
-        elif action in LEVEL_AFTER:
-            level = LEVEL_AFTER[action]
-        else:
-            contract = action - BID_BASE
-            bidder = seat
-            level = 1
-        ends = action == PASS and contract >= 0 and passes == 3  # BG-B6 (a)
-        s = state.copy()
-        # the play tables once the auction ends, the auction's fields until then
-        s.ctx = make_ctx(ctx, (*ctx.calls, (seat, action)), contract, bidder, level, passes, ends)
-        s.to_act = (seat + 1) & 3
-        if ends:
-            return self._start_play(s)
-        if action == PASS and contract < 0 and passes == 4:  # BG-B6 (b)
-            s.phase = OVER
-            return game.Step(s, (game.HandEnded(self.result(s)),))
-        return game.Step(s, ())
+        out = [PASS]
+        if not (ctx.rules.bg_double_freezes_auction and level > 1):
+            out.extend(range(BID_BASE + ctx.contract + 1, BID_BASE + 6))
+        if ctx.top >= 0:
+            if level == 1 and not ours:
+                out.append(CONTRA)
+            elif level == 2 and ours:
+                out.append(RECONTRA)
+            elif level == 4 and not ours and ctx.rules.bg_surcontra:
+                out.append(SURCONTRA)
+        return out
+
+    def _tables(self, ctx: Ctx) -> None:
+        mode = ctx.contract
+        ctx.play = play_rules(mode)
+        ctx.power = ctx.play.power
+        ctx.points = CARD_POINTS[mode]
+        ctx.kq = (BELOT_CARDS[mode],) * 4
+        ctx.decl_ok = mode != NO_TRUMPS or ctx.rules.bg_nt_declarations
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return {"contract": MODE_NAMES[ctx.contract], "declarer": ctx.bidder, "level": ctx.level}
@@ -160,8 +184,12 @@ class Belot(BeloteGame):
         ctx = state.ctx
         hand = (state.hands >> (seat << 6)) & LOW
         x = hand & ctx.kq[seat]
-        if x and x & (x >> 1):  # a K+Q pair in hand (BG-A7)
-            out.extend(BELOT_BASE + c for c in cards_in(belot_cards(state, hand, legal)))
+        pairs = x & (x >> 1)  # the queen's bit of each K+Q pair in hand (Q, K: adjacent bits)
+        if pairs:  # BG-A7: either card of the pair, as it may be played; none in no trumps
+            said = (pairs | (pairs << 1)) & legal
+            if ctx.contract == ALL_TRUMPS and state.trick:  # all trumps: not on a discard
+                said &= SUIT_MASKS[SUIT_OF[state.trick[0]]]
+            out.extend(BELOT_BASE + c for c in cards_in(said))
         if not state.tricks and ctx.decl_ok:  # BG-A1, BG-A3, BG-A4, with the first card
             out.extend(DECLARE_BASE + i for i in bg_declarable(hand, state.declared(seat)))
 
@@ -257,9 +285,6 @@ class Belot(BeloteGame):
         return out
 
     # -- match level (BG-D4, BG-S6, BG-G1 .. BG-G3) ----------------------------------------
-
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
-        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=(0, 0))
 
     def after_hand(
         self, match: game.MatchState, result: game.HandResult, rules: RuleSet

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules import cards, phased
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules import cards
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import VERB_BASE, Action
 from referee.rules.games import belote_text
 from referee.rules.games.belot_state import (
@@ -17,90 +17,55 @@ from referee.rules.games.belot_state import (
     MODE_NAMES,
     MODE_TITLES,
     RECONTRA,
-    VERB_NAMES,
     VERBS,
 )
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
+from referee.rules.games.belote_declarations import COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
-from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, playable_cards
+from referee.rules.games.belote_state import AUCTION, BeloteState, playable_cards
 from referee.rules.phased import known
 from referee.rules.seats import Seat
 
-
-def _read_belot(text: str, verb: str, arg: str) -> Action:
-    why = "a belot is announced with a king or queen"
-    return BELOT_BASE + belote_text.read_king_or_queen(text, arg, why)
+_BIDS: Final = {name: BID_BASE + mode for mode, name in enumerate(MODE_NAMES)}
 
 
-def _read_bid(text: str, verb: str, arg: str) -> Action:
-    key = arg.upper()
-    if key not in MODE_NAMES or arg != arg.strip():
+def _read_bid(text: str, arg: str) -> Action:
+    code = _BIDS.get(arg.upper())
+    if code is None:
         raise InvalidActionError(f"{arg!r} is not a contract: write C, D, H, S, NT or AT")
-    return BID_BASE + MODE_NAMES.index(key)
+    return code
 
 
-def _read_declaration(text: str, verb: str, arg: str) -> Action:
-    m = 0
-    for part in arg.split(","):
-        c = cards.parse_card(part)
-        if (m >> c) & 1:
-            raise InvalidActionError(f"{text!r} names {cards.CARD_NAMES[c]} twice")
-        m |= 1 << c
-    declared = _DECL_BY_MASK.get(m)
-    if declared is None:
-        raise InvalidActionError(
-            f"{text!r} is not a declaration: name 3 to 8 cards in a row of one suit "
-            "(terca, kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)"
-        )
-    return declared
-
-
-_READERS: Final[dict[str, belote_text.Reader]] = {
-    "play": lambda text, verb, arg: cards.parse_card(arg),
-    "belot": _read_belot,
-    "bid": _read_bid,
-    "declare": _read_declaration,
-}
-_USAGE: Final = (
-    "pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, belot:<card>"
+VOCAB: Final = belote_text.Vocabulary(
+    game="Belot",
+    rules="BG",
+    verbs=VERBS,
+    bids={code: name for name, code in _BIDS.items()},
+    read_bid=_read_bid,
+    said={"belot": BELOT_BASE},
+    said_why="a belot is announced with a king or queen",
+    declare="declare",
+    declare_base=DECLARE_BASE,
+    usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
+    "belot:<card>",
+    not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
+    "kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)",
+    play=(
+        "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
+        "partner); you may play {names}",
+        ("trumps", "all trumps"),
+        "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
+        "over-trump with {names}",
+        "{text!r}: you are out of {led} and the opponents are winning: you must trump with "
+        "{names}",
+    ),
+    twice="{text!r} names {card} twice",
 )
-
-
-parse_action: Final = belote_text.action_reader("Belot", _USAGE, VERBS, _READERS)
-"""A Belot action from its notation (BG-B1, BG-A3, BG-A7)."""
-
-
-def format_action(action: Action) -> str:
-    if 0 <= action < VERB_BASE:
-        return "play:" + cards.CARD_NAMES[action]
-    if BELOT_BASE <= action < BELOT_BASE + 52:
-        return "belot:" + cards.CARD_NAMES[action - BELOT_BASE]
-    if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
-        return belote_text.combo_text("declare", action - DECLARE_BASE)
-    if BID_BASE <= action < BID_BASE + 6:
-        return "bid:" + MODE_NAMES[action - BID_BASE]
-    return VERB_NAMES[action]
-
-
-def all_actions() -> list[Action]:
-    belots = [
-        BELOT_BASE + c for c in cards.PACK_32 if cards.RANK_OF[c] in (cards.KING, cards.QUEEN)
-    ]
-    return sorted(
-        [*cards.PACK_32, *VERBS.values(), *range(BID_BASE, BID_BASE + 6), *belots,
-         *range(DECLARE_BASE, DECLARE_BASE + len(COMBO_MASKS))]
-    )
-
-
-_DECL_BY_MASK: Final = {m: DECLARE_BASE + i for m, i in COMBO_BY_MASK.items()}
+NOTATION: Final = belote_text.notation(VOCAB)
+"""Belot's notation (BG-B1, BG-A3, BG-A7)."""
+format_action: Final = NOTATION.format
 
 
 # -- refusals -------------------------------------------------------------------------------------
-
-
-def not_your_turn(state: BeloteState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = phased.action_text(format_action, action)
-    return phased.not_your_turn(what, state.phase == OVER, state.to_act, seat, "BG-B7")
 
 
 def illegal(state: BeloteState, action: Action) -> IllegalActionError:
@@ -117,7 +82,7 @@ def illegal(state: BeloteState, action: Action) -> IllegalActionError:
         if not (hand >> c) & 1:
             return IllegalActionError(f"{text!r}: you do not hold {cards.CARD_NAMES[c]}", "BG-P1")
         if not (playable_cards(state) >> c) & 1:
-            return belote_text.illegal_card(state, c, text, _WORDS)
+            return belote_text.illegal_card(state, c, text, VOCAB)
         return illegal_belot(state, hand, c, text)
     if 0 <= action - DECLARE_BASE < len(COMBO_MASKS):
         return illegal_declaration(state, seat, hand, action, text)
@@ -172,15 +137,6 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
 
-_WORDS: Final = belote_text.Words(
-    "BG",
-    "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
-    "partner); you may play {names}",
-    ("trumps", "all trumps"),
-    "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
-    "over-trump with {names}",
-    "{text!r}: you are out of {led} and the opponents are winning: you must trump with {names}",
-)
 
 
 def illegal_belot(

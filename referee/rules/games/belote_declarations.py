@@ -48,6 +48,7 @@ COMBO_MASKS: Final[tuple[CardSet, ...]] = (*SEQUENCE_MASKS, *(RANK_MASKS[r] for 
 """Every combination's cards: the sequences of ``SEQUENCES``, then the carrés of
 ``CARRE_RANKS``."""
 N_SEQ: Final = len(SEQUENCES)
+N_COMBOS: Final = len(COMBO_MASKS)
 """Indices below ``N_SEQ`` are sequences, the others carrés."""
 COMBO_BY_MASK: Final = {m: i for i, m in enumerate(COMBO_MASKS)}
 """The combination of a set of cards."""
@@ -69,16 +70,15 @@ def _length(index: int) -> int:
     return SEQUENCES[index][2] if index < N_SEQ else 0
 
 
-BG_KINDS: Final = tuple(
-    ("terca", "kvarta")[n - 3] if 3 <= n <= 4 else "kvinta" if n else "kare"
-    for n in map(_length, range(len(COMBO_MASKS)))
-)
-"""What a Belot player says (BG-A3): terca, kvarta, kvinta or kare."""
-FR_KINDS: Final = tuple(
-    ("tierce", "cinquante")[n - 3] if 3 <= n <= 4 else "cent" if n else "carre"
-    for n in map(_length, range(len(COMBO_MASKS)))
-)
-"""What a Coinche player says (CO-A2): tierce, cinquante, cent or carre."""
+def _kinds(*words: str) -> tuple[str, ...]:
+    """Each combination's name: ``words`` of a run of 3, 4, 5 or more, and of a carré."""
+    return tuple(words[min(n, 5) - 3] if n else words[3] for n in map(_length, range(N_COMBOS)))
+
+
+BG_KINDS: Final = _kinds("terca", "kvarta", "kvinta", "kare")
+"""What a Belot player says (BG-A3)."""
+FR_KINDS: Final = _kinds("tierce", "cinquante", "cent", "carre")
+"""What a Coinche player says (CO-A2)."""
 
 _CARRE_POINTS: Final = {JACK: 200, NINE: 150, ACE: 100, TEN: 100, KING: 100, QUEEN: 100}
 """BG-A1, CO-A1: four jacks 200, four nines 150, four aces, tens, kings or queens 100."""
@@ -128,28 +128,22 @@ def bg_points(index: int, rules: BelotRules) -> int:
     return combo_points(index)
 
 
-_KARE_STRENGTH: Final = {
-    "value": {JACK: 6, NINE: 5, ACE: 4, TEN: 3, KING: 2, QUEEN: 1},  # BG-A6
-    "rank": {JACK: 6, NINE: 5, ACE: 4, KING: 3, QUEEN: 2, TEN: 1},  # NikolayIT (V7)
+def combo_key(index: int, points: int, strength: Sequence[int], trump: int = -1
+              ) -> tuple[int, int, int, int, int]:
+    """Comparison key (BG-A5, BG-A6, CO-A3): points; a carré beats a sequence of the same
+    points; carrés by the ``strength`` of their rank; sequences by length, then top card, then
+    a sequence in the ``trump`` suit first (CO-A3)."""
+    if index >= N_SEQ:
+        return (points, 1, strength[CARRE_RANKS[index - N_SEQ]], 0, 0)
+    suit, low, length = SEQUENCES[index]
+    return (points, 0, *sequence_key(low, length), int(suit == trump))
+
+
+_KARE_STRENGTH: Final = {  # BG-A6: by value, as in a trump suit; or by rank (NikolayIT, V7)
+    "value": TRUMP_STRENGTH,
+    "rank": tuple((TEN, QUEEN, KING, ACE, NINE, JACK).index(r) if r in CARRE_RANKS else -1
+                  for r in range(13)),
 }
-_BG_KEYS: Final[dict[tuple[int, str, str], tuple[int, int, int, int]]] = {}
-""":func:`_bg_key` by index and the two rule parameters it reads."""
-
-
-def _bg_key(index: int, rules: BelotRules) -> tuple[int, int, int, int]:
-    """Comparison key: points, a kare before a sequence, then the kare's rank (BG-A6,
-    ``bg_kare_order``) or the sequence's length and top card (BG-A5)."""
-    k = (index, rules.bg_seq8, rules.bg_kare_order)
-    key = _BG_KEYS.get(k)
-    if key is None:
-        if index >= N_SEQ:
-            strength = _KARE_STRENGTH[rules.bg_kare_order][CARRE_RANKS[index - N_SEQ]]
-            key = (bg_points(index, rules), 1, strength, 0)
-        else:
-            _, low, length = SEQUENCES[index]
-            key = (bg_points(index, rules), 0, *sequence_key(low, length))
-        _BG_KEYS[k] = key
-    return key
 
 
 def bg_resolve(declared: Sequence[tuple[Seat, int]], rules: BelotRules) -> list[int]:
@@ -170,9 +164,10 @@ def bg_resolve(declared: Sequence[tuple[Seat, int]], rules: BelotRules) -> list[
             [i for i, (_, x) in enumerate(declared) if x >= N_SEQ],
         ]
     for group in groups:
+        strength = _KARE_STRENGTH[rules.bg_kare_order]
         winner = best_team(
-            (declared[i][0] & 1, _bg_key(declared[i][1], rules)[0 if combined else 1 :])
-            for i in group
+            (seat & 1, combo_key(x, bg_points(x, rules), strength)[0 if combined else 1 :])
+            for seat, x in (declared[i] for i in group)
         )
         for i in group:
             seat, index = declared[i]
@@ -256,16 +251,6 @@ def co_value(index: int, denom: Mode, rules: CoincheRules) -> int:
     return combo_points(index)
 
 
-def co_key(index: int, denom: Mode, rules: CoincheRules) -> tuple[int, int, int, int, int]:
-    """Comparison key (CO-A3): value; a carré beats a sequence of the same value; carrés by
-    TRUMP order; sequences by length, then top card, then a trump sequence first."""
-    value = co_value(index, denom, rules)
-    if index >= N_SEQ:
-        return (value, 1, TRUMP_STRENGTH[CARRE_RANKS[index - N_SEQ]], 0, 0)
-    suit, low, length = SEQUENCES[index]
-    return (value, 0, length, low + length - 1, int(suit == denom))
-
-
 def co_resolve(
     anns: Sequence[tuple[Seat, int]], denom: Mode, rules: CoincheRules
 ) -> tuple[int, int, int | None]:
@@ -276,7 +261,8 @@ def co_resolve(
     for seat, index in anns:
         totals[seat & 1] += co_value(index, denom, rules)
     winner = best_team(
-        ((seat & 1, co_key(index, denom, rules)) for seat, index in anns),
+        ((seat & 1, combo_key(i, co_value(i, denom, rules), TRUMP_STRENGTH, denom))
+         for seat, i in anns),
         rules.announcement_tie == "first",
     )
     if winner is None:

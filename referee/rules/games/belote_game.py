@@ -7,15 +7,15 @@ Both deal 32 cards to four seats in two partnerships, bid, then play eight trick
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Final, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, cards_in, names
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError
-from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_declarations import N_COMBOS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
     AUCTION,
@@ -24,32 +24,24 @@ from referee.rules.games.belote_state import (
     PLAY,
     BeloteState,
     Ctx,
+    deal_ctx,
     packed_deal,
     playable_cards,
     unlane,
 )
-from referee.rules.phased import Phase
+from referee.rules.games.belote_text import Notation
+from referee.rules.phased import Phase, action_text, not_your_turn
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
-__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame", "Notation"]
+__all__ = ["AUCTION", "OVER", "PLAY", "BeloteGame"]
 
 new_tuple: Final = tuple.__new__
 STEP: Final = game.Step
 TRICK_TAKEN: Final = game.TrickTaken
 """``Final`` aliases: compiled code reads them as constants, not from the module's dict."""
-N_COMBOS: Final = len(COMBO_MASKS)
 ORDER: Final = tuple(range(32))
 """The positions in the pack (what a deal's getters take from a short pack)."""
-
-
-class Notation(NamedTuple):
-    """How a game reads and writes its actions (``docs/hand-record.md``)."""
-
-    parse: Callable[[str], game.Action]
-    format: Callable[[game.Action], str]
-    every: Callable[[], list[game.Action]]
-    """All the game's action codes, sorted."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -82,6 +74,19 @@ class BeloteGame:
     """The phases, by number (a state's ``phase``): their names and verbs."""
     getters: ClassVar[tuple[tuple[Any, ...], ...]]
     """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
+    bid_base: ClassVar[game.Action]
+    """The code of the lowest bid: a bid's code less it, modulo 6, is its contract's mode."""
+    doubles: ClassVar[Mapping[game.Action, int]]
+    """The level each double sets (contra, recontra ...; coinche, surcoinche)."""
+    doubles_said: ClassVar[bool] = False
+    """Whether a double is a fact (Coinche's coinche and surcoinche)."""
+    closing: ClassVar[int] = 0
+    """The level that ends the auction at once (a surcoinche, CO-B5), or 0."""
+    carry: ClassVar[tuple[int, ...]] = ()
+    """What a new match carries from deal to deal (``MatchState.carry``)."""
+
+    def new_match(self, rules: Any, first_dealer: Seat) -> game.MatchState:
+        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=self.carry)
 
     def current_seat(self, state: BeloteState) -> Seat | None:
         return None if state.phase == OVER else state.to_act
@@ -145,6 +150,18 @@ class BeloteGame:
         s.decls = ()
         s.belots = ()
         return s
+
+    def _ctx(self, b: Ctx, calls: tuple[tuple[Seat, game.Action], ...], top: game.Action,
+             bidder: Seat, level: int, passes: int, play: bool = False) -> Ctx:  # fmt: skip
+        """``b``'s deal after an auction call (``top`` the standing bid, -1 for none): its calls
+        (:meth:`_calls_open`), and the contract's tables when ``play`` (:meth:`_tables`)."""
+        c = deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table)
+        c.calls, c.top, c.bidder, c.level, c.passes = calls, top, bidder, level, passes
+        c.contract = -1 if top < 0 else (top - self.bid_base) % 6
+        c.auction = (self._calls_open(c, top >= 0), self._calls_open(c, False))
+        if play and top >= 0:
+            self._tables(c)
+        return c
 
     def _start_play(self, s: BeloteState, facts: tuple[game.Fact, ...] = ()) -> game.Step:
         """The auction is over with a contract (``s.ctx`` has its tables): the cards dealt
@@ -333,8 +350,10 @@ class BeloteGame:
     # -- the hooks of each game -----------------------------------------------------------
 
     def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        """The calls open to ``seat`` in the auction."""
-        raise NotImplementedError
+        """The calls open to ``seat`` in the auction (:meth:`_calls_open`)."""
+        ctx = state.ctx
+        calls: tuple[game.Action, ...] = ctx.auction[(seat ^ ctx.bidder) & 1]
+        return calls
 
     def _apply_other(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """Everything but a legal card play by the seat to act: the turn, the auction, and in
@@ -347,17 +366,59 @@ class BeloteGame:
             raise self._illegal(state, seat, action)
         return self._auction(state, seat, action)
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        """An action when the deal is over or by a seat not to act: refused."""
-        raise NotImplementedError
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
+                     ) -> game.Step:  # fmt: skip
+        """An action when the deal is over or by a seat not to act: refused, naming ``rule`` or
+        the phase's rule of turns (BG-B7, CO-D3, CO-C3, CO-B6)."""
+        what = action_text(self.format_action, action)
+        rule = rule or self.PHASES[state.phase].turn_rule
+        raise not_your_turn(what, state.phase == OVER, state.to_act, seat, rule)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        """A legal call of the seat to act."""
+        """A legal call of the seat to act: a pass, a double or a bid (BG-B1 .. BG-B6, CO-B1 ..
+        CO-B6). Three passes after a bid end the auction, four without one throw the deal in."""
+        ctx = state.ctx
+        top, bidder, level, passes = ctx.top, ctx.bidder, ctx.level, 0
+        facts: tuple[game.Fact, ...] = ()
+        if action == game.VERB_BASE:  # pass
+            passes = ctx.passes + 1
+        elif action in self.doubles:
+            level = self.doubles[action]
+            if self.doubles_said:
+                facts = (game.Announced(self.format_action(action), {"seat": seat}),)
+        else:
+            top, bidder, level = action, seat, 1
+        ends = (top >= 0 and passes == 3) or level == self.closing
+        s = state.copy()
+        s.ctx = self._ctx(ctx, (*ctx.calls, (seat, action)), top, bidder, level, passes, ends)
+        s.to_act = (seat + 1) & 3
+        if ends:
+            return self._start_play(s, facts)
+        if top < 0 and passes == 4:
+            s.phase = OVER
+            return STEP(s, (game.HandEnded(self.result(s)),))
+        return STEP(s, facts)
+
+    def _calls_open(self, ctx: Ctx, ours: bool) -> tuple[game.Action, ...]:
+        """The calls open under ``ctx`` to the bidder's team (``ours``) or the other
+        (:meth:`_calls_for`), worked out once per situation under the same rules."""
+        key = (ctx.top * 16 + ctx.level) * 2 + ours
+        table: dict[int, tuple[game.Action, ...]] = ctx.table
+        found = table.get(key)
+        if found is None:
+            found = table[key] = tuple(sorted(self._calls_for(ctx, ours)))
+        return found
+
+    def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
         raise NotImplementedError
 
-    def _extras(
-        self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
-    ) -> None:
+    def _tables(self, ctx: Ctx) -> None:
+        """Set the play tables of ``ctx``'s contract (``play``, ``power``, ``points``, ``kq``,
+        ``decl_ok``, ``value``)."""
+        raise NotImplementedError
+
+    def _extras(self, state: BeloteState, seat: Seat, legal: CardSet, out: list[game.Action]
+                ) -> None:  # fmt: skip
         """Add to ``out`` (the playable cards) the declarations and belots ``seat`` may make."""
         raise NotImplementedError
 
@@ -373,7 +434,6 @@ class BeloteGame:
         raise NotImplementedError
 
     def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        """Why ``action`` is refused, naming the rule."""
         raise NotImplementedError
 
     def _result(self, state: BeloteState) -> game.HandResult:

@@ -113,7 +113,7 @@ class Ctx:
     passes: int
     """Passes since the last bid or double."""
     table: Any
-    """The game's tables of legal calls for these rules."""
+    """The legal calls met so far under these rules (:data:`CALLS`)."""
     auction: Any
     """The game's legal calls now, where it looks them up once per call."""
     play: PlayRules
@@ -206,31 +206,15 @@ def playable_cards(state: BeloteState) -> CardSet:
 NEW_CTX: Final = Ctx.__new__
 
 
-def deal_ctx(
-    rules: Any,
-    dealer: Seat,
-    first: Seat,
-    stock: tuple[Card, ...],
-    rest: int,
-    dealt: int,
-    table: Any,
-    calls: tuple[tuple[Seat, Action], ...] = (),
-    top: Action = -1,
-    contract: int = -1,
-    bidder: Seat = -1,
-    level: int = 1,
-    passes: int = 0,
-) -> Ctx:
-    """A ctx of these fields (a new deal's by default), without the play tables."""
+def deal_ctx(rules: Any, dealer: Seat, first: Seat, stock: tuple[Card, ...], rest: int,
+             dealt: int, table: Any = None) -> Ctx:  # fmt: skip
+    """A ctx of a deal's fixed fields (``BeloteGame._ctx`` adds the auction's); ``table`` the
+    calls met so far under its rules (:data:`CALLS`)."""
     c = NEW_CTX(Ctx)
     c.rules, c.dealer, c.first, c.stock, c.rest, c.dealt = rules, dealer, first, stock, rest, dealt
-    c.table, c.calls, c.top, c.contract = table, calls, top, contract
-    c.bidder, c.level, c.passes = bidder, level, passes
+    c.table = CALLS.setdefault(rules, {}) if table is None else table
     return c
 
 
-def next_ctx(b: Ctx, calls: tuple[tuple[Seat, Action], ...], top: Action, contract: int,
-             bidder: Seat, level: int, passes: int) -> Ctx:  # fmt: skip
-    """The ctx of ``b``'s deal after an auction call (without the play tables)."""
-    return deal_ctx(b.rules, b.dealer, b.first, b.stock, b.rest, b.dealt, b.table,
-                    calls, top, contract, bidder, level, passes)  # fmt: skip
+CALLS: Final[dict[Any, dict[int, tuple[Action, ...]]]] = {}
+"""Per rules, the legal calls met so far by situation (``BeloteGame._calls_open``)."""

@@ -1,15 +1,16 @@
-"""The belote family in words, written once for Bulgarian Belot and Coinche: reading a game's
-notation, and the refusals the two games word alike, each game giving its vocabulary
-(:class:`Words`)."""
+"""The belote family in words, written once for Bulgarian Belot and Coinche: the notation of a
+game's actions and the refusals the two games word alike, each game giving its
+:class:`Vocabulary`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple
 
 from referee.rules.cards import (
     CARD_NAMES,
     KING,
+    PACK_32,
     QUEEN,
     RANK_OF,
     SUIT_MASKS,
@@ -22,51 +23,108 @@ from referee.rules.cards import (
 )
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import Action
-from referee.rules.games.belote_declarations import COMBO_CARDS
-from referee.rules.games.belote_family import ALL_TRUMPS
+from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS, N_COMBOS
+from referee.rules.games.belote_family import ALL_TRUMPS, PACK_MASK
 from referee.rules.games.belote_state import BeloteState, playable_cards
 
-Reader: TypeAlias = Callable[[str, str, str], Action]
-"""Reads the argument of one verb: ``reader(text, verb, argument)``."""
+
+class Vocabulary(NamedTuple):
+    """A game's notation (``docs/hand-record.md``) and the words of its refusals."""
+
+    game: str
+    rules: str
+    """The game's rule prefix: ``BG`` or ``CO``."""
+    verbs: Mapping[str, Action]
+    """The bare calls (``pass`` ...)."""
+    bids: Mapping[Action, str]
+    """Each bid's code and how it is written after ``bid:``."""
+    read_bid: Callable[[str, str], Action]
+    """``read_bid(text, argument)``: the bid ``bid:argument`` names."""
+    said: Mapping[str, Action]
+    """The verbs of a card said with a belot (``belot``; ``belote``, ``rebelote``) and their
+    code of card 0; what may follow them (``{verb}``) a king or queen."""
+    said_why: str
+    declare: str
+    """The verb of a declaration, its code that of combination 0 plus :attr:`declare_base`."""
+    declare_base: Action
+    usage: str
+    """The actions as the refusal of an unknown one lists them."""
+    not_combo: str
+    """The refusal of a declaration that is no combination (``{text}``)."""
+    play: tuple[str, tuple[str, str], str, str]
+    """The refusals of a card the seat to act holds but may not play: it follows suit but does
+    not beat the best card (``P3``; then ``trumps`` under a suit contract and in all trumps);
+    void, it does not over-trump an opponent's winning trump, or does not trump the opponents'
+    winning card (``P5``). Templates of ``text`` (the action), ``led`` (the suit led), ``best``
+    (the card winning the trick), ``trumps`` and ``names`` (the cards it may play)."""
+    pack_only: bool = False
+    """Whether ``play:`` refuses a card outside the 32 (else the play refuses it)."""
+    twice: str | None = None
+    """The refusal of a declaration naming a card twice (``{text}``, ``{card}``), if any; else
+    it is :attr:`not_combo`."""
 
 
-def action_reader(
-    game_name: str, usage: str, verbs: Mapping[str, Action], readers: Mapping[str, Reader]
-) -> Callable[[str], Action]:
-    """A game's reader of its notation: ``read(text)`` takes a bare verb of ``verbs``, or
-    ``verb:argument`` read by ``readers[verb]``.
+class Notation(NamedTuple):
+    """How a game reads and writes its actions (``docs/hand-record.md``)."""
 
-    The reader raises :class:`InvalidActionError` for anything else, naming the game
-    (``game_name``) and its ``usage``.
-    """
+    parse: Callable[[str], Action]
+    format: Callable[[Action], str]
+    every: Callable[[], list[Action]]
+    """All the game's action codes, sorted."""
+
+
+def notation(v: Vocabulary) -> Notation:
+    """The notation ``v`` describes: ``verb`` or ``verb:argument``, each argument a card, a
+    bid or a declaration's cards (BG-B1, BG-A3, BG-A7, CO-B1, CO-A2, CO-A4)."""
+    texts = {c: "play:" + CARD_NAMES[c] for c in range(52)}
+    texts.update((code, verb) for verb, code in v.verbs.items())
+    texts.update((code, "bid:" + bid) for code, bid in v.bids.items())
+    texts.update((v.declare_base + i, combo_text(v.declare, i)) for i in range(N_COMBOS))
+    for verb, base in v.said.items():
+        texts.update((base + c, f"{verb}:{CARD_NAMES[c]}") for c in range(52))
+    kq = [c for c in PACK_32 if RANK_OF[c] in (KING, QUEEN)]
+    every = sorted([*PACK_32, *v.verbs.values(), *v.bids, *(base + c for base in v.said.values()
+                    for c in kq), *range(v.declare_base, v.declare_base + N_COMBOS)])
 
     def read(text: str) -> Action:
         verb, sep, arg = text.partition(":")
         if not sep:
-            code = verbs.get(text)
+            code = v.verbs.get(text)
             if code is None:
-                raise InvalidActionError(f"{text!r} is not a {game_name} action ({usage})")
+                raise InvalidActionError(f"{text!r} is not a {v.game} action ({v.usage})")
             return code
-        reader = readers.get(verb)
-        if reader is None:
-            raise InvalidActionError(
-                f"{text!r} is not a {game_name} action: unknown verb {verb!r}"
-            )
-        return reader(text, verb, arg)
+        if verb == "play":
+            c = parse_card(arg)
+            if v.pack_only and not (PACK_MASK >> c) & 1:
+                raise InvalidActionError(f"{arg!r} is not in the {v.game} pack (7 to ace)")
+            return c
+        if verb == "bid":
+            return v.read_bid(text, arg)
+        if verb in v.said:
+            c = parse_card(arg)
+            if RANK_OF[c] not in (KING, QUEEN):
+                raise InvalidActionError(f"{text!r}: " + v.said_why.format(verb=verb))
+            return v.said[verb] + c
+        if verb == v.declare:
+            return v.declare_base + read_combo(text, arg)
+        raise InvalidActionError(f"{text!r} is not a {v.game} action: unknown verb {verb!r}")
 
-    return read
+    def read_combo(text: str, arg: str) -> int:
+        m = 0
+        twice = False
+        for part in arg.split(","):
+            c = parse_card(part)
+            if (m >> c) & 1:
+                if v.twice is not None:
+                    raise InvalidActionError(v.twice.format(text=text, card=CARD_NAMES[c]))
+                twice = True
+            m |= 1 << c
+        index = COMBO_BY_MASK.get(m)
+        if index is None or twice:
+            raise InvalidActionError(v.not_combo.format(text=text))
+        return index
 
-
-def read_king_or_queen(text: str, arg: str, why: str) -> Card:
-    """The card ``arg`` names, which must be a king or a queen (the belot / belote pair,
-    BG-A7, CO-A4).
-
-    :raises InvalidActionError: quoting ``text`` and saying ``why`` otherwise.
-    """
-    c = parse_card(arg)
-    if RANK_OF[c] not in (KING, QUEEN):
-        raise InvalidActionError(f"{text!r}: {why}")
-    return c
+    return Notation(read, texts.__getitem__, every.copy)
 
 
 def cards_text(cs: CardSet) -> str:
@@ -86,33 +144,17 @@ def not_held(text: str, hand: CardSet, cs: CardSet, rule: str) -> IllegalActionE
     return IllegalActionError(f"{text!r}: you do not hold {cards_text(cs & ~hand)}", rule)
 
 
-class Words(NamedTuple):
-    """How a game words the refusal of a card the seat to act holds but may not play; each
-    template is formatted with ``text`` (the action), ``led`` (the suit led), ``best`` (the
-    card winning the trick), ``trumps`` and ``names`` (the cards it may play)."""
-
-    rules: str
-    """The game's rule prefix: ``BG`` or ``CO``."""
-    raise_: str
-    """The card follows suit but does not beat the best card (``P3``)."""
-    trumps: tuple[str, str]
-    """``trumps`` of ``raise_`` under a suit contract and in all trumps."""
-    overtrump: str
-    """Void, the seat does not over-trump an opponent's winning trump (``P5``)."""
-    trump: str
-    """Void, the seat does not trump the opponents' winning card (``P5``)."""
-
-
-def illegal_card(state: BeloteState, c: Card, text: str, words: Words) -> IllegalActionError:
+def illegal_card(state: BeloteState, c: Card, text: str, words: Vocabulary) -> IllegalActionError:
     """Why the seat to act may not play ``c``, which it holds (BG-P2 .. BG-P5, CO-P2 .. CO-P5):
     it must follow suit, raise in the trump suit, or trump."""
     led = SUIT_OF[state.trick[0]]
     mode = state.ctx.contract
+    raise_, trumps, overtrump, trump = words.play
     fields = {
         "text": text,
         "led": SUIT_NAMES[led],
         "best": CARD_NAMES[state.best],
-        "trumps": words.trumps[mode == ALL_TRUMPS],
+        "trumps": trumps[mode == ALL_TRUMPS],
         "names": cards_text(playable_cards(state)),
     }
     if state.hand(state.to_act) & SUIT_MASKS[led]:
@@ -121,6 +163,6 @@ def illegal_card(state: BeloteState, c: Card, text: str, words: Words) -> Illega
                 "{text!r}: must follow suit: {led} were led and you hold {names}".format(**fields),
                 words.rules + "-P2",
             )
-        return IllegalActionError(words.raise_.format(**fields), words.rules + "-P3")
-    why = words.overtrump if SUIT_OF[state.best] == mode else words.trump
+        return IllegalActionError(raise_.format(**fields), words.rules + "-P3")
+    why = overtrump if SUIT_OF[state.best] == mode else trump
     return IllegalActionError(why.format(**fields), words.rules + "-P5")

@@ -1,9 +1,8 @@
 """Coinche (Belote contrée), as ``rules/belot-coinche.md`` §2 defines it (seed 003, French).
 
 Seats 0..3 in turn order; teams 0–2 and 1–3. Coinche differs from Bulgarian Belot by its
-parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own are the
-auction here, its state and words (``coinche_*``); its rules and scoring are in the family's
-``belote_rules`` and ``belote_scoring``.
+parameters and a few hooks on the Belote-family base (:mod:`belote_game`); its own state and
+words are ``coinche_*``.
 
 The deal (CO-D2): eight cards to each seat in packets of 3, 2, 3 from ``dealer + 1``;
 ``deal.hands[s]`` lists the cards in the order received and ``deal.stock`` is empty. With
@@ -22,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from referee.rules import game
-from referee.rules.cards import CARD_NAMES, Card, CardSet, cards_in, names
+from referee.rules.cards import CARD_NAMES, SUITS, Card, CardSet, cards_in, names
 from referee.rules.errors import IllegalActionError
 from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import (
@@ -32,9 +31,15 @@ from referee.rules.games.belote_declarations import (
     co_value,
     combo_json,
 )
-from referee.rules.games.belote_family import BELOT_PARTNER, PACK_MASK
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, Notation
-from referee.rules.games.belote_play import team_tally
+from referee.rules.games.belote_family import (
+    ALL_TRUMPS,
+    BELOT_PARTNER,
+    KING_QUEEN,
+    NO_TRUMPS,
+    PACK_MASK,
+)
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
+from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_scoring import card_points_table, score
 from referee.rules.games.belote_state import (
@@ -46,6 +51,7 @@ from referee.rules.games.belote_state import (
     pack,
     playable_cards,
 )
+from referee.rules.games.belote_text import Notation
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -54,22 +60,14 @@ from referee.rules.games.coinche_state import (
     COINCHE,
     GENERALE_LI,
     LEVEL_NAMES,
+    NUMERIC_VALUES,
     PASS,
     REBELOTE_BASE,
     SURCOINCHE,
     CoincheState,
-    auction_cache,
     bid_code,
-    make_ctx,
 )
-from referee.rules.games.coinche_text import (
-    all_actions,
-    contract_json,
-    format_action,
-    illegal,
-    not_your_turn,
-    parse_action,
-)
+from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -107,7 +105,7 @@ class Coinche(BeloteGame):
     title: ClassVar[str] = "Coinche (Belote contrée)"
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
-    notation: ClassVar[Notation] = Notation(parse_action, format_action, all_actions)
+    notation: ClassVar[Notation] = NOTATION
     PHASES: ClassVar[Sequence[Phase]] = (
         Phase("auction", "CO-D3", verbs=("pass", "bid", "coinche", "surcoinche")),
         Phase("play", "CO-C3", verbs=("play", "announce", "belote", "rebelote")),
@@ -118,6 +116,10 @@ class Coinche(BeloteGame):
     declare_base: ClassVar[game.Action] = ANNOUNCE_BASE
     declared: ClassVar[str] = "announce"
     kinds: ClassVar[tuple[str, ...]] = FR_KINDS
+    bid_base: ClassVar[game.Action] = BID_BASE
+    doubles: ClassVar[Mapping[game.Action, int]] = {COINCHE: 2, SURCOINCHE: 4}
+    doubles_said: ClassVar[bool] = True
+    closing: ClassVar[int] = 4  # a surcoinche ends the auction (CO-B5)
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
     undealt: ClassVar[str] = "not_yet_dealt"
     getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2, 3))  # CO-D2
@@ -136,9 +138,8 @@ class Coinche(BeloteGame):
                 held = pack([sum(1 << c for c in h[:k]) for h in deal.hands])
                 rest = full ^ held
         first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        table = auction_cache(rules)
-        ctx = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest, table)
-        s = self._new_state(ctx, held)
+        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest)
+        s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, CoincheState)
         return s
 
@@ -164,8 +165,8 @@ class Coinche(BeloteGame):
             full[seat] |= 1 << c
         held = pack(full)
         full[0] |= PACK_MASK & ~sum(full)
-        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full), auction_cache(rules))
-        s = self._new_state(make_ctx(base, (), code, bidder, 1, 3, True), held)
+        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full))
+        s = self._new_state(self._ctx(base, (), code, bidder, 1, 3, True), held)
         self._start_play(s)
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
         for seat, c in trick:
@@ -177,73 +178,53 @@ class Coinche(BeloteGame):
 
     # -- the auction (CO-B1 .. CO-B8) --------------------------------------------------------
 
-    def _calls(self, state: BeloteState, seat: Seat) -> tuple[game.Action, ...]:
-        """CO-B1 .. CO-B8: the calls open to ``seat`` in the auction."""
-        ctx = state.ctx
+    def _calls_for(self, ctx: Ctx, same_team: bool) -> list[game.Action]:
+        """CO-B1 .. CO-B8: the calls open to the bidder's team (``same_team``) or the other."""
         r = ctx.rules
-        top, bidder, level = ctx.top, ctx.bidder, ctx.level
+        top, level = ctx.top, ctx.level
         bids_open = top < 0 or level == 1 or (level == 2 and not r.coinche_freezes)
         li = -1 if top < 0 else (top - BID_BASE) // 6
-        same_team = top >= 0 and (seat - bidder) % 2 == 0
         can_coinche = (
             top >= 0 and level == 1 and not same_team and (r.capot_doublable or li < CAPOT_LI)
         )
-        can_sur = level == 2 and same_team
-        cache: dict[int, tuple[game.Action, ...]] = ctx.table
-        key = (top if bids_open else -2) * 4 + 2 * can_coinche + can_sur
-        found = cache.get(key)
-        if found is None:
-            codes = [PASS]
-            if can_coinche:
-                codes.append(COINCHE)
-            if can_sur:
-                codes.append(SURCOINCHE)
-            if bids_open:
-                max_li = (r.max_bid - 80) // 10
-                levels = [*range(max_li + 1), CAPOT_LI]
-                if r.generale:
-                    levels.append(GENERALE_LI)
-                top_d = -1 if top < 0 else (top - BID_BASE) % 6
-                for lv in levels:
-                    for d in range(6):
-                        if lv > li or (lv == li and r.ranked_denominations and d > top_d):
-                            codes.append(bid_code(lv, d))
-            found = cache[key] = tuple(sorted(codes))
-        return found
+        codes = [PASS]
+        if can_coinche:
+            codes.append(COINCHE)
+        if level == 2 and same_team:
+            codes.append(SURCOINCHE)
+        if bids_open:
+            levels = [*range((r.max_bid - 80) // 10 + 1), CAPOT_LI]
+            if r.generale:
+                levels.append(GENERALE_LI)
+            top_d = -1 if top < 0 else (top - BID_BASE) % 6
+            for lv in levels:
+                for d in range(6):
+                    if lv > li or (lv == li and r.ranked_denominations and d > top_d):
+                        codes.append(bid_code(lv, d))
+        return codes
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        if (  # CO-B4, V26: a coinche 'a la volee'
-            state.phase == AUCTION
-            and action == COINCHE
-            and state.ctx.rules.coinche_out_of_turn
-            and COINCHE in self._calls(state, seat)
-        ):
-            return self._auction(state, seat, action)
-        raise not_your_turn(state, seat, action)
+    def _tables(self, ctx: Ctx) -> None:
+        r = ctx.rules
+        li, denom = divmod(ctx.top - BID_BASE, 6)
+        ctx.play = play_rules(
+            denom, undertrump=r.undertrump_required, raise_over_partner=r.ta_raise_over_partner
+        )
+        ctx.power = ctx.play.power
+        ctx.points = card_points_table(denom, r)
+        ctx.value = (*NUMERIC_VALUES, r.capot_value, r.generale_value)[li]
+        trumps = () if denom == NO_TRUMPS else SUITS if denom == ALL_TRUMPS else (denom,)
+        dealt = [(ctx.dealt >> (seat << 6)) & LOW for seat in range(4)]
+        ctx.kq = tuple(sum(KING_QUEEN[t] for t in trumps if h & KING_QUEEN[t] == KING_QUEEN[t])
+                       for h in dealt)  # fmt: skip
+        ctx.decl_ok = True
 
-    def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
-        ctx = state.ctx
-        calls = (*ctx.calls, (seat, action))
-        top, bidder, passes = ctx.top, ctx.bidder, ctx.passes + 1
-        s = state.copy()
-        s.to_act = (seat + 1) & 3
-        if action == PASS:
-            s.ctx = make_ctx(ctx, calls, top, bidder, ctx.level, passes, top >= 0 and passes == 3)
-            if top < 0 and passes == 4:  # CO-B6c: thrown in
-                s.phase = OVER
-                return game.Step(s, (game.HandEnded(self.result(s)),))
-            if top >= 0 and passes == 3:  # CO-B6b
-                return self._start_play(s)
-            return game.Step(s, ())
-        if action == COINCHE:  # CO-B4
-            s.ctx = make_ctx(ctx, calls, top, bidder, 2, 0)
-            return game.Step(s, (game.Announced("coinche", {"seat": seat}),))
-        if action == SURCOINCHE:  # CO-B5: ends the auction at once
-            s.ctx = make_ctx(ctx, calls, top, bidder, 4, 0, True)
-            return self._start_play(s, (game.Announced("surcoinche", {"seat": seat}),))
-        # a bid (CO-B2, CO-B3); with coinche_freezes off it cancels a coinche
-        s.ctx = make_ctx(ctx, calls, action, seat, 1, 0)
-        return game.Step(s, ())
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
+                     ) -> game.Step:  # fmt: skip
+        if state.phase == AUCTION and action == COINCHE:  # CO-B4
+            if state.ctx.rules.coinche_out_of_turn and COINCHE in self._calls(state, seat):
+                return self._auction(state, seat, action)  # V26: a coinche 'a la volee'
+            rule = "CO-B4"
+        return super()._out_of_turn(state, seat, action, rule)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return contract_json(ctx)
@@ -263,10 +244,7 @@ class Coinche(BeloteGame):
         bc = legal & state.ctx.kq[seat]
         if bc:  # CO-A4: belote with the first of K/Q of trumps, rebelote with the second
             hand = state.hand(seat)
-            said = 0
-            for _, a in state.belots:
-                if a < REBELOTE_BASE:
-                    said |= 1 << (a & 63)
+            said = sum(1 << (a & 63) for _, a in state.belots if a < REBELOTE_BASE)
             rebel: list[game.Action] = []
             for c in cards_in(bc):
                 other = BELOT_PARTNER[c]
@@ -349,12 +327,8 @@ class Coinche(BeloteGame):
         ctx = state.ctx
         ct = ctx if state.phase != AUCTION and ctx.top >= 0 else None
         anns = state.decls
-        bel = rebel = 0
-        for _, a in state.belots:
-            if a >= REBELOTE_BASE:
-                rebel |= 1 << (a & 63)
-            else:
-                bel |= 1 << (a & 63)
+        bel = sum(1 << (a & 63) for _, a in state.belots if a < REBELOTE_BASE)
+        rebel = sum(1 << (a & 63) for _, a in state.belots if a >= REBELOTE_BASE)
         n = len(state.tricks)
         revealed = n > 1 or (n == 1 and bool(state.trick)) or state.phase == OVER
         fields: dict[str, game.JSON] = {
@@ -386,9 +360,6 @@ class Coinche(BeloteGame):
         return out
 
     # -- match level (CO-D1, CO-G1 .. CO-G3) ----------------------------------------------------
-
-    def new_match(self, rules: RuleSet, first_dealer: Seat) -> game.MatchState:
-        return game.MatchState(scores=(0, 0), dealer=first_dealer)
 
     def after_hand(
         self, match: game.MatchState, result: game.HandResult, rules: RuleSet

@@ -1,22 +1,15 @@
-"""Coinche's state: the action codes, what a deal fixes (the cards dealt, the contract and
-its tables) and the state of a deal, with the tables of dealing and of the auction."""
+"""Coinche's action codes, its state and the cache of its legal calls."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from referee.rules.cards import SUITS, CardSet
+from referee.rules.cards import CardSet
 from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
-from referee.rules.games.belote_play import play_rules
-from referee.rules.games.belote_rules import CoincheRules
-from referee.rules.games.belote_scoring import card_points_table
-from referee.rules.games.belote_state import AUCTION, LOW, BeloteState, Ctx, next_ctx
+from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx
 from referee.rules.seats import Seat
 
-SA: Final = NO_TRUMPS
-TA: Final = ALL_TRUMPS
 DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
 
 # -- action codes (cards 0..51 are plays) -----------------------------------------------------
@@ -28,25 +21,17 @@ BID_BASE: Final = VERB_BASE + 3  # + level index * 6 + denomination
 NUMERIC_VALUES: Final = tuple(range(80, 190, 10))  # 80 .. 180
 CAPOT_LI: Final = len(NUMERIC_VALUES)  # 11
 GENERALE_LI: Final = CAPOT_LI + 1  # 12
-N_LEVELS: Final = GENERALE_LI + 1
 ANNOUNCE_BASE: Final = 160  # + combination index
 BELOTE_BASE: Final = 256  # + card
 REBELOTE_BASE: Final = 320  # + card
 
 VERBS: Final = {"pass": PASS, "coinche": COINCHE, "surcoinche": SURCOINCHE}
-VERB_NAMES: Final = {code: verb for verb, code in VERBS.items()}
 LEVEL_NAMES: Final = {1: "none", 2: "coinche", 4: "surcoinche"}
 
 
 def bid_code(li: int, denom: int) -> Action:
     """The code of a bid at level index ``li`` (0 = 80 .. 10 = 180, 11 capot, 12 generale)."""
     return BID_BASE + li * 6 + denom
-
-
-def li_text(li: int) -> str:
-    return (
-        "capot" if li == CAPOT_LI else "generale" if li == GENERALE_LI else str(NUMERIC_VALUES[li])
-    )
 
 
 # -- state ---------------------------------------------------------------------------------------
@@ -72,44 +57,3 @@ class CoincheState(BeloteState):
     def pm(self) -> CardSet:
         """The cards the seat to act may play."""
         return self.playable()
-
-
-def make_ctx(base: Ctx, calls: tuple[tuple[Seat, Action], ...], top: Action, bidder: Seat,
-             level: int, passes: int, play: bool = False) -> Ctx:  # fmt: skip
-    """``base`` after an auction call; with the contract's tables when ``play``."""
-    li, denom = divmod(top - BID_BASE, 6)
-    c = next_ctx(base, calls, top, -1 if top < 0 else denom, bidder, level, passes)
-    if play:
-        r = c.rules
-        c.play = rules_of_play = play_rules(
-            denom, undertrump=r.undertrump_required, raise_over_partner=r.ta_raise_over_partner
-        )
-        c.power = rules_of_play.power
-        c.points = card_points_table(denom, r)
-        c.value = (
-            r.capot_value
-            if li == CAPOT_LI
-            else r.generale_value
-            if li == GENERALE_LI
-            else NUMERIC_VALUES[li]
-        )
-        trumps = () if denom == SA else SUITS if denom == TA else (denom,)
-        kq = []
-        for seat in range(4):
-            full = (c.dealt >> (seat << 6)) & LOW
-            kq.append(sum(KING_QUEEN[t] for t in trumps if full & KING_QUEEN[t] == KING_QUEEN[t]))
-        c.kq = tuple(kq)
-        c.decl_ok = True
-    return c
-
-
-def auction_cache(rules: CoincheRules) -> dict[int, tuple[Action, ...]]:
-    key = (rules.max_bid, rules.generale, rules.ranked_denominations)
-    cache = AUCTION_CACHES.get(key)
-    if cache is None:
-        cache = AUCTION_CACHES[key] = {}
-    return cache
-
-
-AUCTION_CACHES: dict[tuple[int, bool, bool], dict[int, tuple[Action, ...]]] = {}
-"""Per (max_bid, generale, ranked_denominations): the legal calls per auction situation."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.rules import cards, phased
-from referee.rules.errors import IllegalActionError, InvalidActionError, NotYourTurnError
+from referee.rules import cards
+from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games import belote_text
-from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_MASKS
-from referee.rules.games.belote_family import KING_QUEEN, PACK_MASK
-from referee.rules.games.belote_state import AUCTION, OVER, BeloteState, Ctx, playable_cards
+from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_family import KING_QUEEN
+from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
     ANNOUNCE_BASE,
     BELOTE_BASE,
@@ -22,48 +22,16 @@ from referee.rules.games.coinche_state import (
     DENOM_NAMES,
     GENERALE_LI,
     LEVEL_NAMES,
-    N_LEVELS,
     NUMERIC_VALUES,
-    PASS,
     REBELOTE_BASE,
     SURCOINCHE,
-    VERB_NAMES,
     VERBS,
     bid_code,
-    li_text,
 )
 from referee.rules.seats import Seat
 
 
-def _read_play(text: str, verb: str, arg: str) -> Action:
-    c = cards.parse_card(arg)
-    if not (PACK_MASK >> c) & 1:
-        raise InvalidActionError(f"{arg!r} is not in the Coinche pack (7 to ace)")
-    return c
-
-
-def _read_belote(text: str, verb: str, arg: str) -> Action:
-    why = f"{verb} is said with the king or queen of trumps (CO-A4)"
-    c = belote_text.read_king_or_queen(text, arg, why)
-    return (BELOTE_BASE if verb == "belote" else REBELOTE_BASE) + c
-
-
-def _read_announcement(text: str, verb: str, arg: str) -> Action:
-    m = 0
-    parts = arg.split(",")
-    for part in parts:
-        m |= 1 << cards.parse_card(part)
-    index = COMBO_BY_MASK.get(m)
-    if index is None or m.bit_count() != len(parts):
-        raise InvalidActionError(
-            f"{text!r} is not an announcement: give the cards of a sequence of 3 or more "
-            "in one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H "
-            "(CO-A1)"
-        )
-    return ANNOUNCE_BASE + index
-
-
-def _read_bid(text: str, verb: str, arg: str) -> Action:
+def _read_bid(text: str, arg: str) -> Action:
     up = arg.upper()
     for d in (4, 5, 0, 1, 2, 3):  # the two-letter denominations first
         name = DENOM_NAMES[d]
@@ -85,50 +53,42 @@ def _read_bid(text: str, verb: str, arg: str) -> Action:
     )
 
 
-_READERS: Final[dict[str, belote_text.Reader]] = {
-    "play": _read_play,
-    "belote": _read_belote,
-    "rebelote": _read_belote,
-    "bid": _read_bid,
-    "announce": _read_announcement,
+_BID_TEXT: Final = {
+    bid_code(li, d): value + DENOM_NAMES[d]
+    for li, value in enumerate([*map(str, NUMERIC_VALUES), "capot", "generale"])
+    for d in range(6)
 }
-_USAGE: Final = (
-    "pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, play:<card>, "
-    "belote:<card>, rebelote:<card>"
+"""The text of each bid (``"80H"``, ``"capotTA"``)."""
+VOCAB: Final = belote_text.Vocabulary(
+    game="Coinche",
+    rules="CO",
+    verbs=VERBS,
+    bids=_BID_TEXT,
+    read_bid=_read_bid,
+    said={"belote": BELOTE_BASE, "rebelote": REBELOTE_BASE},
+    said_why="{verb} is said with the king or queen of trumps (CO-A4)",
+    declare="announce",
+    declare_base=ANNOUNCE_BASE,
+    usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
+    "play:<card>, belote:<card>, rebelote:<card>",
+    not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
+    "one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H (CO-A1)",
+    play=(
+        "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play "
+        "one of {names}",
+        ("as trumps", "in tout atout"),
+        "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
+        "lower trump: play one of {names}",
+        "{text!r}: void in {led} with the opponents winning, you must trump: play one of "
+        "{names}",
+    ),
+    pack_only=True,
 )
+NOTATION: Final = belote_text.notation(VOCAB)
+"""Coinche's notation (CO-B1, CO-A2, CO-A4)."""
+format_action: Final = NOTATION.format
+ALL_ACTIONS: Final = frozenset(NOTATION.every())
 
-
-parse_action: Final = belote_text.action_reader("Coinche", _USAGE, VERBS, _READERS)
-"""A Coinche action from its notation (CO-B1, CO-A2, CO-A4)."""
-
-
-def format_action(action: Action) -> str:
-    if 0 <= action < VERB_BASE:
-        return "play:" + cards.CARD_NAMES[action]
-    if action >= REBELOTE_BASE:
-        return "rebelote:" + cards.CARD_NAMES[action - REBELOTE_BASE]
-    if action >= BELOTE_BASE:
-        return "belote:" + cards.CARD_NAMES[action - BELOTE_BASE]
-    if action >= ANNOUNCE_BASE:
-        return belote_text.combo_text("announce", action - ANNOUNCE_BASE)
-    if action >= BID_BASE:
-        li, d = divmod(action - BID_BASE, 6)
-        return f"bid:{li_text(li)}{DENOM_NAMES[d]}"
-    return VERB_NAMES[action]
-
-
-def all_actions() -> list[Action]:
-    kq = [c for c in cards.PACK_32 if cards.RANK_OF[c] in (cards.KING, cards.QUEEN)]
-    return sorted(
-        [
-            *cards.PACK_32,
-            *VERBS.values(),
-            *(bid_code(li, d) for li in range(N_LEVELS) for d in range(6)),
-            *(ANNOUNCE_BASE + i for i in range(len(COMBO_MASKS))),
-            *(BELOTE_BASE + c for c in kq),
-            *(REBELOTE_BASE + c for c in kq),
-        ]
-    )
 
 
 def contract_json(ct: Ctx) -> dict[str, JSON]:
@@ -142,23 +102,7 @@ def contract_json(ct: Ctx) -> dict[str, JSON]:
     }
 
 
-_BID_TEXT: Final = {
-    code: format_action(code)[4:]
-    for code in (bid_code(li, d) for li in range(N_LEVELS) for d in range(6))
-}
-"""The text of each bid (``"80H"``, ``"capotTA"``)."""
-ALL_ACTIONS: Final = frozenset(all_actions())
-
-
 # -- refusals -------------------------------------------------------------------------------------
-
-
-def not_your_turn(state: BeloteState, seat: Seat, action: Action) -> NotYourTurnError:
-    what = phased.action_text(format_action, action)
-    phase = state.phase
-    rule = "CO-B6" if phase == OVER else "CO-C3" if phase != AUCTION else (
-        "CO-B4" if action == COINCHE else "CO-D3")
-    return phased.not_your_turn(what, phase == OVER, state.to_act, seat, rule)
 
 
 def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
@@ -169,9 +113,9 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
     if state.phase == AUCTION:
         return illegal_call(state, seat, action, text)
     ct = state.ctx
-    if action in (PASS, COINCHE, SURCOINCHE) or BID_BASE <= action < ANNOUNCE_BASE:
+    if VERB_BASE <= action < ANNOUNCE_BASE:  # a call
         return IllegalActionError(
-            f"{text!r}: the auction is over; the contract is {contract_json(ct)['bid']}",
+            f"{text!r}: the auction is over; the contract is {_BID_TEXT[ct.top]}",
             "CO-B6",
         )
     hand = state.hand(seat)
@@ -207,18 +151,7 @@ def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionErro
                 f"{text!r}: belote is said with the first of the pair; this is the second",
                 "CO-A4",
             )
-    return belote_text.illegal_card(state, c, text, _WORDS)
-
-
-_WORDS: Final = belote_text.Words(
-    "CO",
-    "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play one "
-    "of {names}",
-    ("as trumps", "in tout atout"),
-    "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
-    "lower trump: play one of {names}",
-    "{text!r}: void in {led} with the opponents winning, you must trump: play one of {names}",
-)
+    return belote_text.illegal_card(state, c, text, VOCAB)
 
 
 def illegal_call(
