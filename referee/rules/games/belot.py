@@ -139,11 +139,13 @@ class Belot(BeloteGame):
 
     bid_base: ClassVar[game.Action] = BID_BASE
     doubles: ClassVar[Mapping[game.Action, int]] = LEVEL_AFTER
+    calls_params: ClassVar[tuple[str, ...]] = ("bg_double_freezes_auction", "bg_surcontra")
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
         assert isinstance(rules, BelotRules)
         held, rest = self._packed(deal, 5, 3, dealer)
-        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest)
+        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest,
+                        self._calls_table(rules))
         s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, BelotState)
         return s

@@ -19,6 +19,7 @@ from referee.rules.games.belote_declarations import N_COMBOS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
     AUCTION,
+    CALLS,
     LANE_BITS,
     OVER,
     PLAY,
@@ -82,6 +83,9 @@ class BeloteGame:
     """Whether a double is a fact (Coinche's coinche and surcoinche)."""
     closing: ClassVar[int] = 0
     """The level that ends the auction at once (a surcoinche, CO-B5), or 0."""
+    calls_params: ClassVar[tuple[str, ...]]
+    """The rule parameters :meth:`_calls_for` reads: rules alike in these share one table
+    of the calls met so far (:meth:`_calls_table`)."""
     carry: ClassVar[tuple[int, ...]] = ()
     """What a new match carries from deal to deal (``MatchState.carry``)."""
 
@@ -411,6 +415,12 @@ class BeloteGame:
 
     def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
         raise NotImplementedError
+
+    def _calls_table(self, rules: Any) -> dict[int, tuple[game.Action, ...]]:
+        """The calls met so far under rules alike in :attr:`calls_params` (a bounded number
+        of tables, however many rule sets the matches use)."""
+        key = (self.name, *(getattr(rules, p) for p in self.calls_params))
+        return CALLS.setdefault(key, {})
 
     def _tables(self, ctx: Ctx) -> None:
         """Set the play tables of ``ctx``'s contract (``play``, ``power``, ``points``, ``kq``,

@@ -113,7 +113,7 @@ class Ctx:
     passes: int
     """Passes since the last bid or double."""
     table: Any
-    """The legal calls met so far under these rules (:data:`CALLS`)."""
+    """The legal calls met so far under rules that call alike (:data:`CALLS`)."""
     auction: Any
     """The game's legal calls now, where it looks them up once per call."""
     play: PlayRules
@@ -207,14 +207,15 @@ NEW_CTX: Final = Ctx.__new__
 
 
 def deal_ctx(rules: Any, dealer: Seat, first: Seat, stock: tuple[Card, ...], rest: int,
-             dealt: int, table: Any = None) -> Ctx:  # fmt: skip
+             dealt: int, table: Any) -> Ctx:  # fmt: skip
     """A ctx of a deal's fixed fields (``BeloteGame._ctx`` adds the auction's); ``table`` the
-    calls met so far under its rules (:data:`CALLS`)."""
+    calls met so far under its rules (``BeloteGame._calls_table``)."""
     c = NEW_CTX(Ctx)
     c.rules, c.dealer, c.first, c.stock, c.rest, c.dealt = rules, dealer, first, stock, rest, dealt
-    c.table = CALLS.setdefault(rules, {}) if table is None else table
+    c.table = table
     return c
 
 
-CALLS: Final[dict[Any, dict[int, tuple[Action, ...]]]] = {}
-"""Per rules, the legal calls met so far by situation (``BeloteGame._calls_open``)."""
+CALLS: Final[dict[tuple[Any, ...], dict[int, tuple[Action, ...]]]] = {}
+"""Per game and the values of its ``calls_params``, the legal calls met so far by situation
+(``BeloteGame._calls_open``)."""

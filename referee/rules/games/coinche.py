@@ -120,6 +120,9 @@ class Coinche(BeloteGame):
     doubles: ClassVar[Mapping[game.Action, int]] = {COINCHE: 2, SURCOINCHE: 4}
     doubles_said: ClassVar[bool] = True
     closing: ClassVar[int] = 4  # a surcoinche ends the auction (CO-B5)
+    calls_params: ClassVar[tuple[str, ...]] = (
+        "coinche_freezes", "capot_doublable", "max_bid", "generale", "ranked_denominations"
+    )
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
     undealt: ClassVar[str] = "not_yet_dealt"
     getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2, 3))  # CO-D2
@@ -138,7 +141,8 @@ class Coinche(BeloteGame):
                 held = pack([sum(1 << c for c in h[:k]) for h in deal.hands])
                 rest = full ^ held
         first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest)
+        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest,
+                        self._calls_table(rules))
         s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
         assert isinstance(s, CoincheState)
         return s
@@ -165,7 +169,8 @@ class Coinche(BeloteGame):
             full[seat] |= 1 << c
         held = pack(full)
         full[0] |= PACK_MASK & ~sum(full)
-        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full))
+        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full),
+                        self._calls_table(rules))
         s = self._new_state(self._ctx(base, (), code, bidder, 1, 3, True), held)
         self._start_play(s)
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
