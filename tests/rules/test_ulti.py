@@ -15,7 +15,7 @@ from referee.rules.game import Announced, Deal, HandEnded, TrickTaken
 from referee.rules.games.ulti import Ulti, UltiRules, UltiState
 from referee.rules.games.ulti import game as ulti_game
 from referee.rules.games.ulti.contracts import BETLI, C40, LADDER, PARTI, by_key
-from referee.rules.games.ulti.game import legal_cards, trick_winner
+from referee.rules.games.ulti.game import _bid_tables, legal_cards, trick_winner
 from referee.rules.games.ulti.scoring import Tally, settle
 from referee.verify import verify_data
 from tests.rules.fingerprint import playout_digest
@@ -655,3 +655,13 @@ def test_ul10_discard_pairs_lazy_sequence_matches_the_full_list() -> None:
     with pytest.raises(ValueError):
         pairs.index(DISCARD_BASE)
     assert DiscardPairs(0) == [] and not DiscardPairs(0)
+
+
+def test_rule_sets_that_bid_alike_share_one_bid_table_UL_9_UL_12() -> None:
+    """The auction's tables depend on the ladder, the equal-value overcall (UL-9) and raising
+    without the talon (UL-12) only: rule sets differing elsewhere (here 999 match lengths,
+    UL-36) share one, so naming new rule sets cannot grow the referee's memory."""
+    shared = _bid_tables(UltiRules())
+    assert all(_bid_tables(UltiRules(deals=n)) is shared for n in range(1, 1000))
+    seed = _bid_tables(UltiRules(ladder="seed"))
+    assert seed is not shared and len(seed.bids[0]) < len(shared.bids[0])

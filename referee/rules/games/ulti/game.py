@@ -164,14 +164,14 @@ class _BidTables:
     """Per ladder variant and current bid rank: the legal bids, and the legal auction actions
     of a seat that does not (index ``2 * cur``) or does (``2 * cur + 1``) hold the bid."""
 
-    def __init__(self, rules: UltiRules) -> None:
-        ladder = [c for c in LADDER if rules.ladder == "huwiki" or c.rank in SEED_LADDER_RANKS]
+    def __init__(self, huwiki: bool, equal_value_overcall: bool, raise_without_talon: bool) -> None:
+        ladder = [c for c in LADDER if huwiki or c.rank in SEED_LADDER_RANKS]
         rows = [
             tuple(
                 BID_BASE + c.rank - 1
                 for c in ladder
                 if c.rank > cur
-                and (rules.equal_value_overcall or c.value > (LADDER[cur - 1].value if cur else 0))
+                and (equal_value_overcall or c.value > (LADDER[cur - 1].value if cur else 0))
             )
             for cur in range(len(LADDER) + 1)
         ]
@@ -180,16 +180,24 @@ class _BidTables:
         auction = []
         for higher in rows:
             for verb in (PASS, STAND):  # a seat not holding the bid passes, its holder stands
-                more = (PICKUP, *higher) if rules.raise_without_talon else (PICKUP,)
+                more = (PICKUP, *higher) if raise_without_talon else (PICKUP,)
                 auction.append(tuple(sorted((verb, *more) if higher else (verb,))))
         self.auction: tuple[tuple[game.Action, ...], ...] = tuple(auction)
         self.auction_set: tuple[frozenset[game.Action], ...] = tuple(frozenset(r) for r in auction)
 
 
-@functools.cache
 def _bid_tables(rules: UltiRules) -> _BidTables:
-    """The tables of ``rules``, built once (a compiled class is built from compiled code)."""
-    return _BidTables(rules)
+    """The tables of ``rules``: one per value of the three parameters they read (UL-9, UL-12),
+    however many rule sets matches use."""
+    return _bid_tables_of(rules.ladder == "huwiki", rules.equal_value_overcall,
+                          rules.raise_without_talon)
+
+
+@functools.cache
+def _bid_tables_of(huwiki: bool, equal_value_overcall: bool, raise_without_talon: bool
+                   ) -> _BidTables:  # fmt: skip
+    """The tables, built once (a compiled class is built from compiled code)."""
+    return _BidTables(huwiki, equal_value_overcall, raise_without_talon)
 
 
 _KONTRA_ROWS: Final = tuple(
