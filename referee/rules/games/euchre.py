@@ -97,48 +97,37 @@ POWER: Final = tuple(t.power for t in TABLES)
 
 @mypyc_attr(serializable=True, acyclic=True)
 class EuchreState:
-    """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one."""
+    """One Euchre deal. Treat as immutable: :meth:`Euchre.apply` returns a new one. A new deal
+    sets the deal's own fields; the auction's and the play's start at their class defaults."""
 
     rules: EuchreRules
     dealer: Seat
     stock: tuple[Card, ...]
-    phase: int
+    """The four cards not dealt, the upcard first (EU-5)."""
+    phase: int = BID1
     to_act: Seat
     hands: tuple[CardSet, ...]
-    passes: int
-    trump: int
-    maker: Seat
-    alone: bool
-    defender: Seat
-    asked: int
-    out: int
-    discard: Card
-    trick: Trick | None
+    passes: int = 0
+    trump: int = -1
+    maker: Seat = -1
+    alone: bool = False
+    defender: Seat = -1
+    asked: int = 0
+    out: int = 0
+    discard: Card = -1
+    trick: Trick | None = None
     """The trick in play (``None`` between tricks)."""
-    tricks: tuple[game.TrickTaken, ...]
-    won: tuple[int, int]
-    __slots__ = tuple(__annotations__)  # for the source build: mypyc lays out its own
+    tricks: tuple[game.TrickTaken, ...] = ()
+    won: tuple[int, int] = (0, 0)
 
     def copy(self) -> EuchreState:
         """A shallow copy (every field is immutable)."""
         s = _NEW_STATE(EuchreState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.stock = self.stock
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.passes = self.passes
-        s.trump = self.trump
-        s.maker = self.maker
-        s.alone = self.alone
-        s.defender = self.defender
-        s.asked = self.asked
-        s.out = self.out
-        s.discard = self.discard
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.won = self.won
+        s.rules, s.dealer, s.stock = self.rules, self.dealer, self.stock
+        s.phase, s.to_act, s.hands = self.phase, self.to_act, self.hands
+        s.passes, s.trump, s.maker, s.alone = self.passes, self.trump, self.maker, self.alone
+        s.defender, s.asked, s.out = self.defender, self.asked, self.out
+        s.discard, s.trick, s.tricks, s.won = self.discard, self.trick, self.tricks, self.won
         return s
 
     def __repr__(self) -> str:
@@ -222,23 +211,8 @@ class Euchre(phased.TeamMatch):
         assert isinstance(rules, EuchreRules)
         hands = check_deal(deal, PACK_24, (5, 5, 5, 5), 4, "euchre")
         s = _NEW_STATE(EuchreState)
-        s.rules = rules
-        s.dealer = dealer
-        s.stock = deal.stock
-        s.phase = BID1
-        s.to_act = (dealer + 1) % 4
-        s.hands = tuple(hands)
-        s.passes = 0
-        s.trump = -1
-        s.maker = -1
-        s.alone = False
-        s.defender = -1
-        s.asked = 0
-        s.out = 0
-        s.discard = -1
-        s.trick = None
-        s.tricks = ()
-        s.won = (0, 0)
+        s.rules, s.dealer, s.stock = rules, dealer, deal.stock
+        s.to_act, s.hands = (dealer + 1) % 4, tuple(hands)
         return s
 
     # -- play ------------------------------------------------------------------------------

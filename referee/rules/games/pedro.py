@@ -166,35 +166,36 @@ _NOTATION: Final[tuple[phased.Verb, ...]] = (
 
 @mypyc_attr(serializable=True, acyclic=True)
 class PedroState:
-    """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one."""
+    """One Pedro deal. Treat as immutable: :meth:`Pedro.apply` returns a new one. A new deal
+    sets the deal's own fields; the auction's and the play's start at their class defaults."""
 
     rules: PedroRules
     dealer: Seat
     widow: tuple[Card, ...]
     """The 16-card widow, in the order it is served."""
-    bids: tuple[tuple[Seat, int], ...]
-    """``(seat, bid)`` in order; ``-1`` is a pass."""
-    high: int
-    """The highest bid so far (-1: none)."""
-    maker: Seat
-    """The seat of the highest bid (-1: none)."""
-    trump: int
-    """The trump suit (-1: not named yet)."""
-    discards: tuple[CardSet, ...]
-    """Each seat's discard (a card mask)."""
-    requested: int
-    """Widow cards asked for so far by the discards (PE-13, PE-14)."""
     widow_left: CardSet
     """The widow cards not yet served."""
-    widow_up: CardSet
-    """The rest of the widow, shown face up (PE-13)."""
-    phase: int
+    phase: int = BID
     to_act: Seat
     hands: tuple[CardSet, ...]
-    led: int
-    trick: tuple[tuple[Seat, Card], ...]
-    tricks: tuple[game.TrickTaken, ...]
-    taken: tuple[int, int]
+    bids: tuple[tuple[Seat, int], ...] = ()
+    """``(seat, bid)`` in order; ``-1`` is a pass."""
+    high: int = -1
+    """The highest bid so far (-1: none)."""
+    maker: Seat = -1
+    """The seat of the highest bid (-1: none)."""
+    trump: int = -1
+    """The trump suit (-1: not named yet)."""
+    discards: tuple[CardSet, ...] = (0, 0, 0, 0)
+    """Each seat's discard (a card mask)."""
+    requested: int = 0
+    """Widow cards asked for so far by the discards (PE-13, PE-14)."""
+    widow_up: CardSet = 0
+    """The rest of the widow, shown face up (PE-13)."""
+    led: int = -1
+    trick: tuple[tuple[Seat, Card], ...] = ()
+    tricks: tuple[game.TrickTaken, ...] = ()
+    taken: tuple[int, int] = (0, 0)
     """Points each team has won in tricks (PE-18)."""
     legal: CardSet
     """Caches that :meth:`Pedro.apply` sets and :meth:`copy` leaves unset: in play, the cards
@@ -202,29 +203,16 @@ class PedroState:
     over, its result (``res``)."""
     ds: DiscardSets
     res: game.HandResult
-    __slots__ = tuple(__annotations__)  # for the source build: mypyc lays out its own
 
     def copy(self) -> PedroState:
         """A shallow copy (every field is immutable), without ``legal``, ``ds`` and ``res``."""
         s = _NEW_STATE(PedroState)
-        s.rules = self.rules
-        s.dealer = self.dealer
-        s.widow = self.widow
-        s.bids = self.bids
-        s.high = self.high
-        s.maker = self.maker
-        s.trump = self.trump
-        s.discards = self.discards
-        s.requested = self.requested
-        s.widow_left = self.widow_left
-        s.widow_up = self.widow_up
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.led = self.led
-        s.trick = self.trick
-        s.tricks = self.tricks
-        s.taken = self.taken
+        s.rules, s.dealer, s.widow = self.rules, self.dealer, self.widow
+        s.phase, s.to_act, s.hands = self.phase, self.to_act, self.hands
+        s.bids, s.high, s.maker, s.trump = self.bids, self.high, self.maker, self.trump
+        s.discards, s.requested = self.discards, self.requested
+        s.widow_left, s.widow_up = self.widow_left, self.widow_up
+        s.led, s.trick, s.tricks, s.taken = self.led, self.trick, self.tricks, self.taken
         return s
 
     def __repr__(self) -> str:
@@ -274,25 +262,10 @@ class Pedro(phased.TeamMatch):
 
     def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> PedroState:
         assert isinstance(rules, PedroRules)
+        hands = check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro")
         s = _NEW_STATE(PedroState)
-        s.rules = rules
-        s.dealer = dealer
-        s.widow = deal.stock
-        s.bids = ()
-        s.high = -1
-        s.maker = -1
-        s.trump = -1
-        s.discards = (0, 0, 0, 0)
-        s.requested = 0
-        s.hands = tuple(check_deal(deal, PACK_52, (9, 9, 9, 9), WIDOW, "pedro"))
-        s.widow_left = mask_of(deal.stock)
-        s.widow_up = 0
-        s.phase = BID
-        s.to_act = (dealer + 1) % 4
-        s.led = -1
-        s.trick = ()
-        s.tricks = ()
-        s.taken = (0, 0)
+        s.rules, s.dealer, s.widow = rules, dealer, deal.stock
+        s.widow_left, s.to_act, s.hands = mask_of(deal.stock), (dealer + 1) % 4, tuple(hands)
         return s
 
     # -- play ------------------------------------------------------------------------------
