@@ -35,34 +35,9 @@ SUIT_SYMBOLS: Final = ("♣", "♦", "♥", "♠")
 
 TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(13)
 RANK_LETTERS: Final = "23456789TJQKA"
-RANK_NAMES: Final = (
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "jack",
-    "queen",
-    "king",
-    "ace",
-)
 
 # Hungarian display names (Ulti). Records use the letters above (docs/hand-record.md).
 HUNGARIAN_SUIT_NAMES: Final = {HEARTS: "piros", DIAMONDS: "tök", SPADES: "zöld", CLUBS: "makk"}
-HUNGARIAN_RANK_NAMES: Final = {
-    SEVEN: "7",
-    EIGHT: "8",
-    NINE: "9",
-    TEN: "10",
-    JACK: "alsó",
-    QUEEN: "felső",
-    KING: "király",
-    ACE: "ász",
-}
 
 
 def card(rank: Rank, suit: Suit) -> Card:
@@ -84,11 +59,6 @@ _BY_NAME: Final[dict[str, Card]] = {name: c for c, name in enumerate(CARD_NAMES)
 def suit_of(c: Card) -> Suit:
     """The printed suit of a card."""
     return c // 13
-
-
-def rank_of(c: Card) -> Rank:
-    """The printed rank of a card."""
-    return c % 13
 
 
 def card_name(c: Card) -> str:

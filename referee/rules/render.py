@@ -21,16 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from referee.rules import words
-from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, SUIT_SYMBOLS, card_name
-from referee.rules.cards import SUIT_NAMES as _SUIT_WORDS
+from referee.rules.cards import RANK_LETTERS, SUIT_LETTERS, card_name
 from referee.rules.game import Announced, TrickTaken
 from referee.rules.handrecord import HandRecord, read_record, replay
 from referee.rules.registry import find_game
 
 SUITS = SUIT_LETTERS
 RANKS = RANK_LETTERS
-SYMBOLS = dict(zip(SUIT_LETTERS, SUIT_SYMBOLS, strict=True))
-SUIT_NAMES = dict(zip(SUIT_LETTERS, _SUIT_WORDS, strict=True))
+SYMBOLS = words.SYMBOLS
 CARD_VERBS = ("play", "belot", "belote", "rebelote")
 
 
@@ -170,9 +168,8 @@ def action_text(action: str) -> str:
     if not arg:
         return verb
     parts = arg.split(",")
-    if all(len(p) == 2 and p[1] in SYMBOLS for p in parts):
-        return f"{verb} " + " ".join(("10" if p[0] == "T" else p[0]) + SYMBOLS[p[1]]
-                                     for p in parts)
+    if all(words.is_card(p) for p in parts):
+        return f"{verb} {words.cards(parts)}"
     if verb == "name" and arg in SYMBOLS:
         return f"name {SYMBOLS[arg]}"
     return f"{verb} {arg}"
@@ -203,7 +200,7 @@ def card_svg(card: str, *, width: int = 64) -> str:
     return (
         f'<svg class="card" data-card="{card}" data-suit="{suit}" width="{width}" '
         f'height="{height}" viewBox="0 0 100 140" role="img" '
-        f'aria-label="{label} of {SUIT_NAMES[suit]}" xmlns="http://www.w3.org/2000/svg">'
+        f'aria-label="{label} of {words.NAMES[suit]}" xmlns="http://www.w3.org/2000/svg">'
         f'<rect x="2" y="2" width="96" height="136" rx="9" fill="{FACE}" stroke="#555" '
         f'stroke-width="2"/>'
         f'<text x="9" y="30" font-family="sans-serif" font-weight="bold" font-size="26" '

@@ -12,11 +12,6 @@ Seat: TypeAlias = int
 Team: TypeAlias = int
 
 
-def next_seat(seat: Seat, n: int = 4) -> Seat:
-    """The seat that acts after ``seat``."""
-    return (seat + 1) % n
-
-
 def team_of(seat: Seat) -> Team:
     """Team of a seat in a four-seat partnership game: seats 0 and 2 are team 0."""
     return seat & 1
