@@ -123,11 +123,23 @@ class EuchreState:
     def copy(self) -> EuchreState:
         """A shallow copy (every field is immutable)."""
         s = _NEW_STATE(EuchreState)
-        s.rules, s.dealer, s.stock = self.rules, self.dealer, self.stock
-        s.phase, s.to_act, s.hands = self.phase, self.to_act, self.hands
-        s.passes, s.trump, s.maker, s.alone = self.passes, self.trump, self.maker, self.alone
-        s.defender, s.asked, s.out = self.defender, self.asked, self.out
-        s.discard, s.trick, s.tricks, s.won = self.discard, self.trick, self.tricks, self.won
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.stock = self.stock
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.passes = self.passes
+        s.trump = self.trump
+        s.maker = self.maker
+        s.alone = self.alone
+        s.defender = self.defender
+        s.asked = self.asked
+        s.out = self.out
+        s.discard = self.discard
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.won = self.won
         return s
 
     def __repr__(self) -> str:

@@ -207,12 +207,24 @@ class PedroState:
     def copy(self) -> PedroState:
         """A shallow copy (every field is immutable), without ``legal``, ``ds`` and ``res``."""
         s = _NEW_STATE(PedroState)
-        s.rules, s.dealer, s.widow = self.rules, self.dealer, self.widow
-        s.phase, s.to_act, s.hands = self.phase, self.to_act, self.hands
-        s.bids, s.high, s.maker, s.trump = self.bids, self.high, self.maker, self.trump
-        s.discards, s.requested = self.discards, self.requested
-        s.widow_left, s.widow_up = self.widow_left, self.widow_up
-        s.led, s.trick, s.tricks, s.taken = self.led, self.trick, self.tricks, self.taken
+        s.rules = self.rules
+        s.dealer = self.dealer
+        s.widow = self.widow
+        s.widow_left = self.widow_left
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.hands = self.hands
+        s.bids = self.bids
+        s.high = self.high
+        s.maker = self.maker
+        s.trump = self.trump
+        s.discards = self.discards
+        s.requested = self.requested
+        s.widow_up = self.widow_up
+        s.led = self.led
+        s.trick = self.trick
+        s.tricks = self.tricks
+        s.taken = self.taken
         return s
 
     def __repr__(self) -> str:
