@@ -93,11 +93,10 @@ def _ctx_property(name: str, doc: str) -> Any:
 
 class BelotState(BeloteState):
     """One Belot deal (:class:`belote_state.BeloteState`). The fields of its ctx read through
-    as ``rules``, ``dealer``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
+    as ``rules``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
     ``level`` and ``passes``; setting one of the auction's rebuilds the ctx."""
 
     rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
-    dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
     stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
     rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
     calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")

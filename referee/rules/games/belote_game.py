@@ -31,7 +31,7 @@ from referee.rules.games.belote_state import (
     unlane,
 )
 from referee.rules.games.belote_text import Notation
-from referee.rules.phased import Phase, action_text, not_your_turn
+from referee.rules.phased import TeamMatch
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
@@ -46,16 +46,14 @@ ORDER: Final = tuple(range(32))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class BeloteGame:
+class BeloteGame(TeamMatch):
     """The base of :class:`~referee.rules.games.belot.Belot` and
     :class:`~referee.rules.games.coinche.Coinche`: the card play, declarations and belots,
     written once on the one state encoding (:mod:`belote_state`); each game adds its deal,
     auction, scoring, views and words through the hooks below."""
 
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     pack: ClassVar[tuple[Card, ...]] = PACK_32
+    OVER: ClassVar[int] = OVER
     name: ClassVar[str]
     notation: ClassVar[Notation]
     """The game's notation (its parse_action, format_action and all_actions)."""
@@ -71,8 +69,6 @@ class BeloteGame:
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
     undealt: ClassVar[str]
     """The name of the cards not dealt yet in :meth:`card_locations`."""
-    PHASES: ClassVar[Sequence[Phase]]
-    """The phases, by number (a state's ``phase``): their names and verbs."""
     getters: ClassVar[tuple[tuple[Any, ...], ...]]
     """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
     bid_base: ClassVar[game.Action]
@@ -86,17 +82,6 @@ class BeloteGame:
     calls_params: ClassVar[tuple[str, ...]]
     """The rule parameters :meth:`_calls_for` reads: rules alike in these share one table
     of the calls met so far (:meth:`_calls_table`)."""
-    carry: ClassVar[tuple[int, ...]] = ()
-    """What a new match carries from deal to deal (``MatchState.carry``)."""
-
-    def new_match(self, rules: Any, first_dealer: Seat) -> game.MatchState:
-        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=self.carry)
-
-    def current_seat(self, state: BeloteState) -> Seat | None:
-        return None if state.phase == OVER else state.to_act
-
-    def is_terminal(self, state: BeloteState) -> bool:
-        return state.phase == OVER
 
     def parse_action(self, text: str) -> game.Action:
         return self.notation.parse(text)
@@ -106,11 +91,6 @@ class BeloteGame:
 
     def all_actions(self) -> list[game.Action]:
         return self.notation.every()
-
-    def phase_actions(self, state: BeloteState) -> list[game.Action]:
-        """The actions of the phase ``state`` is in (its ``verbs``), those a dispute replay
-        explains (``referee.rules.game.explained_actions``)."""
-        return game.actions_of(self, self.PHASES[state.phase].verbs)
 
     # -- the deal -------------------------------------------------------------------------
 
@@ -291,29 +271,18 @@ class BeloteGame:
         fields: dict[str, game.JSON],
         **secret: game.JSON,
     ) -> dict[str, game.JSON]:
-        """A view: the game, the phase, the dealer, the seat to act, the hand sizes and the
-        tricks, and the game's ``fields``; then ``seat``'s hand and what only it knows
-        (``secret``, where not ``None``); the result once the deal is over."""
-        out: dict[str, game.JSON] = {
-            "game": self.name,
-            "phase": self.PHASES[state.phase].name,
-            "dealer": state.ctx.dealer,
-            "to_act": self.current_seat(state),
-            "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
-            "trick": [
-                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
-                for i, c in enumerate(state.trick)
-            ],
-            "tricks": [t.to_json() for t in state.tricks],
-            **fields,
-        }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = names(cards_in(state.hand(seat)))
-            out.update((k, v) for k, v in secret.items() if v is not None)
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+        """A view (``Phased._frame`` and ``Phased._own``, ``secret`` what only ``seat``
+        knows): the hand sizes, the trick in play, the tricks and the game's ``fields``."""
+        hands = [state.hand(p) for p in range(4)]
+        out = self._frame(state)
+        out["hand_sizes"] = [h.bit_count() for h in hands]
+        out["trick"] = [
+            {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
+            for i, c in enumerate(state.trick)
+        ]
+        out["tricks"] = [t.to_json() for t in state.tricks]
+        out.update(fields)
+        return self._own(out, state, seat, hands, **secret)
 
     # -- claims (referee.rules.claims) -------------------------------------------------------
 
@@ -370,13 +339,10 @@ class BeloteGame:
             raise self._illegal(state, seat, action)
         return self._auction(state, seat, action)
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
-                     ) -> game.Step:  # fmt: skip
-        """An action when the deal is over or by a seat not to act: refused, naming ``rule`` or
-        the phase's rule of turns (BG-B7, CO-D3, CO-C3, CO-B6)."""
-        what = action_text(self.format_action, action)
-        rule = rule or self.PHASES[state.phase].turn_rule
-        raise not_your_turn(what, state.phase == OVER, state.to_act, seat, rule)
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        """An action when the deal is over or by a seat not to act: refused, naming the phase's
+        rule of turns (BG-B7, CO-D3, CO-C3, CO-B6)."""
+        raise self._not_your_turn(state, seat, action)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """A legal call of the seat to act: a pass, a double or a bid (BG-B1 .. BG-B6, CO-B1 ..

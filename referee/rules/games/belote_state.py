@@ -168,6 +168,11 @@ class BeloteState:
         s.belots = self.belots
         return s
 
+    @property
+    def dealer(self) -> Seat:
+        """The dealer."""
+        return self.ctx.dealer
+
     def hand(self, seat: Seat) -> CardSet:
         """The cards ``seat`` holds now."""
         return (self.hands >> (seat << 6)) & LOW

@@ -223,13 +223,12 @@ class Coinche(BeloteGame):
                        for h in dealt)  # fmt: skip
         ctx.decl_ok = True
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
-                     ) -> game.Step:  # fmt: skip
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         if state.phase == AUCTION and action == COINCHE:  # CO-B4
             if state.ctx.rules.coinche_out_of_turn and COINCHE in self._calls(state, seat):
                 return self._auction(state, seat, action)  # V26: a coinche 'a la volee'
-            rule = "CO-B4"
-        return super()._out_of_turn(state, seat, action, rule)
+            raise self._not_your_turn(state, seat, action, "CO-B4")
+        return super()._out_of_turn(state, seat, action)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return contract_json(ctx)
