@@ -19,7 +19,7 @@ from referee.rules.games.belot_state import (
     RECONTRA,
     VERBS,
 )
-from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_declarations import BG_KINDS, COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_state import AUCTION, BeloteState, playable_cards
 from referee.rules.phased import known
@@ -45,6 +45,8 @@ VOCAB: Final = belote_text.Vocabulary(
     said_why="a belot is announced with a king or queen",
     declare="declare",
     declare_base=DECLARE_BASE,
+    declared="declaration",
+    kinds=BG_KINDS,
     usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
     "belot:<card>",
     not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
@@ -59,6 +61,7 @@ VOCAB: Final = belote_text.Vocabulary(
         "{names}",
     ),
     twice="{text!r} names {card} twice",
+    undealt="stock",
 )
 NOTATION: Final = belote_text.notation(VOCAB)
 """Belot's notation (BG-B1, BG-A3, BG-A7)."""

@@ -15,6 +15,7 @@ from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, car
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError
+from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import N_COMBOS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
@@ -22,6 +23,7 @@ from referee.rules.games.belote_state import (
     CALLS,
     LANE_BITS,
     OVER,
+    PHASE_NAMES,
     PLAY,
     BeloteState,
     Ctx,
@@ -30,8 +32,9 @@ from referee.rules.games.belote_state import (
     playable_cards,
     unlane,
 )
-from referee.rules.games.belote_text import Notation
-from referee.rules.phased import TeamMatch
+from referee.rules.games.belote_text import Notation, Vocabulary
+from referee.rules.params import RuleSet
+from referee.rules.phased import Phase, TeamMatch
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
@@ -45,6 +48,14 @@ ORDER: Final = tuple(range(32))
 """The positions in the pack (what a deal's getters take from a short pack)."""
 
 
+def phases(turns: tuple[str, str, str], auction: tuple[str, ...], play: tuple[str, ...]
+           ) -> tuple[Phase, ...]:  # fmt: skip
+    """A game's ``PHASES`` (:data:`belote_state.PHASE_NAMES`): the rule of turns of each, the
+    verbs of the auction and of the play."""
+    verbs = (auction, play, ())
+    return tuple(Phase(n, t, verbs=v) for n, t, v in zip(PHASE_NAMES, turns, verbs, strict=True))
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class BeloteGame(TeamMatch):
     """The base of :class:`~referee.rules.games.belot.Belot` and
@@ -55,24 +66,14 @@ class BeloteGame(TeamMatch):
     pack: ClassVar[tuple[Card, ...]] = PACK_32
     OVER: ClassVar[int] = OVER
     name: ClassVar[str]
+    rules_class: ClassVar[type[RuleSet]]
     notation: ClassVar[Notation]
-    """The game's notation (its parse_action, format_action and all_actions)."""
-    state_class: ClassVar[type[BeloteState]]
-    declare_base: ClassVar[game.Action]
-    """The code of combination 0 (``belote_declarations.COMBO_MASKS``); codes past the
-    combinations and below :data:`VERB_BASE` plus 64 are cards said with a belot."""
-    declared: ClassVar[str]
-    """The fact of a declaration: ``declaration`` or ``announce``."""
-    kinds: ClassVar[tuple[str, ...]]
-    """What the others hear of each combination (``belote_declarations.BG_KINDS`` ...)."""
+    """The game's notation (its parse_action, format_action and all_actions) and its words."""
+    state_class: ClassVar[type[BeloteState]] = BeloteState
     last_ten: ClassVar[int] = 0
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
-    undealt: ClassVar[str]
-    """The name of the cards not dealt yet in :meth:`card_locations`."""
     getters: ClassVar[tuple[tuple[Any, ...], ...]]
     """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
-    bid_base: ClassVar[game.Action]
-    """The code of the lowest bid: a bid's code less it, modulo 6, is its contract's mode."""
     doubles: ClassVar[Mapping[game.Action, int]]
     """The level each double sets (contra, recontra ...; coinche, surcoinche)."""
     doubles_said: ClassVar[bool] = False
@@ -81,7 +82,19 @@ class BeloteGame(TeamMatch):
     """The level that ends the auction at once (a surcoinche, CO-B5), or 0."""
     calls_params: ClassVar[tuple[str, ...]]
     """The rule parameters :meth:`_calls_for` reads: rules alike in these share one table
-    of the calls met so far (:meth:`_calls_table`)."""
+    of the calls met so far (:meth:`_deal_ctx`)."""
+    words: Vocabulary
+    """The notation's words."""
+    declare_base: game.Action
+    """The code of combination 0 (``belote_declarations.COMBO_MASKS``); codes past the
+    combinations and below :data:`VERB_BASE` plus 64 are cards said with a belot."""
+    bid_base: game.Action
+    """The code of the lowest bid: a bid's code less it, modulo 6, is its contract's mode."""
+
+    def __init__(self) -> None:
+        self.words = words = self.notation.words
+        self.declare_base = words.declare_base
+        self.bid_base = min(words.bids)
 
     def parse_action(self, text: str) -> game.Action:
         return self.notation.parse(text)
@@ -106,6 +119,26 @@ class BeloteGame(TeamMatch):
         return game.Deal(
             hands=tuple(tuple(pack[i] for i in g(ORDER) if i < n) for g in got), stock=stock
         )
+
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BeloteState:
+        """The state at the start of the auction: the hands and stock of :meth:`_dealt`."""
+        assert isinstance(rules, self.rules_class)
+        held, rest, first = self._dealt(deal, dealer, rules)
+        base = self._deal_ctx(rules, dealer, first, deal.stock, rest, held | rest)
+        return self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
+
+    def _dealt(self, deal: game.Deal, dealer: Seat, rules: Any) -> tuple[int, int, Seat]:
+        """``deal``'s cards held in the auction and those dealt after it, packed
+        (:meth:`_packed`), and the first hand."""
+        raise NotImplementedError
+
+    def _deal_ctx(self, rules: Any, dealer: Seat, first: Seat, stock: tuple[Card, ...],
+                  rest: int, dealt: int) -> Ctx:  # fmt: skip
+        """A deal's fixed fields (:func:`belote_state.deal_ctx`), with the calls met so far
+        under rules alike in :attr:`calls_params` (a bounded number of tables, however many
+        rule sets the matches use)."""
+        key = (self.name, *(getattr(rules, p) for p in self.calls_params))
+        return deal_ctx(rules, dealer, first, stock, rest, dealt, CALLS.setdefault(key, {}))
 
     def _packed(self, deal: game.Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
         """``deal``'s hands of ``size`` cards and its stock, ``each`` a seat in turn from the
@@ -198,7 +231,8 @@ class BeloteGame(TeamMatch):
             return self._play(state, seat, action & 63, (self._said(seat, action),), said)
         s = state.copy()
         s.decls = (*state.decls, (seat, index))
-        return STEP(s, (game.Announced(self.declared, {"seat": seat, "kind": self.kinds[index]}),))
+        what = {"seat": seat, "kind": self.words.kinds[index]}
+        return STEP(s, (game.Announced(self.words.declared, what),))
 
     def _play(
         self,
@@ -258,11 +292,22 @@ class BeloteGame(TeamMatch):
     # -- results and views ----------------------------------------------------------------
 
     def result(self, state: BeloteState) -> game.HandResult:
+        """The deal's score (:meth:`_result`); a deal thrown in, all passing, scores nothing
+        and is dealt again (BG-B6, CO-B6)."""
         try:
             return state.cached
         except AttributeError:
-            out = state.cached = self._result(state)
+            if len(state.tricks) < 8:
+                out = state.cached = game.HandResult((0, 0), {"redeal": True}, void=True)
+            else:
+                out = state.cached = self._result(state)
             return out
+
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (:mod:`invariants`, by the game's name;
+        the conformance suite checks them over random deals). :raises ConformanceError: one
+        is broken."""
+        getattr(invariants, self.name)(result, rules)
 
     def _view(
         self,
@@ -317,7 +362,7 @@ class BeloteGame(TeamMatch):
         dealt = state.phase == PLAY or (state.phase == OVER and state.ctx.contract >= 0)
         undealt = 0 if dealt else unlane(state.ctx.rest)
         where["played"] = PACK_MASK & ~unlane(state.hands) & ~undealt
-        where[self.undealt] = undealt
+        where[self.words.undealt] = undealt
         return where
 
     # -- the hooks of each game -----------------------------------------------------------
@@ -382,12 +427,6 @@ class BeloteGame(TeamMatch):
     def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
         raise NotImplementedError
 
-    def _calls_table(self, rules: Any) -> dict[int, tuple[game.Action, ...]]:
-        """The calls met so far under rules alike in :attr:`calls_params` (a bounded number
-        of tables, however many rule sets the matches use)."""
-        key = (self.name, *(getattr(rules, p) for p in self.calls_params))
-        return CALLS.setdefault(key, {})
-
     def _tables(self, ctx: Ctx) -> None:
         """Set the play tables of ``ctx``'s contract (``play``, ``power``, ``points``, ``kq``,
         ``decl_ok``, ``value``)."""
@@ -413,4 +452,5 @@ class BeloteGame(TeamMatch):
         raise NotImplementedError
 
     def _result(self, state: BeloteState) -> game.HandResult:
+        """The score of a deal played out (eight tricks)."""
         raise NotImplementedError

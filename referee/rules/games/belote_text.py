@@ -29,7 +29,7 @@ from referee.rules.games.belote_state import BeloteState, playable_cards
 
 
 class Vocabulary(NamedTuple):
-    """A game's notation (``docs/hand-record.md``) and the words of its refusals."""
+    """A game's notation (``docs/hand-record.md``) and the words of its facts and refusals."""
 
     game: str
     rules: str
@@ -47,6 +47,12 @@ class Vocabulary(NamedTuple):
     declare: str
     """The verb of a declaration, its code that of combination 0 plus :attr:`declare_base`."""
     declare_base: Action
+    declared: str
+    """The fact of a declaration: ``declaration`` or ``announce``."""
+    kinds: tuple[str, ...]
+    """What the others hear of each combination (``belote_declarations.BG_KINDS`` ...)."""
+    undealt: str
+    """The name of the cards not dealt yet in ``card_locations``."""
     usage: str
     """The actions as the refusal of an unknown one lists them."""
     not_combo: str
@@ -71,6 +77,8 @@ class Notation(NamedTuple):
     format: Callable[[Action], str]
     every: Callable[[], list[Action]]
     """All the game's action codes, sorted."""
+    words: Vocabulary
+    """What it is written from."""
 
 
 def notation(v: Vocabulary) -> Notation:
@@ -124,7 +132,7 @@ def notation(v: Vocabulary) -> Notation:
             raise InvalidActionError(v.not_combo.format(text=text))
         return index
 
-    return Notation(read, texts.__getitem__, every.copy)
+    return Notation(read, texts.__getitem__, every.copy, v)
 
 
 def cards_text(cs: CardSet) -> str:

@@ -10,7 +10,7 @@ from referee.rules import cards
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games import belote_text
-from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_declarations import COMBO_MASKS, FR_KINDS
 from referee.rules.games.belote_family import KING_QUEEN
 from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
@@ -69,6 +69,8 @@ VOCAB: Final = belote_text.Vocabulary(
     said_why="{verb} is said with the king or queen of trumps (CO-A4)",
     declare="announce",
     declare_base=ANNOUNCE_BASE,
+    declared="announce",
+    kinds=FR_KINDS,
     usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
     "play:<card>, belote:<card>, rebelote:<card>",
     not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
@@ -83,6 +85,7 @@ VOCAB: Final = belote_text.Vocabulary(
         "{names}",
     ),
     pack_only=True,
+    undealt="not_yet_dealt",
 )
 NOTATION: Final = belote_text.notation(VOCAB)
 """Coinche's notation (CO-B1, CO-A2, CO-A4)."""
