@@ -23,7 +23,6 @@ from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import SUIT_LETTERS, SUIT_MASKS, SUIT_OF, CardSet, cards_in, names
-from referee.rules.errors import IllegalActionError
 from referee.rules.games.belot_state import (
     BELOT_BASE,
     BELOT_CARDS,
@@ -39,7 +38,7 @@ from referee.rules.games.belot_state import (
     decl_points,
     resolve_declarations,
 )
-from referee.rules.games.belot_text import NOTATION, illegal
+from referee.rules.games.belot_text import NOTATION
 from referee.rules.games.belote_declarations import (
     BG_KINDS,
     bg_declarable,
@@ -180,9 +179,6 @@ class Belot(BeloteGame):
 
     def _said(self, seat: Seat, action: game.Action) -> game.Announced:
         return game.Announced("belot", {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[action & 63]]})
-
-    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        return illegal(state, action)
 
     # -- scoring ---------------------------------------------------------------------------
 

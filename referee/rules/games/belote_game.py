@@ -449,7 +449,8 @@ class BeloteGame(TeamMatch):
         raise NotImplementedError
 
     def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        raise NotImplementedError
+        """Why the seat to act may not do ``action`` (the game's words), naming the rule."""
+        return self.words.refuse(state, seat, action)
 
     def _result(self, state: BeloteState) -> game.HandResult:
         """The score of a deal played out (eight tricks)."""

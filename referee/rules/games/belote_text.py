@@ -26,6 +26,7 @@ from referee.rules.game import Action
 from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS, N_COMBOS
 from referee.rules.games.belote_family import ALL_TRUMPS, PACK_MASK
 from referee.rules.games.belote_state import BeloteState, playable_cards
+from referee.rules.seats import Seat
 
 
 class Vocabulary(NamedTuple):
@@ -63,6 +64,9 @@ class Vocabulary(NamedTuple):
     void, it does not over-trump an opponent's winning trump, or does not trump the opponents'
     winning card (``P5``). Templates of ``text`` (the action), ``led`` (the suit led), ``best``
     (the card winning the trick), ``trumps`` and ``names`` (the cards it may play)."""
+    refuse: Callable[[BeloteState, Seat, Action], IllegalActionError]
+    """``refuse(state, seat, action)``: why the seat to act may not do ``action``, naming the
+    rule (``BeloteGame._illegal``)."""
     pack_only: bool = False
     """Whether ``play:`` refuses a card outside the 32 (else the play refuses it)."""
     twice: str | None = None

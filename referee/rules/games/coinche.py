@@ -22,7 +22,6 @@ from typing import Any, ClassVar, Final, TypeAlias
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, SUITS, Card, CardSet, cards_in, names
-from referee.rules.errors import IllegalActionError
 from referee.rules.games.belote_declarations import (
     FR_KINDS,
     co_announceable,
@@ -64,7 +63,7 @@ from referee.rules.games.coinche_state import (
     SURCOINCHE,
     bid_code,
 )
-from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
+from referee.rules.games.coinche_text import NOTATION, contract_json
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -256,9 +255,6 @@ class Coinche(BeloteGame):
 
     def _ann_json(self, seat: Seat, index: int, ctx: Ctx) -> dict[str, game.JSON]:
         return combo_json(seat, index, FR_KINDS[index], co_value(index, ctx.contract, ctx.rules))
-
-    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        return illegal(state, seat, action)
 
     # -- scoring ------------------------------------------------------------------------------
 
