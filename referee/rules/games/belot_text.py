@@ -35,8 +35,6 @@ def _read_bid(text: str, arg: str) -> Action:
     return code
 
 
-
-
 # -- refusals -------------------------------------------------------------------------------------
 
 
@@ -106,8 +104,6 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
         else "only the defenders may answer a recontra with surcontra"
     )
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
-
-
 
 
 def illegal_belot(

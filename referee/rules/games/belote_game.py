@@ -96,6 +96,14 @@ class BeloteGame(TeamMatch):
         self.declare_base = words.declare_base
         self.bid_base = min(words.bids)
 
+    # Phased's answers again, on the state's own type: asked at every decision, they cost
+    # several times less compiled than Phased's generic ones (4% of a hand, by callgrind).
+    def current_seat(self, state: BeloteState) -> Seat | None:  # type: ignore[override]
+        return None if state.phase == OVER else state.to_act
+
+    def is_terminal(self, state: BeloteState) -> bool:  # type: ignore[override]
+        return state.phase == OVER
+
     def parse_action(self, text: str) -> game.Action:
         return self.notation.parse(text)
 
@@ -234,14 +242,8 @@ class BeloteGame(TeamMatch):
         what = {"seat": seat, "kind": self.words.kinds[index]}
         return STEP(s, (game.Announced(self.words.declared, what),))
 
-    def _play(
-        self,
-        state: BeloteState,
-        seat: Seat,
-        c: Card,
-        facts: tuple[game.Fact, ...],
-        belots: tuple[tuple[Seat, game.Action], ...],
-    ) -> game.Step:
+    def _play(self, state: BeloteState, seat: Seat, c: Card, facts: tuple[game.Fact, ...],
+              belots: tuple[tuple[Seat, game.Action], ...]) -> game.Step:  # fmt: skip
         """Play ``c`` (BG-T1, CO-C3), the cards said with it being ``belots``."""
         ctx = state.ctx
         cls = type(state)
@@ -309,13 +311,8 @@ class BeloteGame(TeamMatch):
         is broken."""
         getattr(invariants, self.name)(result, rules)
 
-    def _view(
-        self,
-        state: BeloteState,
-        seat: Seat | None,
-        fields: dict[str, game.JSON],
-        **secret: game.JSON,
-    ) -> dict[str, game.JSON]:
+    def _view(self, state: BeloteState, seat: Seat | None, fields: dict[str, game.JSON],
+              **secret: game.JSON) -> dict[str, game.JSON]:  # fmt: skip
         """A view (``Phased._frame`` and ``Phased._own``, ``secret`` what only ``seat``
         knows): the hand sizes, the trick in play, the tricks and the game's ``fields``."""
         hands = [state.hand(p) for p in range(4)]

@@ -26,6 +26,7 @@ AUCTION: Final = 0
 PLAY: Final = 1
 OVER: Final = 2
 PHASE_NAMES: Final = ("auction", "play", "over")
+"""The phases' names, by number (in views and a state's repr)."""
 
 LOW: Final = (1 << 64) - 1
 """One seat's lane of the packed hands."""

@@ -61,7 +61,6 @@ _BID_TEXT: Final = {
 """The text of each bid (``"80H"``, ``"capotTA"``)."""
 
 
-
 def contract_json(ct: Ctx) -> dict[str, JSON]:
     return {
         "bid": _BID_TEXT[ct.top],
