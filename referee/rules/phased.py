@@ -111,8 +111,11 @@ class Phased:
         """The action in notation, or its code when it is no action of this game."""
         return action_text(self.format_action, action)
 
-    def _not_your_turn(self, state: PhasedState, seat: Seat, action: Action) -> NotYourTurnError:
-        rule = self.PHASES[state.phase].turn_rule
+    def _not_your_turn(self, state: PhasedState, seat: Seat, action: Action, rule: str = ""
+                       ) -> NotYourTurnError:  # fmt: skip
+        """The refusal of ``action`` by ``seat`` out of turn, naming ``rule`` or the phase's
+        rule of turns."""
+        rule = rule or self.PHASES[state.phase].turn_rule
         return not_your_turn(self._text(action), state.phase == self.OVER, state.to_act, seat, rule)
 
     def _not_now(self, state: PhasedState, text: str) -> IllegalActionError:
@@ -225,9 +228,11 @@ class TeamMatch(Phased):
     num_seats: ClassVar[int] = 4
     partnerships: ClassVar[bool] = True
     match_length: ClassVar[str] = "target_score"
+    carry: ClassVar[tuple[int, ...]] = ()
+    """What a new match carries from deal to deal (``MatchState.carry``)."""
 
     def new_match(self, rules: RuleSet, first_dealer: Seat) -> MatchState:
-        return MatchState(scores=(0, 0), dealer=first_dealer)
+        return MatchState(scores=(0, 0), dealer=first_dealer, carry=self.carry)
 
 
 def next_match(

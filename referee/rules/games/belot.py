@@ -23,8 +23,6 @@ from typing import Any, ClassVar, Final
 
 from referee.rules import game
 from referee.rules.cards import SUIT_LETTERS, SUIT_MASKS, SUIT_OF, CardSet, cards_in, names
-from referee.rules.errors import IllegalActionError
-from referee.rules.games import invariants
 from referee.rules.games.belot_state import (
     BELOT_BASE,
     BELOT_CARDS,
@@ -40,7 +38,7 @@ from referee.rules.games.belot_state import (
     decl_points,
     resolve_declarations,
 )
-from referee.rules.games.belot_text import NOTATION, illegal
+from referee.rules.games.belot_text import NOTATION
 from referee.rules.games.belote_declarations import (
     BG_KINDS,
     bg_declarable,
@@ -49,11 +47,11 @@ from referee.rules.games.belote_declarations import (
     combo_names,
 )
 from referee.rules.games.belote_family import ALL_TRUMPS, CARD_POINTS, LAST_TRICK_BONUS, NO_TRUMPS
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, phases
 from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import BelotRules
 from referee.rules.games.belote_scoring import DealScore, round_all, round_team, score_deal
-from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_ctx, deal_getters
+from referee.rules.games.belote_state import LOW, BeloteState, Ctx, deal_getters
 from referee.rules.games.belote_text import Notation
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
@@ -92,14 +90,10 @@ def _ctx_property(name: str, doc: str) -> Any:
 
 
 class BelotState(BeloteState):
-    """One Belot deal (:class:`belote_state.BeloteState`). The fields of its ctx read through
-    as ``rules``, ``dealer``, ``stock``, ``rest``, ``calls``, ``contract``, ``bidder``,
-    ``level`` and ``passes``; setting one of the auction's rebuilds the ctx."""
+    """One Belot deal (:class:`belote_state.BeloteState`). The auction's fields of its ctx read
+    through as ``calls``, ``contract``, ``bidder``, ``level`` and ``passes``; setting one
+    rebuilds the ctx (as a test sets up a position)."""
 
-    rules = property(lambda self: self.ctx.rules, doc="The rule parameters.")
-    dealer = property(lambda self: self.ctx.dealer, doc="The dealer.")
-    stock = property(lambda self: self.ctx.stock, doc="The 12 cards dealt after the auction.")
-    rest = property(lambda self: self.ctx.rest, doc="The stock packed as ``hands`` is.")
     calls = _ctx_property("calls", "The auction's calls so far, ``(seat, call)``.")
     contract = _ctx_property("contract", "The contract's mode, -1 before a bid.")
     bidder = _ctx_property("bidder", "The seat that bid the contract, -1 before a bid.")
@@ -120,37 +114,25 @@ class Belot(BeloteGame):
     #: Seen only by the acting seat while the hand runs: declarations name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"declare", "belot"})
     notation: ClassVar[Notation] = NOTATION
-    PHASES: ClassVar[Sequence[Phase]] = (
-        Phase("auction", "BG-B7", verbs=("pass", "bid", "contra", "recontra", "surcontra")),
-        Phase("play", "BG-B7", verbs=("play", "declare", "belot")),
-        Phase("over", "BG-B7"),
+    PHASES: ClassVar[Sequence[Phase]] = phases(
+        ("BG-B7",) * 3, ("pass", "bid", "contra", "recontra", "surcontra"),
+        ("play", "declare", "belot"),
     )
     rules_class: ClassVar[type[RuleSet]] = BelotRules
-
     state_class: ClassVar[type[BeloteState]] = BelotState
-    declare_base: ClassVar[game.Action] = DECLARE_BASE
-    declared: ClassVar[str] = "declaration"
-    kinds: ClassVar[tuple[str, ...]] = BG_KINDS
-    undealt: ClassVar[str] = "stock"
     carry: ClassVar[tuple[int, ...]] = (0, 0)  # the pot and a valat pending (BG-S6, BG-G2)
-    getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2))  # BG-D2
 
     # -- dealing (BG-D1 .. BG-D3) ----------------------------------------------------------
 
-    bid_base: ClassVar[game.Action] = BID_BASE
-    doubles: ClassVar[Mapping[game.Action, int]] = LEVEL_AFTER
-    calls_params: ClassVar[tuple[str, ...]] = ("bg_double_freezes_auction", "bg_surcontra")
+    getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2))  # BG-D2
 
-    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BelotState:
-        assert isinstance(rules, BelotRules)
-        held, rest = self._packed(deal, 5, 3, dealer)
-        base = deal_ctx(rules, dealer, (dealer + 1) & 3, deal.stock, rest, held | rest,
-                        self._calls_table(rules))
-        s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
-        assert isinstance(s, BelotState)
-        return s
+    def _dealt(self, deal: game.Deal, dealer: Seat, rules: Any) -> tuple[int, int, Seat]:
+        return (*self._packed(deal, 5, 3, dealer), (dealer + 1) & 3)
 
     # -- the auction (BG-B1 .. BG-B6) -----------------------------------------------------
+
+    doubles: ClassVar[Mapping[game.Action, int]] = LEVEL_AFTER
+    calls_params: ClassVar[tuple[str, ...]] = ("bg_double_freezes_auction", "bg_surcontra")
 
     def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
         """BG-B1 .. BG-B5: pass, a higher contract, contra, recontra (and surcontra)."""
@@ -198,24 +180,13 @@ class Belot(BeloteGame):
     def _said(self, seat: Seat, action: game.Action) -> game.Announced:
         return game.Announced("belot", {"seat": seat, "suit": SUIT_LETTERS[SUIT_OF[action & 63]]})
 
-    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        return illegal(state, action)
-
     # -- scoring ---------------------------------------------------------------------------
-
-    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
-        """The invariants every scored deal satisfies (the conformance suite checks them over
-        random deals). :raises ConformanceError: one is broken."""
-        invariants.belot(result, rules)
 
     def _result(self, state: BeloteState) -> game.HandResult:
         ctx = state.ctx
-        tricks = state.tricks
         mode = ctx.contract
-        if mode < 0 or len(tricks) < 8:
-            return game.HandResult((0, 0), {"redeal": True}, void=True)
         rules = ctx.rules
-        cards, won, last = team_tally(tricks)
+        cards, won, last = team_tally(state.tricks)
         decls = state.decls
         decl_team = [0, 0]
         declarations: list[game.JSON] = []

@@ -19,7 +19,7 @@ from referee.rules.games.belot_state import (
     RECONTRA,
     VERBS,
 )
-from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_declarations import BG_KINDS, COMBO_MASKS
 from referee.rules.games.belote_family import ALL_TRUMPS, KING_QUEEN, NO_TRUMPS
 from referee.rules.games.belote_state import AUCTION, BeloteState, playable_cards
 from referee.rules.phased import known
@@ -35,47 +35,16 @@ def _read_bid(text: str, arg: str) -> Action:
     return code
 
 
-VOCAB: Final = belote_text.Vocabulary(
-    game="Belot",
-    rules="BG",
-    verbs=VERBS,
-    bids={code: name for name, code in _BIDS.items()},
-    read_bid=_read_bid,
-    said={"belot": BELOT_BASE},
-    said_why="a belot is announced with a king or queen",
-    declare="declare",
-    declare_base=DECLARE_BASE,
-    usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
-    "belot:<card>",
-    not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
-    "kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)",
-    play=(
-        "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
-        "partner); you may play {names}",
-        ("trumps", "all trumps"),
-        "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
-        "over-trump with {names}",
-        "{text!r}: you are out of {led} and the opponents are winning: you must trump with "
-        "{names}",
-    ),
-    twice="{text!r} names {card} twice",
-)
-NOTATION: Final = belote_text.notation(VOCAB)
-"""Belot's notation (BG-B1, BG-A3, BG-A7)."""
-format_action: Final = NOTATION.format
-
-
 # -- refusals -------------------------------------------------------------------------------------
 
 
-def illegal(state: BeloteState, action: Action) -> IllegalActionError:
+def illegal(state: BeloteState, seat: Seat, action: Action) -> IllegalActionError:
     """Explain why ``action`` is refused, naming the rule."""
     if not known(format_action, action):
         return IllegalActionError(f"action code {action} is not a Belot action", "BG-B1")
     text = format_action(action)
     if state.phase == AUCTION:
         return illegal_call(state, action, text)
-    seat = state.to_act
     hand = state.hand(seat)
     if action < VERB_BASE or BELOT_BASE <= action < BELOT_BASE + 52:
         c = action - BELOT_BASE if action >= BELOT_BASE else action
@@ -137,8 +106,6 @@ def illegal_call(state: BeloteState, action: Action, text: str) -> IllegalAction
     return IllegalActionError(f"'surcontra': {why}", "BG-B1")
 
 
-
-
 def illegal_belot(
     state: BeloteState, hand: cards.CardSet, c: cards.Card, text: str
 ) -> IllegalActionError:
@@ -187,3 +154,36 @@ def illegal_declaration(
         "BG-A1",
     )
 
+
+VOCAB: Final = belote_text.Vocabulary(
+    game="Belot",
+    rules="BG",
+    verbs=VERBS,
+    bids={code: name for name, code in _BIDS.items()},
+    read_bid=_read_bid,
+    said={"belot": BELOT_BASE},
+    said_why="a belot is announced with a king or queen",
+    declare="declare",
+    declare_base=DECLARE_BASE,
+    declared="declaration",
+    kinds=BG_KINDS,
+    usage="pass, bid:<C|D|H|S|NT|AT>, contra, recontra, declare:<cards>, play:<card>, "
+    "belot:<card>",
+    not_combo="{text!r} is not a declaration: name 3 to 8 cards in a row of one suit (terca, "
+    "kvarta, kvinta) or the four 9s, 10s, Js, Qs, Ks or As (kare)",
+    play=(
+        "{text!r}: must play higher than {best} in {led} ({trumps} must be raised, even over a "
+        "partner); you may play {names}",
+        ("trumps", "all trumps"),
+        "{text!r}: you are out of {led} and an opponent's trump {best} is winning: you must "
+        "over-trump with {names}",
+        "{text!r}: you are out of {led} and the opponents are winning: you must trump with "
+        "{names}",
+    ),
+    twice="{text!r} names {card} twice",
+    refuse=illegal,
+    undealt="stock",
+)
+NOTATION: Final = belote_text.notation(VOCAB)
+"""Belot's notation (BG-B1, BG-A3, BG-A7)."""
+format_action: Final = NOTATION.format

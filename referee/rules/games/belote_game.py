@@ -15,6 +15,7 @@ from referee.rules.cards import CARD_NAMES, PACK_32, SUIT_OF, Card, CardSet, car
 from referee.rules.compiled import mypyc_attr
 from referee.rules.dealing import check_deal
 from referee.rules.errors import IllegalActionError
+from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import N_COMBOS
 from referee.rules.games.belote_family import CARDS_C, CARDS_D, CARDS_H, CARDS_S, PACK_MASK, TABLES
 from referee.rules.games.belote_state import (
@@ -22,6 +23,7 @@ from referee.rules.games.belote_state import (
     CALLS,
     LANE_BITS,
     OVER,
+    PHASE_NAMES,
     PLAY,
     BeloteState,
     Ctx,
@@ -30,8 +32,9 @@ from referee.rules.games.belote_state import (
     playable_cards,
     unlane,
 )
-from referee.rules.games.belote_text import Notation
-from referee.rules.phased import Phase, action_text, not_your_turn
+from referee.rules.games.belote_text import Notation, Vocabulary
+from referee.rules.params import RuleSet
+from referee.rules.phased import Phase, TeamMatch
 from referee.rules.seats import Seat
 from referee.rules.tricks import ClaimOrder, claim_order
 
@@ -45,38 +48,32 @@ ORDER: Final = tuple(range(32))
 """The positions in the pack (what a deal's getters take from a short pack)."""
 
 
+def phases(turns: tuple[str, str, str], auction: tuple[str, ...], play: tuple[str, ...]
+           ) -> tuple[Phase, ...]:  # fmt: skip
+    """A game's ``PHASES`` (:data:`belote_state.PHASE_NAMES`): the rule of turns of each, the
+    verbs of the auction and of the play."""
+    verbs = (auction, play, ())
+    return tuple(Phase(n, t, verbs=v) for n, t, v in zip(PHASE_NAMES, turns, verbs, strict=True))
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
-class BeloteGame:
+class BeloteGame(TeamMatch):
     """The base of :class:`~referee.rules.games.belot.Belot` and
     :class:`~referee.rules.games.coinche.Coinche`: the card play, declarations and belots,
     written once on the one state encoding (:mod:`belote_state`); each game adds its deal,
     auction, scoring, views and words through the hooks below."""
 
-    num_seats: ClassVar[int] = 4
-    partnerships: ClassVar[bool] = True
-    match_length: ClassVar[str] = "target_score"
     pack: ClassVar[tuple[Card, ...]] = PACK_32
+    OVER: ClassVar[int] = OVER
     name: ClassVar[str]
+    rules_class: ClassVar[type[RuleSet]]
     notation: ClassVar[Notation]
-    """The game's notation (its parse_action, format_action and all_actions)."""
-    state_class: ClassVar[type[BeloteState]]
-    declare_base: ClassVar[game.Action]
-    """The code of combination 0 (``belote_declarations.COMBO_MASKS``); codes past the
-    combinations and below :data:`VERB_BASE` plus 64 are cards said with a belot."""
-    declared: ClassVar[str]
-    """The fact of a declaration: ``declaration`` or ``announce``."""
-    kinds: ClassVar[tuple[str, ...]]
-    """What the others hear of each combination (``belote_declarations.BG_KINDS`` ...)."""
+    """The game's notation (its parse_action, format_action and all_actions) and its words."""
+    state_class: ClassVar[type[BeloteState]] = BeloteState
     last_ten: ClassVar[int] = 0
     """The last-trick bonus counted in the last trick's points (Coinche), or 0."""
-    undealt: ClassVar[str]
-    """The name of the cards not dealt yet in :meth:`card_locations`."""
-    PHASES: ClassVar[Sequence[Phase]]
-    """The phases, by number (a state's ``phase``): their names and verbs."""
     getters: ClassVar[tuple[tuple[Any, ...], ...]]
     """The deal's packets (:func:`deal_getters`); the cards after them are the stock."""
-    bid_base: ClassVar[game.Action]
-    """The code of the lowest bid: a bid's code less it, modulo 6, is its contract's mode."""
     doubles: ClassVar[Mapping[game.Action, int]]
     """The level each double sets (contra, recontra ...; coinche, surcoinche)."""
     doubles_said: ClassVar[bool] = False
@@ -85,17 +82,26 @@ class BeloteGame:
     """The level that ends the auction at once (a surcoinche, CO-B5), or 0."""
     calls_params: ClassVar[tuple[str, ...]]
     """The rule parameters :meth:`_calls_for` reads: rules alike in these share one table
-    of the calls met so far (:meth:`_calls_table`)."""
-    carry: ClassVar[tuple[int, ...]] = ()
-    """What a new match carries from deal to deal (``MatchState.carry``)."""
+    of the calls met so far (:meth:`_deal_ctx`)."""
+    words: Vocabulary
+    """The notation's words."""
+    declare_base: game.Action
+    """The code of combination 0 (``belote_declarations.COMBO_MASKS``); codes past the
+    combinations and below :data:`VERB_BASE` plus 64 are cards said with a belot."""
+    bid_base: game.Action
+    """The code of the lowest bid: a bid's code less it, modulo 6, is its contract's mode."""
 
-    def new_match(self, rules: Any, first_dealer: Seat) -> game.MatchState:
-        return game.MatchState(scores=(0, 0), dealer=first_dealer, carry=self.carry)
+    def __init__(self) -> None:
+        self.words = words = self.notation.words
+        self.declare_base = words.declare_base
+        self.bid_base = min(words.bids)
 
-    def current_seat(self, state: BeloteState) -> Seat | None:
+    # Phased's answers again, on the state's own type: asked at every decision, they cost
+    # several times less compiled than Phased's generic ones (4% of a hand, by callgrind).
+    def current_seat(self, state: BeloteState) -> Seat | None:  # type: ignore[override]
         return None if state.phase == OVER else state.to_act
 
-    def is_terminal(self, state: BeloteState) -> bool:
+    def is_terminal(self, state: BeloteState) -> bool:  # type: ignore[override]
         return state.phase == OVER
 
     def parse_action(self, text: str) -> game.Action:
@@ -106,11 +112,6 @@ class BeloteGame:
 
     def all_actions(self) -> list[game.Action]:
         return self.notation.every()
-
-    def phase_actions(self, state: BeloteState) -> list[game.Action]:
-        """The actions of the phase ``state`` is in (its ``verbs``), those a dispute replay
-        explains (``referee.rules.game.explained_actions``)."""
-        return game.actions_of(self, self.PHASES[state.phase].verbs)
 
     # -- the deal -------------------------------------------------------------------------
 
@@ -126,6 +127,26 @@ class BeloteGame:
         return game.Deal(
             hands=tuple(tuple(pack[i] for i in g(ORDER) if i < n) for g in got), stock=stock
         )
+
+    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> BeloteState:
+        """The state at the start of the auction: the hands and stock of :meth:`_dealt`."""
+        assert isinstance(rules, self.rules_class)
+        held, rest, first = self._dealt(deal, dealer, rules)
+        base = self._deal_ctx(rules, dealer, first, deal.stock, rest, held | rest)
+        return self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
+
+    def _dealt(self, deal: game.Deal, dealer: Seat, rules: Any) -> tuple[int, int, Seat]:
+        """``deal``'s cards held in the auction and those dealt after it, packed
+        (:meth:`_packed`), and the first hand."""
+        raise NotImplementedError
+
+    def _deal_ctx(self, rules: Any, dealer: Seat, first: Seat, stock: tuple[Card, ...],
+                  rest: int, dealt: int) -> Ctx:  # fmt: skip
+        """A deal's fixed fields (:func:`belote_state.deal_ctx`), with the calls met so far
+        under rules alike in :attr:`calls_params` (a bounded number of tables, however many
+        rule sets the matches use)."""
+        key = (self.name, *(getattr(rules, p) for p in self.calls_params))
+        return deal_ctx(rules, dealer, first, stock, rest, dealt, CALLS.setdefault(key, {}))
 
     def _packed(self, deal: game.Deal, size: int, each: int, dealer: Seat) -> tuple[int, int]:
         """``deal``'s hands of ``size`` cards and its stock, ``each`` a seat in turn from the
@@ -218,16 +239,11 @@ class BeloteGame:
             return self._play(state, seat, action & 63, (self._said(seat, action),), said)
         s = state.copy()
         s.decls = (*state.decls, (seat, index))
-        return STEP(s, (game.Announced(self.declared, {"seat": seat, "kind": self.kinds[index]}),))
+        what = {"seat": seat, "kind": self.words.kinds[index]}
+        return STEP(s, (game.Announced(self.words.declared, what),))
 
-    def _play(
-        self,
-        state: BeloteState,
-        seat: Seat,
-        c: Card,
-        facts: tuple[game.Fact, ...],
-        belots: tuple[tuple[Seat, game.Action], ...],
-    ) -> game.Step:
+    def _play(self, state: BeloteState, seat: Seat, c: Card, facts: tuple[game.Fact, ...],
+              belots: tuple[tuple[Seat, game.Action], ...]) -> game.Step:  # fmt: skip
         """Play ``c`` (BG-T1, CO-C3), the cards said with it being ``belots``."""
         ctx = state.ctx
         cls = type(state)
@@ -278,42 +294,37 @@ class BeloteGame:
     # -- results and views ----------------------------------------------------------------
 
     def result(self, state: BeloteState) -> game.HandResult:
+        """The deal's score (:meth:`_result`); a deal thrown in, all passing, scores nothing
+        and is dealt again (BG-B6, CO-B6)."""
         try:
             return state.cached
         except AttributeError:
-            out = state.cached = self._result(state)
+            if len(state.tricks) < 8:
+                out = state.cached = game.HandResult((0, 0), {"redeal": True}, void=True)
+            else:
+                out = state.cached = self._result(state)
             return out
 
-    def _view(
-        self,
-        state: BeloteState,
-        seat: Seat | None,
-        fields: dict[str, game.JSON],
-        **secret: game.JSON,
-    ) -> dict[str, game.JSON]:
-        """A view: the game, the phase, the dealer, the seat to act, the hand sizes and the
-        tricks, and the game's ``fields``; then ``seat``'s hand and what only it knows
-        (``secret``, where not ``None``); the result once the deal is over."""
-        out: dict[str, game.JSON] = {
-            "game": self.name,
-            "phase": self.PHASES[state.phase].name,
-            "dealer": state.ctx.dealer,
-            "to_act": self.current_seat(state),
-            "hand_sizes": [state.hand(p).bit_count() for p in range(4)],
-            "trick": [
-                {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
-                for i, c in enumerate(state.trick)
-            ],
-            "tricks": [t.to_json() for t in state.tricks],
-            **fields,
-        }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = names(cards_in(state.hand(seat)))
-            out.update((k, v) for k, v in secret.items() if v is not None)
-        if state.phase == OVER:
-            out["result"] = self.result(state).to_json()
-        return out
+    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
+        """The invariants every scored deal satisfies (:mod:`invariants`, by the game's name;
+        the conformance suite checks them over random deals). :raises ConformanceError: one
+        is broken."""
+        getattr(invariants, self.name)(result, rules)
+
+    def _view(self, state: BeloteState, seat: Seat | None, fields: dict[str, game.JSON],
+              **secret: game.JSON) -> dict[str, game.JSON]:  # fmt: skip
+        """A view (``Phased._frame`` and ``Phased._own``, ``secret`` what only ``seat``
+        knows): the hand sizes, the trick in play, the tricks and the game's ``fields``."""
+        hands = [state.hand(p) for p in range(4)]
+        out = self._frame(state)
+        out["hand_sizes"] = [h.bit_count() for h in hands]
+        out["trick"] = [
+            {"seat": (state.leader + i) & 3, "card": CARD_NAMES[c]}
+            for i, c in enumerate(state.trick)
+        ]
+        out["tricks"] = [t.to_json() for t in state.tricks]
+        out.update(fields)
+        return self._own(out, state, seat, hands, **secret)
 
     # -- claims (referee.rules.claims) -------------------------------------------------------
 
@@ -348,7 +359,7 @@ class BeloteGame:
         dealt = state.phase == PLAY or (state.phase == OVER and state.ctx.contract >= 0)
         undealt = 0 if dealt else unlane(state.ctx.rest)
         where["played"] = PACK_MASK & ~unlane(state.hands) & ~undealt
-        where[self.undealt] = undealt
+        where[self.words.undealt] = undealt
         return where
 
     # -- the hooks of each game -----------------------------------------------------------
@@ -370,13 +381,10 @@ class BeloteGame:
             raise self._illegal(state, seat, action)
         return self._auction(state, seat, action)
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
-                     ) -> game.Step:  # fmt: skip
-        """An action when the deal is over or by a seat not to act: refused, naming ``rule`` or
-        the phase's rule of turns (BG-B7, CO-D3, CO-C3, CO-B6)."""
-        what = action_text(self.format_action, action)
-        rule = rule or self.PHASES[state.phase].turn_rule
-        raise not_your_turn(what, state.phase == OVER, state.to_act, seat, rule)
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
+        """An action when the deal is over or by a seat not to act: refused, naming the phase's
+        rule of turns (BG-B7, CO-D3, CO-C3, CO-B6)."""
+        raise self._not_your_turn(state, seat, action)
 
     def _auction(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         """A legal call of the seat to act: a pass, a double or a bid (BG-B1 .. BG-B6, CO-B1 ..
@@ -416,12 +424,6 @@ class BeloteGame:
     def _calls_for(self, ctx: Ctx, ours: bool) -> list[game.Action]:
         raise NotImplementedError
 
-    def _calls_table(self, rules: Any) -> dict[int, tuple[game.Action, ...]]:
-        """The calls met so far under rules alike in :attr:`calls_params` (a bounded number
-        of tables, however many rule sets the matches use)."""
-        key = (self.name, *(getattr(rules, p) for p in self.calls_params))
-        return CALLS.setdefault(key, {})
-
     def _tables(self, ctx: Ctx) -> None:
         """Set the play tables of ``ctx``'s contract (``play``, ``power``, ``points``, ``kq``,
         ``decl_ok``, ``value``)."""
@@ -444,7 +446,9 @@ class BeloteGame:
         raise NotImplementedError
 
     def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        raise NotImplementedError
+        """Why the seat to act may not do ``action`` (the game's words), naming the rule."""
+        return self.words.refuse(state, seat, action)
 
     def _result(self, state: BeloteState) -> game.HandResult:
+        """The score of a deal played out (eight tricks)."""
         raise NotImplementedError

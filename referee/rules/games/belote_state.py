@@ -25,6 +25,8 @@ from referee.rules.seats import Seat
 AUCTION: Final = 0
 PLAY: Final = 1
 OVER: Final = 2
+PHASE_NAMES: Final = ("auction", "play", "over")
+"""The phases' names, by number (in views and a state's repr)."""
 
 LOW: Final = (1 << 64) - 1
 """One seat's lane of the packed hands."""
@@ -168,6 +170,23 @@ class BeloteState:
         s.belots = self.belots
         return s
 
+    @property
+    def dealer(self) -> Seat:
+        """The dealer."""
+        return self.ctx.dealer
+
+    @property
+    def auc(self) -> tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]:
+        """``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code
+        (-1 for none), its bidder, the level of doubling, consecutive passes."""
+        c = self.ctx
+        return c.calls, c.top, c.bidder, c.level, c.passes
+
+    @property
+    def ct(self) -> Ctx | None:
+        """The ctx with the contract's tables, from the play on; ``None`` before."""
+        return None if self.phase == AUCTION or self.ctx.top < 0 else self.ctx
+
     def hand(self, seat: Seat) -> CardSet:
         """The cards ``seat`` holds now."""
         return (self.hands >> (seat << 6)) & LOW
@@ -180,7 +199,8 @@ class BeloteState:
                 used |= COMBO_MASKS[i]
         return used
 
-    def playable(self) -> CardSet:
+    @property
+    def pm(self) -> CardSet:
         """The cards the seat to act may play, computed once per state."""
         try:
             return self.legal
@@ -189,7 +209,7 @@ class BeloteState:
             return legal
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} phase={self.phase} to_act={self.to_act}>"
+        return f"<{type(self).__name__} phase={PHASE_NAMES[self.phase]} to_act={self.to_act}>"
 
 
 def playable_cards(state: BeloteState) -> CardSet:

@@ -26,10 +26,11 @@ from referee.rules.game import Action
 from referee.rules.games.belote_declarations import COMBO_BY_MASK, COMBO_CARDS, N_COMBOS
 from referee.rules.games.belote_family import ALL_TRUMPS, PACK_MASK
 from referee.rules.games.belote_state import BeloteState, playable_cards
+from referee.rules.seats import Seat
 
 
 class Vocabulary(NamedTuple):
-    """A game's notation (``docs/hand-record.md``) and the words of its refusals."""
+    """A game's notation (``docs/hand-record.md``) and the words of its facts and refusals."""
 
     game: str
     rules: str
@@ -47,6 +48,12 @@ class Vocabulary(NamedTuple):
     declare: str
     """The verb of a declaration, its code that of combination 0 plus :attr:`declare_base`."""
     declare_base: Action
+    declared: str
+    """The fact of a declaration: ``declaration`` or ``announce``."""
+    kinds: tuple[str, ...]
+    """What the others hear of each combination (``belote_declarations.BG_KINDS`` ...)."""
+    undealt: str
+    """The name of the cards not dealt yet in ``card_locations``."""
     usage: str
     """The actions as the refusal of an unknown one lists them."""
     not_combo: str
@@ -57,6 +64,9 @@ class Vocabulary(NamedTuple):
     void, it does not over-trump an opponent's winning trump, or does not trump the opponents'
     winning card (``P5``). Templates of ``text`` (the action), ``led`` (the suit led), ``best``
     (the card winning the trick), ``trumps`` and ``names`` (the cards it may play)."""
+    refuse: Callable[[BeloteState, Seat, Action], IllegalActionError]
+    """``refuse(state, seat, action)``: why the seat to act may not do ``action``, naming the
+    rule (``BeloteGame._illegal``)."""
     pack_only: bool = False
     """Whether ``play:`` refuses a card outside the 32 (else the play refuses it)."""
     twice: str | None = None
@@ -71,6 +81,8 @@ class Notation(NamedTuple):
     format: Callable[[Action], str]
     every: Callable[[], list[Action]]
     """All the game's action codes, sorted."""
+    words: Vocabulary
+    """What it is written from."""
 
 
 def notation(v: Vocabulary) -> Notation:
@@ -124,7 +136,7 @@ def notation(v: Vocabulary) -> Notation:
             raise InvalidActionError(v.not_combo.format(text=text))
         return index
 
-    return Notation(read, texts.__getitem__, every.copy)
+    return Notation(read, texts.__getitem__, every.copy, v)
 
 
 def cards_text(cs: CardSet) -> str:

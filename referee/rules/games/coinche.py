@@ -18,12 +18,10 @@ Avo-k/colver rules survey (see the reference §2.1).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeAlias
 
 from referee.rules import game
 from referee.rules.cards import CARD_NAMES, SUITS, Card, CardSet, cards_in, names
-from referee.rules.errors import IllegalActionError
-from referee.rules.games import invariants
 from referee.rules.games.belote_declarations import (
     FR_KINDS,
     co_announceable,
@@ -38,7 +36,7 @@ from referee.rules.games.belote_family import (
     NO_TRUMPS,
     PACK_MASK,
 )
-from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame
+from referee.rules.games.belote_game import AUCTION, OVER, PLAY, BeloteGame, phases
 from referee.rules.games.belote_play import play_rules, team_tally
 from referee.rules.games.belote_rules import CoincheRules
 from referee.rules.games.belote_scoring import card_points_table, score
@@ -46,7 +44,6 @@ from referee.rules.games.belote_state import (
     LOW,
     BeloteState,
     Ctx,
-    deal_ctx,
     deal_getters,
     pack,
     playable_cards,
@@ -64,10 +61,9 @@ from referee.rules.games.coinche_state import (
     PASS,
     REBELOTE_BASE,
     SURCOINCHE,
-    CoincheState,
     bid_code,
 )
-from referee.rules.games.coinche_text import NOTATION, contract_json, illegal
+from referee.rules.games.coinche_text import NOTATION, contract_json
 from referee.rules.params import RuleSet
 from referee.rules.phased import Phase
 from referee.rules.seats import Seat
@@ -90,6 +86,8 @@ combo_value: Final = co_value
 """CO-A1: a combination's points (:func:`belote_declarations.co_value`)."""
 resolve_announcements: Final = co_resolve
 """CO-A3: the announcement contest (:func:`belote_declarations.co_resolve`)."""
+CoincheState: TypeAlias = BeloteState
+"""One Coinche deal: the family's state."""
 
 
 class Coinche(BeloteGame):
@@ -106,17 +104,11 @@ class Coinche(BeloteGame):
     #: Seen only by the acting seat while the hand runs: announcements name the cards they show.
     hidden_verbs: ClassVar[frozenset[str]] = frozenset({"announce", "belote", "rebelote"})
     notation: ClassVar[Notation] = NOTATION
-    PHASES: ClassVar[Sequence[Phase]] = (
-        Phase("auction", "CO-D3", verbs=("pass", "bid", "coinche", "surcoinche")),
-        Phase("play", "CO-C3", verbs=("play", "announce", "belote", "rebelote")),
-        Phase("over", "CO-B6"),
+    PHASES: ClassVar[Sequence[Phase]] = phases(
+        ("CO-D3", "CO-C3", "CO-B6"), ("pass", "bid", "coinche", "surcoinche"),
+        ("play", "announce", "belote", "rebelote"),
     )
     rules_class: ClassVar[type[RuleSet]] = CoincheRules
-    state_class: ClassVar[type[BeloteState]] = CoincheState
-    declare_base: ClassVar[game.Action] = ANNOUNCE_BASE
-    declared: ClassVar[str] = "announce"
-    kinds: ClassVar[tuple[str, ...]] = FR_KINDS
-    bid_base: ClassVar[game.Action] = BID_BASE
     doubles: ClassVar[Mapping[game.Action, int]] = {COINCHE: 2, SURCOINCHE: 4}
     doubles_said: ClassVar[bool] = True
     closing: ClassVar[int] = 4  # a surcoinche ends the auction (CO-B5)
@@ -124,13 +116,11 @@ class Coinche(BeloteGame):
         "coinche_freezes", "capot_doublable", "max_bid", "generale", "ranked_denominations"
     )
     last_ten: ClassVar[int] = 10  # dix de der, in the last trick's points (CO-C1)
-    undealt: ClassVar[str] = "not_yet_dealt"
     getters: ClassVar[tuple[tuple[Any, ...], ...]] = deal_getters((3, 2, 3))  # CO-D2
 
     # -- dealing (CO-D1 .. CO-D4) ------------------------------------------------------------
 
-    def new_hand(self, deal: game.Deal, dealer: Seat, rules: RuleSet) -> CoincheState:
-        assert isinstance(rules, CoincheRules)
+    def _dealt(self, deal: game.Deal, dealer: Seat, rules: Any) -> tuple[int, int, Seat]:
         k = rules.cards_before_auction
         if k < 8 and deal.stock and len(deal.stock) == 4 * (8 - k):  # k cards, then the rest
             held, rest = self._packed(deal, k, 8 - k, dealer)
@@ -140,12 +130,7 @@ class Coinche(BeloteGame):
                 full = held
                 held = pack([sum(1 << c for c in h[:k]) for h in deal.hands])
                 rest = full ^ held
-        first = (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
-        base = deal_ctx(rules, dealer, first, deal.stock, rest, held | rest,
-                        self._calls_table(rules))
-        s = self._new_state(self._ctx(base, (), -1, -1, 1, 0), held)
-        assert isinstance(s, CoincheState)
-        return s
+        return held, rest, (dealer + (1 if rules.first_hand_offset == "+1" else 3)) % 4
 
     def position(
         self,
@@ -156,7 +141,7 @@ class Coinche(BeloteGame):
         trick: Sequence[tuple[Seat, Card]],
         *,
         dealer: Seat = 3,
-    ) -> CoincheState:
+    ) -> BeloteState:
         """A play position for analysis and tests (like a FEN): contract ``bid`` (``"80H"``) by
         ``bidder``, ``hands`` what the listed seats hold now, ``trick`` the cards played to the
         current trick in order. Every other card counts as played in earlier tricks."""
@@ -169,8 +154,7 @@ class Coinche(BeloteGame):
             full[seat] |= 1 << c
         held = pack(full)
         full[0] |= PACK_MASK & ~sum(full)
-        base = deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full),
-                        self._calls_table(rules))
+        base = self._deal_ctx(rules, dealer, (dealer + 1) % 4, (), 0, pack(full))
         s = self._new_state(self._ctx(base, (), code, bidder, 1, 3, True), held)
         self._start_play(s)
         s.to_act = trick[0][0] if trick else (dealer + 1) % 4
@@ -178,7 +162,6 @@ class Coinche(BeloteGame):
             s.to_act = seat
             s.legal = 1 << c  # the position is taken as given: its trick is played unchecked
             s = self.apply(s, seat, c).state
-        assert isinstance(s, CoincheState)
         return s
 
     # -- the auction (CO-B1 .. CO-B8) --------------------------------------------------------
@@ -223,13 +206,12 @@ class Coinche(BeloteGame):
                        for h in dealt)  # fmt: skip
         ctx.decl_ok = True
 
-    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action, rule: str = ""
-                     ) -> game.Step:  # fmt: skip
+    def _out_of_turn(self, state: BeloteState, seat: Seat, action: game.Action) -> game.Step:
         if state.phase == AUCTION and action == COINCHE:  # CO-B4
             if state.ctx.rules.coinche_out_of_turn and COINCHE in self._calls(state, seat):
                 return self._auction(state, seat, action)  # V26: a coinche 'a la volee'
-            rule = "CO-B4"
-        return super()._out_of_turn(state, seat, action, rule)
+            raise self._not_your_turn(state, seat, action, "CO-B4")
+        return super()._out_of_turn(state, seat, action)
 
     def _contract_json(self, ctx: Ctx) -> dict[str, game.JSON]:
         return contract_json(ctx)
@@ -274,20 +256,10 @@ class Coinche(BeloteGame):
     def _ann_json(self, seat: Seat, index: int, ctx: Ctx) -> dict[str, game.JSON]:
         return combo_json(seat, index, FR_KINDS[index], co_value(index, ctx.contract, ctx.rules))
 
-    def _illegal(self, state: BeloteState, seat: Seat, action: game.Action) -> IllegalActionError:
-        return illegal(state, seat, action)
-
     # -- scoring ------------------------------------------------------------------------------
-
-    def check_result(self, result: game.HandResult, rules: RuleSet) -> None:
-        """The invariants every scored deal satisfies (the conformance suite checks them over
-        random deals). :raises ConformanceError: one is broken."""
-        invariants.coinche(result, rules)
 
     def _result(self, state: BeloteState) -> game.HandResult:
         ctx = state.ctx
-        if state.phase == AUCTION or ctx.top < 0:
-            return game.HandResult((0, 0), {"redeal": True}, void=True)
         r = ctx.rules
         anns = state.decls
         taker = ctx.bidder & 1

@@ -1,14 +1,10 @@
-"""Coinche's action codes, its state and the cache of its legal calls."""
+"""Coinche's action codes."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from referee.rules.cards import CardSet
-from referee.rules.compiled import mypyc_attr
 from referee.rules.game import VERB_BASE, Action
-from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx
-from referee.rules.seats import Seat
 
 DENOM_NAMES: Final = ("C", "D", "H", "S", "SA", "TA")
 
@@ -33,27 +29,3 @@ def bid_code(li: int, denom: int) -> Action:
     """The code of a bid at level index ``li`` (0 = 80 .. 10 = 180, 11 capot, 12 generale)."""
     return BID_BASE + li * 6 + denom
 
-
-# -- state ---------------------------------------------------------------------------------------
-
-
-@mypyc_attr(serializable=True, acyclic=True)
-class CoincheState(BeloteState):
-    """One Coinche deal (:class:`belote_state.BeloteState`), with what it shows of its ctx."""
-
-    @property
-    def auc(self) -> tuple[tuple[tuple[Seat, Action], ...], int, Seat, int, int]:
-        """``(calls, top, bidder, level, passes)``: the calls so far, the standing bid's code
-        (-1 for none), its bidder, 1 / 2 (coinche) / 4 (surcoinche), consecutive passes."""
-        c = self.ctx
-        return c.calls, c.top, c.bidder, c.level, c.passes
-
-    @property
-    def ct(self) -> Ctx | None:
-        """The ctx with the contract's tables, from the play on; ``None`` before."""
-        return None if self.phase == AUCTION or self.ctx.top < 0 else self.ctx
-
-    @property
-    def pm(self) -> CardSet:
-        """The cards the seat to act may play."""
-        return self.playable()

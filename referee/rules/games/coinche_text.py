@@ -10,7 +10,7 @@ from referee.rules import cards
 from referee.rules.errors import IllegalActionError, InvalidActionError
 from referee.rules.game import JSON, VERB_BASE, Action
 from referee.rules.games import belote_text
-from referee.rules.games.belote_declarations import COMBO_MASKS
+from referee.rules.games.belote_declarations import COMBO_MASKS, FR_KINDS
 from referee.rules.games.belote_family import KING_QUEEN
 from referee.rules.games.belote_state import AUCTION, BeloteState, Ctx, playable_cards
 from referee.rules.games.coinche_state import (
@@ -59,36 +59,6 @@ _BID_TEXT: Final = {
     for d in range(6)
 }
 """The text of each bid (``"80H"``, ``"capotTA"``)."""
-VOCAB: Final = belote_text.Vocabulary(
-    game="Coinche",
-    rules="CO",
-    verbs=VERBS,
-    bids=_BID_TEXT,
-    read_bid=_read_bid,
-    said={"belote": BELOTE_BASE, "rebelote": REBELOTE_BASE},
-    said_why="{verb} is said with the king or queen of trumps (CO-A4)",
-    declare="announce",
-    declare_base=ANNOUNCE_BASE,
-    usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
-    "play:<card>, belote:<card>, rebelote:<card>",
-    not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
-    "one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H (CO-A1)",
-    play=(
-        "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play "
-        "one of {names}",
-        ("as trumps", "in tout atout"),
-        "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
-        "lower trump: play one of {names}",
-        "{text!r}: void in {led} with the opponents winning, you must trump: play one of "
-        "{names}",
-    ),
-    pack_only=True,
-)
-NOTATION: Final = belote_text.notation(VOCAB)
-"""Coinche's notation (CO-B1, CO-A2, CO-A4)."""
-format_action: Final = NOTATION.format
-ALL_ACTIONS: Final = frozenset(NOTATION.every())
-
 
 
 def contract_json(ct: Ctx) -> dict[str, JSON]:
@@ -212,3 +182,38 @@ def illegal_call(
     return IllegalActionError(
         f"{text!r}: a bid must be higher than the standing {standing}", "CO-B2"
     )
+
+
+VOCAB: Final = belote_text.Vocabulary(
+    game="Coinche",
+    rules="CO",
+    verbs=VERBS,
+    bids=_BID_TEXT,
+    read_bid=_read_bid,
+    said={"belote": BELOTE_BASE, "rebelote": REBELOTE_BASE},
+    said_why="{verb} is said with the king or queen of trumps (CO-A4)",
+    declare="announce",
+    declare_base=ANNOUNCE_BASE,
+    declared="announce",
+    kinds=FR_KINDS,
+    usage="pass, bid:<value><denomination>, coinche, surcoinche, announce:<cards>, "
+    "play:<card>, belote:<card>, rebelote:<card>",
+    not_combo="{text!r} is not an announcement: give the cards of a sequence of 3 or more in "
+    "one suit or of a carre of 9, 10, J, Q, K or A, e.g. announce:7H,8H,9H (CO-A1)",
+    play=(
+        "{text!r}: must beat {best} when {led} are led {trumps}, even over the partner: play "
+        "one of {names}",
+        ("as trumps", "in tout atout"),
+        "{text!r}: an opponent's {best} is winning: you must overtrump if you can, else play a "
+        "lower trump: play one of {names}",
+        "{text!r}: void in {led} with the opponents winning, you must trump: play one of "
+        "{names}",
+    ),
+    pack_only=True,
+    refuse=illegal,
+    undealt="not_yet_dealt",
+)
+NOTATION: Final = belote_text.notation(VOCAB)
+"""Coinche's notation (CO-B1, CO-A2, CO-A4)."""
+format_action: Final = NOTATION.format
+ALL_ACTIONS: Final = frozenset(NOTATION.every())
