@@ -157,17 +157,11 @@ class BeloteState:
     def copy(self) -> BeloteState:
         """A shallow copy (every field is immutable), without the cached result and legal set."""
         s = type(self).__new__(type(self))
-        s.ctx = self.ctx
-        s.phase = self.phase
-        s.to_act = self.to_act
-        s.hands = self.hands
-        s.leader = self.leader
-        s.trick = self.trick
-        s.best = self.best
-        s.winner = self.winner
-        s.tricks = self.tricks
-        s.decls = self.decls
-        s.belots = self.belots
+        s.ctx, s.phase, s.to_act = self.ctx, self.phase, self.to_act
+        s.hands, s.tricks = self.hands, self.tricks
+        s.leader, s.trick = self.leader, self.trick
+        s.best, s.winner = self.best, self.winner
+        s.decls, s.belots = self.decls, self.belots
         return s
 
     @property
