@@ -439,17 +439,25 @@ _LEGAL_CARDS_MAX: Final = 1 << 14
 
 
 _REFUSALS: Final = {
-    (AUCTION, PASS): ("'pass': you hold the current bid; stand or pick up the talon", "UL-12"),
-    (AUCTION, STAND): (
-        "'stand': only the holder of the current bid may stand; pass or pick up",
-        "UL-12",
-    ),
+    (AUCTION, PASS): ("you hold the current bid; stand or pick up the talon", "UL-12"),
+    (AUCTION, STAND): ("only the holder of the current bid may stand; pass or pick up", "UL-12"),
     (TRUMP, NAME_BASE + cards.HEARTS): (
-        "'name:H': piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)",
-        "UL-14",
+        "piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)", "UL-14"
     ),
 }
-"""Refusals that are always said the same way."""
+"""Refusals that are always said the same way (each refusal follows the action: ``'pass': ``)."""
+_WRONG_DOUBLE: Final = {
+    (True, False): "the declarer answers a kontra with rekontra",
+    (True, True): "only a component the defenders doubled can be rekontra'd",
+    (False, True): "only the declarer says rekontra",
+}
+"""``[by the declarer, a rekontra]``: a kontra decision of the other side's kind (UL-18)."""
+_MUST_BEAT: Final = ("you must beat the best card of the led suit when you can",
+                     "you must overtrump when you can")
+_MUST_PLAY: Final = ("you must follow suit ({} was led)",
+                     "you cannot follow, so you must trump ({})")
+"""A held card refused, ``[void]``: the seat holds the led suit (0), or is void in it and holds
+a trump (1); a card of that suit that does not beat (UL-24), or of another suit (UL-23)."""
 
 
 class Ulti(Phased):
@@ -947,47 +955,44 @@ class Ulti(Phased):
         phase = state.phase
         why: tuple[str, str] | None
         if phase == PLAY and action < game.VERB_BASE:
-            why = self._why_not_card(state, action, text)
+            why = self._why_not_card(state, action)
         elif phase == KONTRA and KONTRA_BASE <= action < DISCARD_BASE:
-            why = self._why_not_kontra(state, action, text)
+            why = self._why_not_kontra(state, action)
         else:
-            why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
-        return self._not_now(state, text) if why is None else IllegalActionError(*why)
+            why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action)
+        if why is None:
+            return self._not_now(state, text)
+        return IllegalActionError(f"{text!r}: {why[0]}", why[1])
 
-    def _why_not_bid(
-        self, state: UltiState, action: game.Action, text: str
-    ) -> tuple[str, str] | None:
+    def _why_not_bid(self, state: UltiState, action: game.Action) -> tuple[str, str] | None:
         """Why an action of the auction is refused (UL-9 .. UL-14); ``None``: it belongs to
         another phase."""
         phase = state.phase
         f = state.fx
         if phase == DISCARD and action >= DISCARD_BASE:
-            return f"{text!r}: you can only discard cards you hold", "UL-10"
+            return "you can only discard cards you hold", "UL-10"
         if phase in (BID, AUCTION) and BID_BASE <= action < KONTRA_BASE:
             if phase == AUCTION and not f.rules.raise_without_talon:
-                return f"{text!r}: pick up the talon and discard two before bidding", "UL-11"
+                return "pick up the talon and discard two before bidding", "UL-11"
             cur = LADDER[f.cur - 1]
             how = "later in the ladder" if f.rules.equal_value_overcall else "higher in value"
-            return (
-                f"{text!r}: a bid must be {how} than the current {cur.title} ({cur.value})",
-                "UL-9",
-            )
+            return f"a bid must be {how} than the current {cur.title} ({cur.value})", "UL-9"
         if phase == AUCTION and action == PICKUP:
             then = "stand" if state.to_act == f.holder else "pass"
-            return f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
+            return f"no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
         if phase == BID and action == PASS:
             who = "whoever picks up the talon" if f.bids else "the first player"
             higher = f.btab.bids[f.cur]
             lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
-            return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
+            return f"{who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
         return None
 
-    def _why_not_card(self, state: UltiState, c: Card, text: str) -> tuple[str, str]:
+    def _why_not_card(self, state: UltiState, c: Card) -> tuple[str, str]:
         """Why a card is refused (UL-23 .. UL-25)."""
         seat = state.to_act
         hand = state.hands[seat]
         if not (hand >> c) & 1:
-            return f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23"
+            return f"you do not hold {CARD_NAMES[c]}", "UL-23"
         f = state.fx
         trump = f.trump
         trick = state.trick
@@ -995,44 +1000,31 @@ class Ulti(Phased):
             must_beat = f.rules.must_beat_after_trumped
             base = hand if trick is None else _answer(hand, trick, TABLES[trump], must_beat)
             if (base >> c) & 1:
-                return (
-                    f"{text!r}: with an ulti the trump 7 must be kept for the last trick while "
-                    "you have another legal card",
-                    "UL-25",
-                )
+                return ("with an ulti the trump 7 must be kept for the last trick while you "
+                        "have another legal card", "UL-25")
         assert trick is not None  # a lead is free but for the seven held (UL-25)
-        led = SUIT_OF[trick.cards[0]]
-        suit_names = cards.HUNGARIAN_SUIT_NAMES
-        if hand & SUIT_MASKS[led]:
-            if SUIT_OF[c] == led:
-                why, rule = "you must beat the best card of the led suit when you can", "UL-24"
-            else:
-                why, rule = f"you must follow suit ({suit_names[led]} was led)", "UL-23"
-        elif trump >= 0 and hand & SUIT_MASKS[trump]:
-            if SUIT_OF[c] == trump:
-                why, rule = "you must overtrump when you can", "UL-24"
-            else:
-                why, rule = f"you cannot follow, so you must trump ({suit_names[trump]})", "UL-23"
-        else:
+        void = not hand & SUIT_MASKS[trick.led]
+        suit = trump if void else trick.led  # the suit to play (UL-23)
+        if suit < 0 or not hand & SUIT_MASKS[suit]:
             why, rule = "not a legal card here", "UL-23"
-        legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
-        return f"{text!r}: {why}; legal: {legal}", rule
+        elif SUIT_OF[c] == suit:
+            why, rule = _MUST_BEAT[void], "UL-24"
+        else:
+            why, rule = _MUST_PLAY[void].format(cards.HUNGARIAN_SUIT_NAMES[suit]), "UL-23"
+        return f"{why}; legal: {' '.join(names(cards_in(state.lmask)))}", rule
 
-    def _why_not_kontra(self, state: UltiState, action: game.Action, text: str) -> tuple[str, str]:
+    def _why_not_kontra(self, state: UltiState, action: game.Action) -> tuple[str, str]:
         """Why a kontra or rekontra is refused (UL-18, UL-19)."""
         f = state.fx
         contract = f.contract
         assert contract is not None
-        if state.to_act == f.declarer:
-            if action < REKONTRA_BASE:
-                return f"{text!r}: the declarer answers a kontra with rekontra", "UL-18"
-            return f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
-        if action >= REKONTRA_BASE:
-            return f"{text!r}: only the declarer says rekontra", "UL-18"
+        wrong = _WRONG_DOUBLE.get((state.to_act == f.declarer, action >= REKONTRA_BASE))
+        if wrong is not None:
+            return wrong, "UL-18"
         if (action - KONTRA_BASE) & ~f.cmask:
-            return f"{text!r}: the contract {contract.title} has no such component", "UL-18"
+            return f"the contract {contract.title} has no such component", "UL-18"
         both = "" if contract.colourless else " for both defenders"
-        return f"{text!r}: that component is already doubled{both}", "UL-19"
+        return f"that component is already doubled{both}", "UL-19"
 
 
 def _pack_card(text: str) -> Card:
