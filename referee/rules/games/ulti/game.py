@@ -54,7 +54,7 @@ from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_c
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
-from referee.rules.phased import Phase, Phased, parse_suit, played, word_action
+from referee.rules.phased import Phase, Phased, Verb, format_verbs, parse_suit, parse_verbs, played
 from referee.rules.seats import Seat
 from referee.rules.tricks import (
     NO_TRUMP,
@@ -811,9 +811,9 @@ class Ulti(Phased):
             "tricks_won": list(state.won),
             "marriages": self._announced_marriages(state),
             "kontra": [
-                {"seat": e, "kontra": _comp_names(f.kon[e]), "rekontra": _comp_names(f.rek[e])}
-                for e in range(3)
-                if f.kon[e]
+                {"seat": e, "kontra": list(_COMP_NAMES[k]), "rekontra": list(_COMP_NAMES[f.rek[e]])}
+                for e, k in enumerate(f.kon)
+                if k
             ],
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
@@ -841,58 +841,10 @@ class Ulti(Phased):
     # -- notation --------------------------------------------------------------------------
 
     def parse_action(self, text: str) -> game.Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            return word_action(text, _VERBS, _ACTIONS)
-        if verb == "play":
-            return _pack_card(arg)
-        if verb == "discard":
-            parts = arg.split(",")
-            if len(parts) != 2:
-                raise InvalidActionError(
-                    f"{text!r}: discard exactly two cards, e.g. 'discard:7C,8D'"
-                )
-            a, b = sorted(_pack_card(p) for p in parts)
-            if a == b:
-                raise InvalidActionError(f"{text!r}: the two discarded cards must differ")
-            return pair_code(a, b)
-        if verb == "bid":
-            try:
-                return BID_BASE + by_key(arg.lower()).rank - 1
-            except KeyError:
-                raise InvalidActionError(
-                    f"{arg!r} is not an Ulti contract (e.g. passz, piros_passz, 40-100, ulti, "
-                    "betli, durchmars, teritett_betli; see docs/games/ulti.md)"
-                ) from None
-        if verb == "name":
-            return NAME_BASE + parse_suit(arg)
-        if verb in ("kontra", "rekontra"):
-            sub = 0
-            for name in arg.split(","):
-                comp = COMPONENT_BY_NAME.get(name)
-                if comp is None or sub & comp:
-                    raise InvalidActionError(
-                        f"{text!r}: name components once each, comma-separated, from "
-                        f"{', '.join(COMPONENT_NAMES.values())}"
-                    )
-                sub |= comp
-            return (KONTRA_BASE if verb == "kontra" else REKONTRA_BASE) + sub
-        raise InvalidActionError(f"{text!r} is not an Ulti action: unknown verb {verb!r}")
+        return parse_verbs(text, _VERBS, _NOTATION, _ACTIONS)
 
     def format_action(self, action: game.Action) -> str:
-        if 0 <= action < game.VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if action >= DISCARD_BASE:
-            a, b = divmod(action - DISCARD_BASE, 52)
-            return f"discard:{CARD_NAMES[a]},{CARD_NAMES[b]}"
-        if action >= KONTRA_BASE:
-            verb = "rekontra:" if action >= REKONTRA_BASE else "kontra:"
-            return verb + ",".join(_comp_names(action - KONTRA_BASE))
-        if action >= BID_BASE:
-            return "bid:" + LADDER[action - BID_BASE].key
-        if action >= NAME_BASE:
-            return "name:" + SUIT_LETTERS[action - NAME_BASE]
-        return _VERB_NAMES[action]
+        return format_verbs(action, _VERB_NAMES, _NOTATION)
 
     def all_actions(self) -> list[game.Action]:
         return sorted(
@@ -1034,9 +986,60 @@ def _pack_card(text: str) -> Card:
     return c
 
 
-def _comp_names(sub: int) -> list[str]:
-    return list(_COMP_NAMES[sub & 63])
+def _read_discard(arg: str) -> int:
+    """Two different cards (UL-10), as the pair's code less ``DISCARD_BASE``."""
+    parts = arg.split(",")
+    if len(parts) != 2:
+        raise InvalidActionError(
+            f"{'discard:' + arg!r}: discard exactly two cards, e.g. 'discard:7C,8D'"
+        )
+    a, b = sorted(_pack_card(p) for p in parts)
+    if a == b:
+        raise InvalidActionError(f"{'discard:' + arg!r}: the two discarded cards must differ")
+    return pair_code(a, b) - DISCARD_BASE
 
+
+def _read_bid(arg: str) -> int:
+    """A contract of the ladder (UL-9), as its rank less 1."""
+    try:
+        return by_key(arg.lower()).rank - 1
+    except KeyError:
+        raise InvalidActionError(
+            f"{arg!r} is not an Ulti contract (e.g. passz, piros_passz, 40-100, ulti, "
+            "betli, durchmars, teritett_betli; see docs/games/ulti.md)"
+        ) from None
+
+
+def _read_components(verb: str, arg: str) -> int:
+    """The components a kontra or rekontra names (UL-18), once each, as a set."""
+    sub = 0
+    for name in arg.split(","):
+        comp = COMPONENT_BY_NAME.get(name)
+        if comp is None or sub & comp:
+            raise InvalidActionError(
+                f"{verb + ':' + arg!r}: name components once each, comma-separated, from "
+                f"{', '.join(COMPONENT_NAMES.values())}"
+            )
+        sub |= comp
+    return sub
+
+
+def _write_components(sub: int) -> str:
+    return ",".join(_COMP_NAMES[sub & 63])
+
+
+_NOTATION: Final[tuple[Verb, ...]] = (
+    ("play", 0, game.VERB_BASE, _pack_card, CARD_NAMES.__getitem__),
+    ("name", NAME_BASE, BID_BASE, parse_suit, SUIT_LETTERS.__getitem__),
+    ("bid", BID_BASE, KONTRA_BASE, _read_bid, lambda rank: LADDER[rank].key),
+    ("kontra", KONTRA_BASE, REKONTRA_BASE, functools.partial(_read_components, "kontra"),
+     _write_components),
+    ("rekontra", REKONTRA_BASE, DISCARD_BASE, functools.partial(_read_components, "rekontra"),
+     _write_components),
+    ("discard", DISCARD_BASE, 1 << 64, _read_discard,
+     lambda pair: ",".join(names(divmod(pair, 52)))),
+)
+"""Each ``verb:<argument>``: its codes, how its argument reads and is written (UL-9 .. UL-18)."""
 
 _ALL: Final = frozenset(Ulti().all_actions())
 GAME: Final = Ulti()
