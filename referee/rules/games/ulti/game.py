@@ -296,7 +296,7 @@ class _Shared:
     declarer: Seat = -1
     trump: int = NO_TRUMP
     marriages: tuple[tuple[Seat, int], ...] = ()
-    mfacts: tuple[tuple[game.Fact, ...], ...] = ((), (), ())
+    mfacts: tuple[tuple[game.Announced, ...], ...] = ((), (), ())
     """Per seat, the marriage facts its first card announces (UL-16)."""
     hold: CardSet = 0
     """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
@@ -629,7 +629,7 @@ class Ulti(Phased):
         assert contract is not None
         facts = (*facts, taken)
         if contract.open:  # UL-21
-            shown = [CARD_NAMES[x] for x in cards_in(s.hm >> _OFF[d] & _FULL)]
+            shown = names(cards_in(s.hm >> _OFF[d] & _FULL))
             facts = (*facts, game.Announced("open_hand", {"seat": d, "hand": shown}))
         self._kontra_turn(s)
         return _new_tuple(_Step, (s, facts))
@@ -677,7 +677,7 @@ class Ulti(Phased):
         trump = f.trump
         if trump >= 0:
             marriages = []
-            mfacts: list[tuple[game.Fact, ...]] = [(), (), ()]
+            mfacts: list[tuple[game.Announced, ...]] = [(), (), ()]
             for seat, hand in enumerate(s.hands):
                 both = hand & hand >> 1 & _QUEENS  # the queens whose king is held too
                 while both:
@@ -787,7 +787,7 @@ class Ulti(Phased):
             Tally, (d, trump, cp, (won[0], won[1], won[2]), f.marriages, seven_seat, last_winner)
         )
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
-        detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
+        detail["talon"] = names(cards_in(f.talon))
         return game.HandResult(points, detail)
 
     # -- views -----------------------------------------------------------------------------
@@ -796,6 +796,8 @@ class Ulti(Phased):
         f = state.fx
         contract = f.contract
         d = f.declarer
+        # UL-16: a seat's 20s and 40s are announced with its first card
+        announced = range(3) if state.tricks else sorted(p for p, _ in state.plays)
         out = self._frame(state) | {
             "first": (f.dealer + 1) % 3,
             "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in f.bids],
@@ -809,7 +811,7 @@ class Ulti(Phased):
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.plays],
             "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
-            "marriages": self._announced_marriages(state),
+            "marriages": [dict(m.data) for p in announced for m in f.mfacts[p]],
             "kontra": [
                 {"seat": e, "kontra": list(_COMP_NAMES[k]), "rekontra": list(_COMP_NAMES[f.rek[e]])}
                 for e, k in enumerate(f.kon)
@@ -817,23 +819,14 @@ class Ulti(Phased):
             ],
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
-            out["open_hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[d])]
+            out["open_hand"] = names(cards_in(state.hands[d]))
         laid = names(cards_in(f.talon)) if seat == f.discarder and f.talon else None
         return self._own(out, state, seat, state.hands, talon=laid)
 
-    def _announced_marriages(self, state: UltiState) -> list[game.JSON]:
-        played = {p for p, _ in state.plays} if not state.tricks else {0, 1, 2}
-        trump = state.fx.trump
-        return [
-            {"seat": p, "suit": SUIT_LETTERS[suit], "value": 40 if suit == trump else 20}
-            for p, suit in state.fx.marriages
-            if p in played and state.phase != TRUMP
-        ]
-
     def audit_view(self, state: UltiState) -> dict[str, game.JSON]:
         out = self.view(state, None)
-        out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
-        out["talon"] = [CARD_NAMES[c] for c in cards_in(state.fx.talon)]
+        out["hands"] = [names(cards_in(h)) for h in state.hands]
+        out["talon"] = names(cards_in(state.fx.talon))
         out["discarder"] = state.fx.discarder
         out["kontra_done"] = state.fx.kdone
         return out
