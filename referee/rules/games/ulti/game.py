@@ -50,7 +50,7 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
-from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code, pair_of
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, held_pair, pair_code
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
@@ -542,12 +542,11 @@ class Ulti(Phased):
             raise self._not_your_turn(state, seat, action)
         fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
-            pair = pair_of(action)
-            hand = state.hm >> _OFF[seat] & _FULL
-            if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
+            two = held_pair(state.hm >> _OFF[seat] & _FULL, action)
+            if not two:
                 raise self._illegal(state, action)
             f = fx.copy()
-            f.talon = two = (1 << pair[0]) | (1 << pair[1])
+            f.talon = two
             f.discarder = seat
             s = _state(f, BID, seat, state.hm ^ two << _OFF[seat])
             return _step(s, _FACTS["discard"][seat])
