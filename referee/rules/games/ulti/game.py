@@ -248,26 +248,22 @@ _FACTS: Final = {
     what: tuple(game.Announced(what, {"seat": s}) for s in range(3))
     for what in ("pass", "pickup", "stand", "discard", "no_kontra")
 }
-"""``_FACTS[word][seat]``, ``_BID_FACTS[seat][rank - 1]``, ``_TRUMP_FACTS[seat][suit]``: what
-a seat says in the auction or the kontra round, built once and shared (read-only data)."""
-_BID_FACTS: Final = tuple(
-    tuple(game.Announced("bid", {"seat": s, "contract": c.key}) for c in LADDER) for s in range(3)
+"""``_FACTS[word][seat]``: what a seat says in the auction or the kontra round."""
+
+
+def _said(what: str, key: str, values: Sequence[game.JSON], seat: str = "seat"
+          ) -> tuple[tuple[game.Announced, ...], ...]:  # fmt: skip
+    """``[seat][i]``: the fact that a seat said ``what`` with the ``i``-th of ``values``."""
+    return tuple(tuple(game.Announced(what, {seat: s, key: v}) for v in values) for s in range(3))
+
+
+# The facts of a decision are built once and shared (read-only data).
+_BID_FACTS: Final = _said("bid", "contract", [c.key for c in LADDER])  # [seat][rank - 1]
+_TRUMP_FACTS: Final = _said("trump", "trump", SUIT_LETTERS)  # [seat][suit]
+_CONTRACT_FACTS: Final = _said("contract", "contract", [c.key for c in LADDER], "declarer")
+_KONTRA_FACTS: Final = tuple(  # [rekontra][seat][components] (UL-18)
+    _said(verb, "components", [list(n) for n in _COMP_NAMES]) for verb in ("kontra", "rekontra")
 )
-_TRUMP_FACTS: Final = tuple(
-    tuple(game.Announced("trump", {"seat": s, "trump": t}) for t in SUIT_LETTERS) for s in range(3)
-)
-_CONTRACT_FACTS: Final = tuple(
-    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
-    for s in range(3)
-)
-_KONTRA_FACTS: Final = tuple(
-    tuple(
-        tuple(game.Announced(verb, {"seat": s, "components": list(n)}) for n in _COMP_NAMES)
-        for s in range(3)
-    )
-    for verb in ("kontra", "rekontra")
-)
-"""``_KONTRA_FACTS[rekontra][seat][components]`` (UL-18)."""
 
 
 # -- the state -------------------------------------------------------------------------------
