@@ -441,7 +441,8 @@ _REFUSALS: Final = {
         "piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)", "UL-14"
     ),
 }
-"""Refusals that are always said the same way (each refusal follows the action: ``'pass': ``)."""
+"""Refusals that are always said the same way; as to every reason, ``Ulti._illegal`` puts the
+refused action before it (``'pass': you hold the current bid; ...``)."""
 _WRONG_DOUBLE: Final = {
     (True, False): "the declarer answers a kontra with rekontra",
     (True, True): "only a component the defenders doubled can be rekontra'd",
