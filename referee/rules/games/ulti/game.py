@@ -937,7 +937,7 @@ class Ulti(Phased):
         f = state.fx
         trump = f.trump
         trick = state.trick
-        if c == SEVENS[trump] and trump >= 0 and seat == f.declarer:
+        if (f.hold >> c) & 1 and seat == f.declarer:  # the trump 7 an ulti holds (UL-25)
             must_beat = f.rules.must_beat_after_trumped
             base = hand if trick is None else _answer(hand, trick, TABLES[trump], must_beat)
             if (base >> c) & 1:
