@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Final, overload
 
-from referee.rules.cards import CARD_NAMES, CardSet, cards_in
+from referee.rules.cards import CardSet, cards_in, names
 from referee.rules.game import Action, LazyActions
 
 DISCARD_BASE: Final = 1024
@@ -32,6 +32,13 @@ def pair_of(code: Action) -> tuple[int, int] | None:
         return None
     low, high = divmod(pair, 52)
     return (low, high) if low < high else None
+
+
+def held_pair(hand: CardSet, code: Action) -> CardSet:
+    """The two cards of discard ``code`` as a set if ``hand`` holds both, else 0 (UL-10)."""
+    pair = pair_of(code)
+    two = 0 if pair is None else (1 << pair[0]) | (1 << pair[1])
+    return two if hand & two == two else 0
 
 
 class DiscardPairs(LazyActions):
@@ -69,13 +76,10 @@ class DiscardPairs(LazyActions):
                 f"discard index {index} out of range for {self._len} legal discards"
             ) from None
         cards = cards_in(self._hand)
-        return DISCARD_BASE + 52 * cards[p] + cards[q]
+        return pair_code(cards[p], cards[q])
 
     def __contains__(self, code: object) -> bool:
-        if not isinstance(code, int):
-            return False
-        pair = pair_of(code)
-        return pair is not None and (self._hand >> pair[0]) & (self._hand >> pair[1]) & 1 == 1
+        return isinstance(code, int) and held_pair(self._hand, code) != 0
 
     def _rank(self, value: Action) -> int:
         """Counted from the hand's bits."""
@@ -87,8 +91,7 @@ class DiscardPairs(LazyActions):
         return a * (2 * n - a - 1) // 2 + (b - a - 1)
 
     def _codes(self) -> list[Action]:
-        return [DISCARD_BASE + 52 * a + b for a, b in combinations(cards_in(self._hand), 2)]
+        return [pair_code(a, b) for a, b in combinations(cards_in(self._hand), 2)]
 
     def __repr__(self) -> str:
-        cards = " ".join(CARD_NAMES[c] for c in range(52) if self._hand >> c & 1)
-        return f"<DiscardPairs: {self._len} codes, 2 of [{cards}]>"
+        return f"<DiscardPairs: {self._len} codes, 2 of [{' '.join(names(cards_in(self._hand)))}]>"

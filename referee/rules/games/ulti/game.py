@@ -50,11 +50,11 @@ from referee.rules.games.ulti.contracts import (
     Contract,
     by_key,
 )
-from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, pair_code, pair_of
+from referee.rules.games.ulti.discards import DISCARD_BASE, DiscardPairs, held_pair, pair_code
 from referee.rules.games.ulti.ruleset import UltiRules
 from referee.rules.games.ulti.scoring import Tally, components, passz_not_played, settle
 from referee.rules.params import RuleSet
-from referee.rules.phased import Phase, Phased, parse_suit, played, word_action
+from referee.rules.phased import Phase, Phased, Verb, format_verbs, parse_suit, parse_verbs, played
 from referee.rules.seats import Seat
 from referee.rules.tricks import (
     NO_TRUMP,
@@ -248,26 +248,22 @@ _FACTS: Final = {
     what: tuple(game.Announced(what, {"seat": s}) for s in range(3))
     for what in ("pass", "pickup", "stand", "discard", "no_kontra")
 }
-"""``_FACTS[word][seat]``, ``_BID_FACTS[seat][rank - 1]``, ``_TRUMP_FACTS[seat][suit]``: what
-a seat says in the auction or the kontra round, built once and shared (read-only data)."""
-_BID_FACTS: Final = tuple(
-    tuple(game.Announced("bid", {"seat": s, "contract": c.key}) for c in LADDER) for s in range(3)
+"""``_FACTS[word][seat]``: what a seat says in the auction or the kontra round."""
+
+
+def _said(what: str, key: str, values: Sequence[game.JSON], seat: str = "seat"
+          ) -> tuple[tuple[game.Announced, ...], ...]:  # fmt: skip
+    """``[seat][i]``: the fact that a seat said ``what`` with the ``i``-th of ``values``."""
+    return tuple(tuple(game.Announced(what, {seat: s, key: v}) for v in values) for s in range(3))
+
+
+# The facts of a decision are built once and shared (read-only data).
+_BID_FACTS: Final = _said("bid", "contract", [c.key for c in LADDER])  # [seat][rank - 1]
+_TRUMP_FACTS: Final = _said("trump", "trump", SUIT_LETTERS)  # [seat][suit]
+_CONTRACT_FACTS: Final = _said("contract", "contract", [c.key for c in LADDER], "declarer")
+_KONTRA_FACTS: Final = tuple(  # [rekontra][seat][components] (UL-18)
+    _said(verb, "components", [list(n) for n in _COMP_NAMES]) for verb in ("kontra", "rekontra")
 )
-_TRUMP_FACTS: Final = tuple(
-    tuple(game.Announced("trump", {"seat": s, "trump": t}) for t in SUIT_LETTERS) for s in range(3)
-)
-_CONTRACT_FACTS: Final = tuple(
-    tuple(game.Announced("contract", {"declarer": s, "contract": c.key}) for c in LADDER)
-    for s in range(3)
-)
-_KONTRA_FACTS: Final = tuple(
-    tuple(
-        tuple(game.Announced(verb, {"seat": s, "components": list(n)}) for n in _COMP_NAMES)
-        for s in range(3)
-    )
-    for verb in ("kontra", "rekontra")
-)
-"""``_KONTRA_FACTS[rekontra][seat][components]`` (UL-18)."""
 
 
 # -- the state -------------------------------------------------------------------------------
@@ -296,7 +292,7 @@ class _Shared:
     declarer: Seat = -1
     trump: int = NO_TRUMP
     marriages: tuple[tuple[Seat, int], ...] = ()
-    mfacts: tuple[tuple[game.Fact, ...], ...] = ((), (), ())
+    mfacts: tuple[tuple[game.Announced, ...], ...] = ((), (), ())
     """Per seat, the marriage facts its first card announces (UL-16)."""
     hold: CardSet = 0
     """The trump 7's bit when the declarer must keep it for trick 10 (UL-25), else 0."""
@@ -439,17 +435,26 @@ _LEGAL_CARDS_MAX: Final = 1 << 14
 
 
 _REFUSALS: Final = {
-    (AUCTION, PASS): ("'pass': you hold the current bid; stand or pick up the talon", "UL-12"),
-    (AUCTION, STAND): (
-        "'stand': only the holder of the current bid may stand; pass or pick up",
-        "UL-12",
-    ),
+    (AUCTION, PASS): ("you hold the current bid; stand or pick up the talon", "UL-12"),
+    (AUCTION, STAND): ("only the holder of the current bid may stand; pass or pick up", "UL-12"),
     (TRUMP, NAME_BASE + cards.HEARTS): (
-        "'name:H': piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)",
-        "UL-14",
+        "piros is trump only in a piros contract; name tök (D), zöld (S) or makk (C)", "UL-14"
     ),
 }
-"""Refusals that are always said the same way."""
+"""Refusals that are always said the same way; as to every reason, ``Ulti._illegal`` puts the
+refused action before it (``'pass': you hold the current bid; ...``)."""
+_WRONG_DOUBLE: Final = {
+    (True, False): "the declarer answers a kontra with rekontra",
+    (True, True): "only a component the defenders doubled can be rekontra'd",
+    (False, True): "only the declarer says rekontra",
+}
+"""``[by the declarer, a rekontra]``: a kontra decision of the other side's kind (UL-18)."""
+_MUST_BEAT: Final = ("you must beat the best card of the led suit when you can",
+                     "you must overtrump when you can")
+_MUST_PLAY: Final = ("you must follow suit ({} was led)",
+                     "you cannot follow, so you must trump ({})")
+"""A held card refused, ``[void]``: the seat holds the led suit (0), or is void in it and holds
+a trump (1); a card of that suit that does not beat (UL-24), or of another suit (UL-23)."""
 
 
 class Ulti(Phased):
@@ -534,12 +539,11 @@ class Ulti(Phased):
             raise self._not_your_turn(state, seat, action)
         fx = state.fx
         if phase == DISCARD:  # UL-10, UL-11
-            pair = pair_of(action)
-            hand = state.hm >> _OFF[seat] & _FULL
-            if pair is None or not (hand >> pair[0]) & (hand >> pair[1]) & 1:
+            two = held_pair(state.hm >> _OFF[seat] & _FULL, action)
+            if not two:
                 raise self._illegal(state, action)
             f = fx.copy()
-            f.talon = two = (1 << pair[0]) | (1 << pair[1])
+            f.talon = two
             f.discarder = seat
             s = _state(f, BID, seat, state.hm ^ two << _OFF[seat])
             return _step(s, _FACTS["discard"][seat])
@@ -621,7 +625,7 @@ class Ulti(Phased):
         assert contract is not None
         facts = (*facts, taken)
         if contract.open:  # UL-21
-            shown = [CARD_NAMES[x] for x in cards_in(s.hm >> _OFF[d] & _FULL)]
+            shown = names(cards_in(s.hm >> _OFF[d] & _FULL))
             facts = (*facts, game.Announced("open_hand", {"seat": d, "hand": shown}))
         self._kontra_turn(s)
         return _new_tuple(_Step, (s, facts))
@@ -669,7 +673,7 @@ class Ulti(Phased):
         trump = f.trump
         if trump >= 0:
             marriages = []
-            mfacts: list[tuple[game.Fact, ...]] = [(), (), ()]
+            mfacts: list[tuple[game.Announced, ...]] = [(), (), ()]
             for seat, hand in enumerate(s.hands):
                 both = hand & hand >> 1 & _QUEENS  # the queens whose king is held too
                 while both:
@@ -779,7 +783,7 @@ class Ulti(Phased):
             Tally, (d, trump, cp, (won[0], won[1], won[2]), f.marriages, seven_seat, last_winner)
         )
         points, detail = settle(contract, tally, f.kon, f.rek, f.rules)
-        detail["talon"] = [CARD_NAMES[c] for c in cards_in(f.talon)]
+        detail["talon"] = names(cards_in(f.talon))
         return game.HandResult(points, detail)
 
     # -- views -----------------------------------------------------------------------------
@@ -788,6 +792,8 @@ class Ulti(Phased):
         f = state.fx
         contract = f.contract
         d = f.declarer
+        # UL-16: a seat's 20s and 40s are announced with its first card
+        announced = range(3) if state.tricks else sorted(p for p, _ in state.plays)
         out = self._frame(state) | {
             "first": (f.dealer + 1) % 3,
             "bids": [{"seat": p, "contract": LADDER[r - 1].key} for p, r in f.bids],
@@ -801,31 +807,22 @@ class Ulti(Phased):
             "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in state.plays],
             "tricks": [t.to_json() for t in state.tricks],
             "tricks_won": list(state.won),
-            "marriages": self._announced_marriages(state),
+            "marriages": [dict(m.data) for p in announced for m in f.mfacts[p]],
             "kontra": [
-                {"seat": e, "kontra": _comp_names(f.kon[e]), "rekontra": _comp_names(f.rek[e])}
-                for e in range(3)
-                if f.kon[e]
+                {"seat": e, "kontra": list(_COMP_NAMES[k]), "rekontra": list(_COMP_NAMES[f.rek[e]])}
+                for e, k in enumerate(f.kon)
+                if k
             ],
         }
         if contract is not None and contract.open and state.tricks:  # UL-21
-            out["open_hand"] = [CARD_NAMES[c] for c in cards_in(state.hands[d])]
+            out["open_hand"] = names(cards_in(state.hands[d]))
         laid = names(cards_in(f.talon)) if seat == f.discarder and f.talon else None
         return self._own(out, state, seat, state.hands, talon=laid)
 
-    def _announced_marriages(self, state: UltiState) -> list[game.JSON]:
-        played = {p for p, _ in state.plays} if not state.tricks else {0, 1, 2}
-        trump = state.fx.trump
-        return [
-            {"seat": p, "suit": SUIT_LETTERS[suit], "value": 40 if suit == trump else 20}
-            for p, suit in state.fx.marriages
-            if p in played and state.phase != TRUMP
-        ]
-
     def audit_view(self, state: UltiState) -> dict[str, game.JSON]:
         out = self.view(state, None)
-        out["hands"] = [[CARD_NAMES[c] for c in cards_in(h)] for h in state.hands]
-        out["talon"] = [CARD_NAMES[c] for c in cards_in(state.fx.talon)]
+        out["hands"] = [names(cards_in(h)) for h in state.hands]
+        out["talon"] = names(cards_in(state.fx.talon))
         out["discarder"] = state.fx.discarder
         out["kontra_done"] = state.fx.kdone
         return out
@@ -833,58 +830,10 @@ class Ulti(Phased):
     # -- notation --------------------------------------------------------------------------
 
     def parse_action(self, text: str) -> game.Action:
-        verb, sep, arg = text.partition(":")
-        if not sep:
-            return word_action(text, _VERBS, _ACTIONS)
-        if verb == "play":
-            return _pack_card(arg)
-        if verb == "discard":
-            parts = arg.split(",")
-            if len(parts) != 2:
-                raise InvalidActionError(
-                    f"{text!r}: discard exactly two cards, e.g. 'discard:7C,8D'"
-                )
-            a, b = sorted(_pack_card(p) for p in parts)
-            if a == b:
-                raise InvalidActionError(f"{text!r}: the two discarded cards must differ")
-            return pair_code(a, b)
-        if verb == "bid":
-            try:
-                return BID_BASE + by_key(arg.lower()).rank - 1
-            except KeyError:
-                raise InvalidActionError(
-                    f"{arg!r} is not an Ulti contract (e.g. passz, piros_passz, 40-100, ulti, "
-                    "betli, durchmars, teritett_betli; see docs/games/ulti.md)"
-                ) from None
-        if verb == "name":
-            return NAME_BASE + parse_suit(arg)
-        if verb in ("kontra", "rekontra"):
-            sub = 0
-            for name in arg.split(","):
-                comp = COMPONENT_BY_NAME.get(name)
-                if comp is None or sub & comp:
-                    raise InvalidActionError(
-                        f"{text!r}: name components once each, comma-separated, from "
-                        f"{', '.join(COMPONENT_NAMES.values())}"
-                    )
-                sub |= comp
-            return (KONTRA_BASE if verb == "kontra" else REKONTRA_BASE) + sub
-        raise InvalidActionError(f"{text!r} is not an Ulti action: unknown verb {verb!r}")
+        return parse_verbs(text, _VERBS, _NOTATION, _ACTIONS)
 
     def format_action(self, action: game.Action) -> str:
-        if 0 <= action < game.VERB_BASE:
-            return "play:" + CARD_NAMES[action]
-        if action >= DISCARD_BASE:
-            a, b = divmod(action - DISCARD_BASE, 52)
-            return f"discard:{CARD_NAMES[a]},{CARD_NAMES[b]}"
-        if action >= KONTRA_BASE:
-            verb = "rekontra:" if action >= REKONTRA_BASE else "kontra:"
-            return verb + ",".join(_comp_names(action - KONTRA_BASE))
-        if action >= BID_BASE:
-            return "bid:" + LADDER[action - BID_BASE].key
-        if action >= NAME_BASE:
-            return "name:" + SUIT_LETTERS[action - NAME_BASE]
-        return _VERB_NAMES[action]
+        return format_verbs(action, _VERB_NAMES, _NOTATION)
 
     def all_actions(self) -> list[game.Action]:
         return sorted(
@@ -947,92 +896,76 @@ class Ulti(Phased):
         phase = state.phase
         why: tuple[str, str] | None
         if phase == PLAY and action < game.VERB_BASE:
-            why = self._why_not_card(state, action, text)
+            why = self._why_not_card(state, action)
         elif phase == KONTRA and KONTRA_BASE <= action < DISCARD_BASE:
-            why = self._why_not_kontra(state, action, text)
+            why = self._why_not_kontra(state, action)
         else:
-            why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action, text)
-        return self._not_now(state, text) if why is None else IllegalActionError(*why)
+            why = _REFUSALS.get((phase, action)) or self._why_not_bid(state, action)
+        if why is None:
+            return self._not_now(state, text)
+        return IllegalActionError(f"{text!r}: {why[0]}", why[1])
 
-    def _why_not_bid(
-        self, state: UltiState, action: game.Action, text: str
-    ) -> tuple[str, str] | None:
+    def _why_not_bid(self, state: UltiState, action: game.Action) -> tuple[str, str] | None:
         """Why an action of the auction is refused (UL-9 .. UL-14); ``None``: it belongs to
         another phase."""
         phase = state.phase
         f = state.fx
         if phase == DISCARD and action >= DISCARD_BASE:
-            return f"{text!r}: you can only discard cards you hold", "UL-10"
+            return "you can only discard cards you hold", "UL-10"
         if phase in (BID, AUCTION) and BID_BASE <= action < KONTRA_BASE:
             if phase == AUCTION and not f.rules.raise_without_talon:
-                return f"{text!r}: pick up the talon and discard two before bidding", "UL-11"
+                return "pick up the talon and discard two before bidding", "UL-11"
             cur = LADDER[f.cur - 1]
             how = "later in the ladder" if f.rules.equal_value_overcall else "higher in value"
-            return (
-                f"{text!r}: a bid must be {how} than the current {cur.title} ({cur.value})",
-                "UL-9",
-            )
+            return f"a bid must be {how} than the current {cur.title} ({cur.value})", "UL-9"
         if phase == AUCTION and action == PICKUP:
             then = "stand" if state.to_act == f.holder else "pass"
-            return f"'pickup': no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
+            return f"no bid is higher than {LADDER[f.cur - 1].title}; {then}", "UL-11"
         if phase == BID and action == PASS:
             who = "whoever picks up the talon" if f.bids else "the first player"
             higher = f.btab.bids[f.cur]
             lowest = LADDER[higher[0] - BID_BASE].title if higher else "nothing"
-            return f"'pass': {who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
+            return f"{who} must bid (at least {lowest})", "UL-11" if f.bids else "UL-10"
         return None
 
-    def _why_not_card(self, state: UltiState, c: Card, text: str) -> tuple[str, str]:
+    def _why_not_card(self, state: UltiState, c: Card) -> tuple[str, str]:
         """Why a card is refused (UL-23 .. UL-25)."""
         seat = state.to_act
         hand = state.hands[seat]
         if not (hand >> c) & 1:
-            return f"{text!r}: you do not hold {CARD_NAMES[c]}", "UL-23"
+            return f"you do not hold {CARD_NAMES[c]}", "UL-23"
         f = state.fx
         trump = f.trump
         trick = state.trick
-        if c == SEVENS[trump] and trump >= 0 and seat == f.declarer:
+        if (f.hold >> c) & 1 and seat == f.declarer:  # the trump 7 an ulti holds (UL-25)
             must_beat = f.rules.must_beat_after_trumped
             base = hand if trick is None else _answer(hand, trick, TABLES[trump], must_beat)
             if (base >> c) & 1:
-                return (
-                    f"{text!r}: with an ulti the trump 7 must be kept for the last trick while "
-                    "you have another legal card",
-                    "UL-25",
-                )
+                return ("with an ulti the trump 7 must be kept for the last trick while you "
+                        "have another legal card", "UL-25")
         assert trick is not None  # a lead is free but for the seven held (UL-25)
-        led = SUIT_OF[trick.cards[0]]
-        suit_names = cards.HUNGARIAN_SUIT_NAMES
-        if hand & SUIT_MASKS[led]:
-            if SUIT_OF[c] == led:
-                why, rule = "you must beat the best card of the led suit when you can", "UL-24"
-            else:
-                why, rule = f"you must follow suit ({suit_names[led]} was led)", "UL-23"
-        elif trump >= 0 and hand & SUIT_MASKS[trump]:
-            if SUIT_OF[c] == trump:
-                why, rule = "you must overtrump when you can", "UL-24"
-            else:
-                why, rule = f"you cannot follow, so you must trump ({suit_names[trump]})", "UL-23"
-        else:
+        void = not hand & SUIT_MASKS[trick.led]
+        suit = trump if void else trick.led  # the suit to play (UL-23)
+        if suit < 0 or not hand & SUIT_MASKS[suit]:
             why, rule = "not a legal card here", "UL-23"
-        legal = " ".join(CARD_NAMES[x] for x in cards_in(state.lmask))
-        return f"{text!r}: {why}; legal: {legal}", rule
+        elif SUIT_OF[c] == suit:
+            why, rule = _MUST_BEAT[void], "UL-24"
+        else:
+            why, rule = _MUST_PLAY[void].format(cards.HUNGARIAN_SUIT_NAMES[suit]), "UL-23"
+        return f"{why}; legal: {' '.join(names(cards_in(state.lmask)))}", rule
 
-    def _why_not_kontra(self, state: UltiState, action: game.Action, text: str) -> tuple[str, str]:
+    def _why_not_kontra(self, state: UltiState, action: game.Action) -> tuple[str, str]:
         """Why a kontra or rekontra is refused (UL-18, UL-19)."""
         f = state.fx
         contract = f.contract
         assert contract is not None
-        if state.to_act == f.declarer:
-            if action < REKONTRA_BASE:
-                return f"{text!r}: the declarer answers a kontra with rekontra", "UL-18"
-            return f"{text!r}: only a component the defenders doubled can be rekontra'd", "UL-18"
-        if action >= REKONTRA_BASE:
-            return f"{text!r}: only the declarer says rekontra", "UL-18"
+        wrong = _WRONG_DOUBLE.get((state.to_act == f.declarer, action >= REKONTRA_BASE))
+        if wrong is not None:
+            return wrong, "UL-18"
         if (action - KONTRA_BASE) & ~f.cmask:
-            return f"{text!r}: the contract {contract.title} has no such component", "UL-18"
+            return f"the contract {contract.title} has no such component", "UL-18"
         both = "" if contract.colourless else " for both defenders"
-        return f"{text!r}: that component is already doubled{both}", "UL-19"
+        return f"that component is already doubled{both}", "UL-19"
 
 
 def _pack_card(text: str) -> Card:
@@ -1042,9 +975,60 @@ def _pack_card(text: str) -> Card:
     return c
 
 
-def _comp_names(sub: int) -> list[str]:
-    return list(_COMP_NAMES[sub & 63])
+def _read_discard(arg: str) -> int:
+    """Two different cards (UL-10), as the pair's code less ``DISCARD_BASE``."""
+    parts = arg.split(",")
+    if len(parts) != 2:
+        raise InvalidActionError(
+            f"{'discard:' + arg!r}: discard exactly two cards, e.g. 'discard:7C,8D'"
+        )
+    a, b = sorted(_pack_card(p) for p in parts)
+    if a == b:
+        raise InvalidActionError(f"{'discard:' + arg!r}: the two discarded cards must differ")
+    return pair_code(a, b) - DISCARD_BASE
 
+
+def _read_bid(arg: str) -> int:
+    """A contract of the ladder (UL-9), as its rank less 1."""
+    try:
+        return by_key(arg.lower()).rank - 1
+    except KeyError:
+        raise InvalidActionError(
+            f"{arg!r} is not an Ulti contract (e.g. passz, piros_passz, 40-100, ulti, "
+            "betli, durchmars, teritett_betli; see docs/games/ulti.md)"
+        ) from None
+
+
+def _read_components(verb: str, arg: str) -> int:
+    """The components a kontra or rekontra names (UL-18), once each, as a set."""
+    sub = 0
+    for name in arg.split(","):
+        comp = COMPONENT_BY_NAME.get(name)
+        if comp is None or sub & comp:
+            raise InvalidActionError(
+                f"{verb + ':' + arg!r}: name components once each, comma-separated, from "
+                f"{', '.join(COMPONENT_NAMES.values())}"
+            )
+        sub |= comp
+    return sub
+
+
+def _write_components(sub: int) -> str:
+    return ",".join(_COMP_NAMES[sub & 63])
+
+
+_NOTATION: Final[tuple[Verb, ...]] = (
+    ("play", 0, game.VERB_BASE, _pack_card, CARD_NAMES.__getitem__),
+    ("name", NAME_BASE, BID_BASE, parse_suit, SUIT_LETTERS.__getitem__),
+    ("bid", BID_BASE, KONTRA_BASE, _read_bid, lambda rank: LADDER[rank].key),
+    ("kontra", KONTRA_BASE, REKONTRA_BASE, functools.partial(_read_components, "kontra"),
+     _write_components),
+    ("rekontra", REKONTRA_BASE, DISCARD_BASE, functools.partial(_read_components, "rekontra"),
+     _write_components),
+    ("discard", DISCARD_BASE, 1 << 64, _read_discard,
+     lambda pair: ",".join(names(divmod(pair, 52)))),
+)
+"""Each ``verb:<argument>``: its codes, how its argument reads and is written (UL-9 .. UL-18)."""
 
 _ALL: Final = frozenset(Ulti().all_actions())
 GAME: Final = Ulti()

@@ -11,14 +11,14 @@ from referee.rules.params import RuleSet, choice, param
 class UltiRules(RuleSet):
     """Ulti's rule parameters; defaults follow the seed, then the reference's DEFAULTs."""
 
-    ladder: str = choice("UL-9", "the bid ladder: HUWIKI's 38 bids, or the seed's minimal ladder "
-                         "(each feature alone, plain or piros)", "huwiki", "seed")
+    ladder: str = choice(
+        "UL-9", "the bid ladder: HUWIKI's 38 bids, or the seed's minimal ladder (each feature "
+        "alone, plain or piros)", "huwiki", "seed")
     equal_value_overcall: bool = param(
         True, "UL-9", "a later bid of the same value overcalls (table order); off: only a higher "
         "value does (the seed read literally, VADEX)")
     ulti_with_parti: bool = param(
-        True, "UL-8", "an ulti bid also carries the parti (4+1, HUWIKI); off: ulti alone is 4"
-    )
+        True, "UL-8", "an ulti bid also carries the parti (4+1, HUWIKI); off: ulti alone is 4")
     passz_standing: str = choice(
         "UL-15", "an unraised Passz is played (seed), or not played and the first player pays 2 "
         "to each defender (TRICKSTER, VADEX)", "play", "pay")
@@ -26,11 +26,9 @@ class UltiRules(RuleSet):
         "UL-12", "the holder may stand or pick up again when the turn comes back (HUWIKI), or "
         "the auction ends after two passes in a row (KJ)", "stand", "two_passes")
     raise_without_talon: bool = param(
-        False, "UL-12", "a player may bid higher without picking up the talon (pagat, unverified)"
-    )
+        False, "UL-12", "a player may bid higher without picking up the talon (pagat, unverified)")
     talon_to_defenders: bool = param(
-        True, "UL-13", "aces and tens in the talon count for the defenders (HUWIKI); off: declarer"
-    )
+        True, "UL-13", "aces and tens in the talon count for the defenders (HUWIKI); off: declarer")
     must_beat_after_trumped: bool = param(
         True, "UL-24", "a player following suit must beat the led suit's best card even once the "
         "trick is trumped (TRICKSTER)")
@@ -59,8 +57,7 @@ class UltiRules(RuleSet):
         "UL-35", "a silent 100 doubles the parti (seed, VADEX), or is a silent 40-100 worth 2 / "
         "20-100 worth 4 (TRICKSTER)", "double_parti", "by_marriage")
     silent_durchmars: bool = param(
-        True, "UL-35", "an unannounced durchmars earns 3 per defender (seed); off: VADEX"
-    )
+        True, "UL-35", "an unannounced durchmars earns 3 per defender (seed); off: VADEX")
     lost_silent_ulti: bool = param(
         True, "UL-35", "a declarer who plays the trump 7 to trick 10 and loses it pays 4 per "
         "defender (HUWIKI)")
